@@ -1,0 +1,52 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { bootstrapIfEmpty } from './bootstrap.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+
+/** Exit code for a configuration the server cannot start with. */
+const EXIT_CONFIG = 2;
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exit(EXIT_CONFIG);
+  }
+}
+
+const config = readConfig();
+const app = await buildApp(config);
+
+const boot = bootstrapIfEmpty(app.stores, config.bootstrapApiKey);
+if (boot) {
+  // Written to stdout, not to the log: the only time this key is ever shown.
+  const lines = [
+    'Empty database: created an account and a project named "default".',
+    `  project id: ${boot.projectId}`,
+    boot.generatedApiKey
+      ? `  API key:    ${boot.generatedApiKey}   (shown once; store it in a secret store)`
+      : '  API key:    the value of BOOTSTRAP_API_KEY',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} else if (config.bootstrapApiKey !== undefined) {
+  app.log.info('BOOTSTRAP_API_KEY is ignored: the database already has accounts');
+}
+if (config.adminToken !== undefined && config.adminToken.length < 16) {
+  app.log.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
+}
+
+closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'closing after an unexpected error');
+  else app.log.info({ signal }, 'closing: finishing requests in flight');
+  await app.close();
+});
+
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (error) {
+  app.log.error({ err: error }, 'could not listen');
+  await app.close();
+  process.exit(1);
+}

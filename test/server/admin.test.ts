@@ -1,0 +1,150 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../helpers/process.js';
+import { ADMIN_TOKEN, startTestServer, type TestServer, tempDir } from '../helpers/server.js';
+
+const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+describe('admin API', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer();
+  });
+  afterEach(() => server.close());
+
+  const admin = (method: 'POST' | 'DELETE' | 'GET', url: string, body?: unknown) =>
+    server.call(method, url, { body, headers: bearer });
+
+  it('refuses a missing or wrong token with 401 Unauthorized', async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong' },
+      { authorization: ADMIN_TOKEN },
+      { authorization: `Basic ${ADMIN_TOKEN}` },
+    ];
+    for (const headers of attempts) {
+      const res = await server.call('POST', '/admin/accounts', { body: {}, headers });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 401,
+        body: { error: 'Unauthorized' },
+      });
+    }
+  });
+
+  it('creates accounts, keys and projects; revokes keys', async () => {
+    const created = await admin('POST', '/admin/accounts', { label: 'ci' });
+    expect(created.statusCode).toBe(201);
+    const { accountId, apiKey } = created.json();
+    expect(apiKey).toMatch(/^cis_[A-Za-z0-9_-]{43}$/);
+
+    const project = await admin('POST', `/admin/accounts/${accountId}/projects`, { name: ' web ' });
+    expect(project.statusCode).toBe(201);
+    expect(project.json()).toEqual({
+      id: expect.any(String),
+      name: 'web',
+      created_at: expect.any(String),
+    });
+    const listed = await server.call('GET', '/stats/get-projects', { key: apiKey });
+    expect(listed.json()).toEqual({ projects: [project.json()] });
+
+    // Rotation: create a second key, then revoke the first.
+    const second = await admin('POST', `/admin/accounts/${accountId}/keys`);
+    expect(second.statusCode).toBe(201);
+    expect(second.json()).toEqual({
+      keyId: expect.any(String),
+      apiKey: expect.stringMatching(/^cis_/),
+    });
+    const keys = (await admin('GET', `/admin/accounts/${accountId}/projects`)).json();
+    expect(keys.projects).toHaveLength(1);
+
+    const firstKeyId = created.json().keyId;
+    expect((await admin('DELETE', `/admin/keys/${firstKeyId}`)).statusCode).toBe(204);
+    expect((await admin('DELETE', `/admin/keys/${firstKeyId}`)).statusCode).toBe(204);
+    expect((await server.call('GET', '/stats/get-projects', { key: apiKey })).statusCode).toBe(401);
+    expect(
+      (await server.call('GET', '/stats/get-projects', { key: second.json().apiKey })).statusCode,
+    ).toBe(200);
+  });
+
+  it('stores keys only as hashes', async () => {
+    const { apiKey } = (await admin('POST', '/admin/accounts', {})).json();
+    const rows = server.app.db.prepare('SELECT * FROM api_keys').all();
+    expect(JSON.stringify(rows)).not.toContain(apiKey);
+    expect(JSON.stringify(rows)).not.toContain(apiKey.slice(12));
+  });
+
+  it('answers 404 for unknown accounts and keys, 400 for bad input', async () => {
+    expect((await admin('POST', '/admin/accounts/nope/keys')).json()).toEqual({
+      error: 'Account not found.',
+    });
+    expect((await admin('POST', '/admin/accounts/nope/projects', { name: 'x' })).statusCode).toBe(
+      404,
+    );
+    expect((await admin('DELETE', '/admin/keys/nope')).json()).toEqual({ error: 'Key not found.' });
+    const { accountId } = (await admin('POST', '/admin/accounts', {})).json();
+    expect((await admin('POST', `/admin/accounts/${accountId}/projects`, {})).statusCode).toBe(400);
+    expect(
+      (await admin('POST', `/admin/accounts/${accountId}/projects`, { name: 'x'.repeat(101) }))
+        .statusCode,
+    ).toBe(400);
+    expect((await admin('POST', '/admin/accounts', { label: 5 })).statusCode).toBe(400);
+  });
+
+  it('is absent when ADMIN_TOKEN is unset', async () => {
+    const plain = await startTestServer({ ADMIN_TOKEN: '' });
+    try {
+      const res = await plain.call('POST', '/admin/accounts', { body: {}, headers: bearer });
+      expect(res.statusCode).toBe(404);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('admin CLI', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const cli = async (...args: string[]) => {
+    const result = await run(['build/server/admin-cli.js', ...args], {
+      DATABASE_PATH: join(dir, 'stats.db'),
+    });
+    return { ...result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
+  };
+
+  it('manages accounts, keys and projects offline, one JSON object per command', async () => {
+    const account = await cli('account:create', '--label', 'team');
+    expect(account.code).toBe(0);
+    expect(account.stdout.trim().split('\n')).toHaveLength(1);
+    const { accountId } = account.json;
+
+    const project = await cli('project:create', '--account', accountId, '--name', 'api');
+    expect(project.json).toMatchObject({ name: 'api' });
+    expect((await cli('project:list', '--account', accountId)).json).toEqual({
+      projects: [project.json],
+    });
+
+    const key = await cli('key:create', '--account', accountId);
+    expect(key.json).toEqual({ keyId: expect.any(String), apiKey: expect.stringMatching(/^cis_/) });
+    expect((await cli('key:revoke', '--key', key.json.keyId)).json).toEqual({
+      keyId: key.json.keyId,
+      revoked: true,
+    });
+  });
+
+  it('reports errors on stderr with a non-zero exit', async () => {
+    const unknown = await cli('key:create', '--account', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr.split('\n')[0] as string)).toEqual({
+      error: 'Account not found.',
+    });
+    const usage = await cli('frobnicate');
+    expect(usage.code).toBe(2);
+    const missing = await cli('project:create', '--account', 'x');
+    expect(missing.code).toBe(2);
+  });
+});

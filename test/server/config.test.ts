@@ -1,0 +1,78 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/config.js';
+import { run, SERVER_ENTRY } from '../helpers/process.js';
+import { tempDir } from '../helpers/server.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      databasePath: './data/stats.db',
+      mailDomain: 'localhost',
+      adminToken: undefined,
+      logLevel: 'info',
+      bodyLimit: 1048576,
+      bootstrapApiKey: undefined,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ ADMIN_TOKEN: '', PORT: '' })).toMatchObject({
+      adminToken: undefined,
+      port: 3000,
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '1.5'],
+    ['LOG_LEVEL', 'loud'],
+    ['BODY_LIMIT', '10'],
+    ['MAIL_DOMAIN', 'not a domain'],
+    ['DATABASE_PATH', ':memory:'],
+    ['ADMIN_TOKEN', 'has space'],
+    ['BOOTSTRAP_API_KEY', 'bad\tkey'],
+  ])('%s=%j is refused, naming the variable', (variable, value) => {
+    const attempt = () => loadConfig({ [variable]: value });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as ConfigError).variable).toBe(variable);
+      expect((error as ConfigError).message).toContain(variable);
+      // Secrets are never echoed back.
+      if (variable.endsWith('TOKEN') || variable.endsWith('KEY')) {
+        expect((error as ConfigError).message).not.toContain(value);
+      }
+    }
+  });
+});
+
+describe('start-up', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['PORT', 'nope'],
+    ['LOG_LEVEL', 'chatty'],
+    ['ADMIN_TOKEN', 'two words'],
+  ])('a bad %s prints one line naming it and exits 2', async (variable, value) => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const result = await run([SERVER_ENTRY], {
+      DATABASE_PATH: join(dir, 'x.db'),
+      [variable]: value,
+    });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable}`));
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OwnError, SpecError } from '../../server/contract/errors.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+/** Protocol-level errors are JSON `{ error }` on every route. */
+
+let server: TestServer;
+let me: TestAccount;
+
+beforeEach(async () => {
+  server = await startTestServer({ BODY_LIMIT: '2048' });
+  me = await server.account();
+});
+afterEach(() => server.close());
+
+describe('errors everywhere', () => {
+  it('malformed JSON is 400 Invalid request body.', async () => {
+    for (const url of [
+      '/stats/ingest-metrics',
+      '/pagesite/update-site-configuration',
+      '/account/update-display-name',
+    ]) {
+      const res = await server.call('POST', url, { key: me.apiKey, body: '{"a":' });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 400,
+        body: { error: SpecError.invalidBody },
+      });
+    }
+  });
+
+  it('prototype poisoning is refused', async () => {
+    const res = await server.call('POST', '/pagesite/update-site-configuration', {
+      key: me.apiKey,
+      body: '{"__proto__": {"admin": true}}',
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it('a body over BODY_LIMIT is 413', async () => {
+    const res = await server.call('POST', '/stats/ingest-metrics', {
+      key: me.apiKey,
+      body: { projectId: me.projectId, payload: { x: 'y'.repeat(4096) } },
+    });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 413,
+      body: { error: OwnError.bodyTooLarge },
+    });
+  });
+
+  it('a non-JSON content type is 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await server.call('POST', '/stats/ingest-metrics', {
+        key: me.apiKey,
+        body: 'projectId=x',
+        headers: { 'content-type': type },
+      });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 415,
+        body: { error: OwnError.unsupportedMediaType },
+      });
+    }
+  });
+
+  it('an unknown route or method is 404 JSON', async () => {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['GET', '/stats/ingest-events'],
+      ['POST', '/stats/get-projects'],
+    ] as const) {
+      const res = await server.call(method, url, { key: me.apiKey });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 404,
+        body: { error: OwnError.notFound },
+      });
+    }
+  });
+
+  it('GET /healthz answers after a database round-trip', async () => {
+    const res = await server.call('GET', '/healthz');
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok' },
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { run, startServerProcess } from '../helpers/process.js';
+import { tempDir } from '../helpers/server.js';
+
+/** The built server as `npm start` runs it: first start, bootstrap, revocation by the CLI, shutdown. */
+
+let dir: string;
+beforeEach(() => {
+  dir = tempDir();
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it('first start creates an account and a default project and prints the key once', async () => {
+  const env = { DATABASE_PATH: join(dir, 'nested', 'stats.db') };
+  const server = await startServerProcess(env);
+  const key = /API key:\s+(cis_\S+)/.exec(server.output())?.[1] as string;
+  const projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
+  expect(key).toBeDefined();
+
+  const projects = await fetch(`${server.url}/stats/get-projects`, {
+    headers: { 'x-api-key': key },
+  });
+  expect(await projects.json()).toEqual({
+    projects: [{ id: projectId, name: 'default', created_at: expect.any(String) }],
+  });
+  const ingest = await fetch(`${server.url}/stats/ingest-metrics`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ projectId, payload: { ok: 1 } }),
+  });
+  expect(ingest.status).toBe(200);
+  // The key appears once, in the banner, never in a log line.
+  expect(server.output().split(key).length - 1).toBe(1);
+  expect(await server.stop()).toBe(0);
+
+  const again = await startServerProcess(env);
+  expect(again.output()).not.toContain('API key');
+  expect(await again.stop()).toBe(0);
+});
+
+it('BOOTSTRAP_API_KEY is used on an empty database and never printed', async () => {
+  const key = 'my-own-bootstrap-key-with-enough-entropy-123';
+  const server = await startServerProcess({
+    DATABASE_PATH: join(dir, 'stats.db'),
+    BOOTSTRAP_API_KEY: key,
+  });
+  expect(server.output()).not.toContain(key);
+  const res = await fetch(`${server.url}/stats/get-projects`, { headers: { 'x-api-key': key } });
+  expect(res.status).toBe(200);
+  expect(await server.stop('SIGINT')).toBe(0);
+});
+
+it('a key revoked by the CLI while the server runs is refused at once', async () => {
+  const env = { DATABASE_PATH: join(dir, 'stats.db') };
+  const server = await startServerProcess(env);
+  const created = await run(['build/server/admin-cli.js', 'account:create'], env);
+  const { keyId, apiKey } = JSON.parse(created.stdout);
+  const get = () => fetch(`${server.url}/stats/get-projects`, { headers: { 'x-api-key': apiKey } });
+  // The server caches the key after this request...
+  expect((await get()).status).toBe(200);
+  const revoked = await run(['build/server/admin-cli.js', 'key:revoke', '--key', keyId], env);
+  expect(revoked.code).toBe(0);
+  // ...and still refuses it on the very next one.
+  expect((await get()).status).toBe(401);
+  expect(await server.stop()).toBe(0);
+});
+
+it('SIGTERM closes the database cleanly and exits 0', async () => {
+  const server = await startServerProcess({ DATABASE_PATH: join(dir, 'stats.db') });
+  expect(existsSync(join(dir, 'stats.db-wal'))).toBe(true);
+  expect(await server.stop('SIGTERM')).toBe(0);
+  // A clean close checkpoints the WAL and removes it.
+  expect(existsSync(join(dir, 'stats.db-wal'))).toBe(false);
+});
