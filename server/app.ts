@@ -1,10 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
+import { OutboundHttp } from './outbound/http.js';
+import { HOUR_MS } from './outbound/retry-policy.js';
+import { jobExecutor } from './outbox/executor.js';
+import { OutboxWorker } from './outbox/worker.js';
 import { DebugAccessLog } from './plugins/access-log.js';
 import { type Credentials, credentials } from './plugins/credentials.js';
 import { installErrorHandling, installJsonParser } from './plugins/errors.js';
+import { brevoContacts } from './providers/brevo.js';
+import type { ContactsProvider } from './providers/contacts.js';
+import { discordNotifier } from './providers/discord.js';
 import { type ForwardingProvider, localForwarding } from './providers/forwarding.js';
+import { improvMxForwarding } from './providers/improvmx.js';
 import accountRoutes from './routes/account.js';
 import adminRoutes from './routes/admin.js';
 import emailForwardingRoutes from './routes/email-forwarding.js';
@@ -38,14 +46,23 @@ declare module 'fastify' {
   }
 }
 
-export interface AppOptions {
-  /** Defaults to the local-only provider. */
-  forwarding?: ForwardingProvider;
+interface Providers {
+  forwarding: ForwardingProvider | undefined;
+  contacts: ContactsProvider | undefined;
 }
 
-function createServices(app: FastifyInstance, config: Config, options: AppOptions) {
+/** The external services the configuration selects; undefined means "none". */
+function createProviders(http: OutboundHttp, config: Config): Providers {
+  const { forwarding, contacts } = config;
+  return {
+    forwarding:
+      forwarding.provider === 'improvmx' ? improvMxForwarding(http, forwarding) : undefined,
+    contacts: contacts.provider === 'brevo' ? brevoContacts(http, contacts) : undefined,
+  };
+}
+
+function createServices(app: FastifyInstance, config: Config, providers: Providers) {
   const { db, stores } = app;
-  const provider = options.forwarding ?? localForwarding;
   const lock = new KeyedLock();
   const access = projectAccess(stores.projects);
   return {
@@ -54,8 +71,9 @@ function createServices(app: FastifyInstance, config: Config, options: AppOption
     forwarding: forwardingService({
       db,
       stores,
-      provider,
-      syncContacts: false,
+      provider: providers.forwarding ?? localForwarding,
+      mailDomain: config.mailDomain,
+      syncContacts: providers.contacts !== undefined,
       lock,
       log: app.log,
     }),
@@ -63,14 +81,14 @@ function createServices(app: FastifyInstance, config: Config, options: AppOption
       db,
       stores,
       mailDomain: config.mailDomain,
-      removeOldAlias: provider !== localForwarding,
+      removeOldAlias: providers.forwarding !== undefined,
       lock,
     }),
   };
 }
 
 /** The whole API as a Fastify instance that does not listen: `main.ts` listens, tests inject. */
-export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(config: Config): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -81,17 +99,47 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   const db = openDatabase(config.databasePath);
-  app.addHook('onClose', async () => db.close());
   const stores = createStores(db);
+  const http = new OutboundHttp(config.outbound.timeoutMs);
+  const providers = createProviders(http, config);
   app.decorate('db', db);
   app.decorate('stores', stores);
   app.decorate('credentials', credentials(db, stores.accounts));
-  app.decorate('services', createServices(app, config, options));
+  app.decorate('services', createServices(app, config, providers));
   app.decorateRequest('account', null as unknown as KeyOwner);
+
+  const worker = new OutboxWorker({
+    store: stores.outbox,
+    execute: jobExecutor({
+      discord: discordNotifier(http, config.outbound.discordApiOrigin),
+      ...providers,
+    }),
+    policy: {
+      baseMs: config.outbound.retryBaseMs,
+      capMs: HOUR_MS,
+      maxAttempts: config.outbound.maxAttempts,
+    },
+    log: app.log.child({ component: 'outbox' }),
+  });
+  app.addHook('onReady', async () => worker.start());
+
+  // Node closes idle keep-alive connections once, when close() starts; a connection whose request
+  // was still running would then hold the shutdown for its whole keep-alive timeout. Sweep again
+  // until the server has closed, so each connection goes as soon as its last response is sent.
+  let sweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref();
+  });
+  // After the requests in flight: let deliveries finish, then close the database.
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await worker.stop();
+    await http.close();
+    db.close();
+  });
 
   installJsonParser(app);
   installErrorHandling(app);
-
   await app.register(healthRoutes);
   await app.register(emailForwardingRoutes);
   await app.register(pagesiteRoutes);

@@ -16,35 +16,124 @@ const HOSTNAME =
 /** What an HTTP header can carry without escaping: visible ASCII, no spaces. */
 const HEADER_TOKEN = /^[\x21-\x7e]{1,512}$/;
 
-const EnvSchema = z.object({
-  PORT: integer('PORT', 0, 65535).default(3000),
-  HOST: z.string().default('127.0.0.1'),
-  DATABASE_PATH: z
+const secret = (name: string) =>
+  z.string().regex(HEADER_TOKEN, `${name} must be visible ASCII without spaces`);
+
+/** An http(s) URL without query or fragment; a trailing slash is dropped. */
+const baseUrl = (name: string) =>
+  z
     .string()
-    .refine((path) => !path.startsWith(':'), 'DATABASE_PATH must be a file path')
-    .default('./data/stats.db'),
-  MAIL_DOMAIN: z
-    .string()
-    .transform((domain) => domain.toLowerCase())
-    .refine((domain) => HOSTNAME.test(domain), 'MAIL_DOMAIN must be a domain name')
-    .default('localhost'),
-  ADMIN_TOKEN: z
-    .string()
-    .regex(HEADER_TOKEN, 'ADMIN_TOKEN must be visible ASCII without spaces')
-    .optional(),
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
-    })
-    .default('info'),
-  BODY_LIMIT: integer('BODY_LIMIT', 1024, 100 * 1024 * 1024).default(1024 * 1024),
-  BOOTSTRAP_API_KEY: z
-    .string()
-    .regex(HEADER_TOKEN, 'BOOTSTRAP_API_KEY must be visible ASCII without spaces')
-    .optional(),
-});
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && !url.search && !url.hash;
+      } catch {
+        return false;
+      }
+    }, `${name} must be an http(s) URL`)
+    .transform((value) => value.replace(/\/+$/, ''));
+
+/** Scheme, host and port only, e.g. https://discord.com. */
+const origin = (name: string) =>
+  baseUrl(name).refine(
+    (value) => new URL(value).origin === value,
+    `${name} must be an origin such as https://discord.com (no path)`,
+  );
+
+const EnvSchema = z
+  .object({
+    PORT: integer('PORT', 0, 65535).default(3000),
+    HOST: z.string().default('127.0.0.1'),
+    DATABASE_PATH: z
+      .string()
+      .refine((path) => !path.startsWith(':'), 'DATABASE_PATH must be a file path')
+      .default('./data/stats.db'),
+    MAIL_DOMAIN: z
+      .string()
+      .transform((domain) => domain.toLowerCase())
+      .refine((domain) => HOSTNAME.test(domain), 'MAIL_DOMAIN must be a domain name')
+      .default('localhost'),
+    ADMIN_TOKEN: z
+      .string()
+      .regex(HEADER_TOKEN, 'ADMIN_TOKEN must be visible ASCII without spaces')
+      .optional(),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+    BODY_LIMIT: integer('BODY_LIMIT', 1024, 100 * 1024 * 1024).default(1024 * 1024),
+    BOOTSTRAP_API_KEY: z
+      .string()
+      .regex(HEADER_TOKEN, 'BOOTSTRAP_API_KEY must be visible ASCII without spaces')
+      .optional(),
+
+    DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
+    FORWARDING_PROVIDER: z
+      .enum(['none', 'improvmx'], { error: 'FORWARDING_PROVIDER must be none or improvmx' })
+      .default('none'),
+    IMPROVMX_API_KEY: secret('IMPROVMX_API_KEY').optional(),
+    IMPROVMX_DOMAIN: z
+      .string()
+      .refine((domain) => HOSTNAME.test(domain), 'IMPROVMX_DOMAIN must be a domain name')
+      .optional(),
+    IMPROVMX_API_URL: baseUrl('IMPROVMX_API_URL').default('https://api.improvmx.com/v3'),
+    CONTACTS_PROVIDER: z
+      .enum(['none', 'brevo'], { error: 'CONTACTS_PROVIDER must be none or brevo' })
+      .default('none'),
+    BREVO_API_KEY: secret('BREVO_API_KEY').optional(),
+    BREVO_API_URL: baseUrl('BREVO_API_URL').default('https://api.brevo.com/v3'),
+    BREVO_LIST_ID: integer('BREVO_LIST_ID', 1, Number.MAX_SAFE_INTEGER).optional(),
+    BREVO_ALIAS_ATTRIBUTE: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]{0,49}$/, 'BREVO_ALIAS_ATTRIBUTE must be an attribute name like ALIAS')
+      .optional(),
+    OUTBOUND_TIMEOUT_MS: integer('OUTBOUND_TIMEOUT_MS', 100, 120_000).default(10_000),
+    OUTBOX_MAX_ATTEMPTS: integer('OUTBOX_MAX_ATTEMPTS', 1, 100).default(15),
+    OUTBOX_RETRY_BASE_MS: integer('OUTBOX_RETRY_BASE_MS', 10, 3_600_000).default(2_000),
+  })
+  .superRefine((env, ctx) => {
+    // A provider without its key could only fail later, request by request: refuse to start.
+    if (env.FORWARDING_PROVIDER === 'improvmx' && !env.IMPROVMX_API_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['IMPROVMX_API_KEY'],
+        message: 'IMPROVMX_API_KEY is required when FORWARDING_PROVIDER=improvmx',
+      });
+    }
+    if (env.CONTACTS_PROVIDER === 'brevo' && !env.BREVO_API_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BREVO_API_KEY'],
+        message: 'BREVO_API_KEY is required when CONTACTS_PROVIDER=brevo',
+      });
+    }
+  });
 
 export type LogLevel = z.infer<typeof EnvSchema>['LOG_LEVEL'];
+
+export type ForwardingConfig =
+  | { provider: 'none' }
+  | { provider: 'improvmx'; apiKey: string; domain: string; apiUrl: string };
+
+export type ContactsConfig =
+  | { provider: 'none' }
+  | {
+      provider: 'brevo';
+      apiKey: string;
+      apiUrl: string;
+      listId: number | undefined;
+      aliasAttribute: string | undefined;
+    };
+
+export interface OutboundConfig {
+  /** Where chat notifications go, whatever host the client's webhook URL named. */
+  discordApiOrigin: string;
+  /** Total time for one outbound request, connection included. */
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+}
 
 export interface Config {
   port: number;
@@ -55,6 +144,9 @@ export interface Config {
   logLevel: LogLevel;
   bodyLimit: number;
   bootstrapApiKey: string | undefined;
+  forwarding: ForwardingConfig;
+  contacts: ContactsConfig;
+  outbound: OutboundConfig;
 }
 
 /** A configuration problem, named by the variable at fault. */
@@ -88,5 +180,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    forwarding:
+      e.FORWARDING_PROVIDER === 'improvmx' && e.IMPROVMX_API_KEY
+        ? {
+            provider: 'improvmx',
+            apiKey: e.IMPROVMX_API_KEY,
+            domain: e.IMPROVMX_DOMAIN ?? e.MAIL_DOMAIN,
+            apiUrl: e.IMPROVMX_API_URL,
+          }
+        : { provider: 'none' },
+    contacts:
+      e.CONTACTS_PROVIDER === 'brevo' && e.BREVO_API_KEY
+        ? {
+            provider: 'brevo',
+            apiKey: e.BREVO_API_KEY,
+            apiUrl: e.BREVO_API_URL,
+            listId: e.BREVO_LIST_ID,
+            aliasAttribute: e.BREVO_ALIAS_ATTRIBUTE,
+          }
+        : { provider: 'none' },
+    outbound: {
+      discordApiOrigin: e.DISCORD_API_ORIGIN,
+      timeoutMs: e.OUTBOUND_TIMEOUT_MS,
+      maxAttempts: e.OUTBOX_MAX_ATTEMPTS,
+      retryBaseMs: e.OUTBOX_RETRY_BASE_MS,
+    },
   };
 }

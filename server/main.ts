@@ -37,7 +37,9 @@ if (config.adminToken !== undefined && config.adminToken.length < 16) {
   app.log.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
 }
 
-closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
+// Long enough for the requests in flight and for deliveries, which each end within their timeout.
+const shutdownDeadlineMs = config.outbound.timeoutMs + 10_000;
+closeWithGrace({ delay: shutdownDeadlineMs, logger: app.log }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an unexpected error');
   else app.log.info({ signal }, 'closing: finishing requests in flight');
   await app.close();

@@ -15,6 +15,7 @@ export interface ForwardingDeps {
   db: Db;
   stores: Stores;
   provider: ForwardingProvider;
+  mailDomain: string;
   /** Whether a contacts provider is configured (then enabling queues a contact upsert). */
   syncContacts: boolean;
   lock: KeyedLock;
@@ -22,18 +23,16 @@ export interface ForwardingDeps {
 }
 
 /** E1 and E2: the forwarding state machine of spec part 3. */
-export function forwardingService({
-  db,
-  stores,
-  provider,
-  syncContacts,
-  lock,
-  log,
-}: ForwardingDeps) {
+export function forwardingService(deps: ForwardingDeps) {
+  const { db, stores, provider, mailDomain, syncContacts, lock, log } = deps;
   const enable = db.transaction((accountId: string, email: string, displayName: string) => {
     stores.profiles.setForwarding(accountId, true, email);
     if (syncContacts) {
-      stores.outbox.enqueue({ kind: 'contacts-upsert', email, alias: displayName, displayName });
+      stores.outbox.enqueue({
+        kind: 'contacts-upsert',
+        email,
+        alias: `${displayName}@${mailDomain}`,
+      });
     }
   });
 

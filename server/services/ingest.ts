@@ -21,41 +21,44 @@ export interface IngestDeps {
 
 /** E7 and E8: validate, check the project belongs to the caller, store. */
 export function ingestService({ db, stores, access }: IngestDeps) {
-  const storeEvent = db.transaction((event: IngestEventRequest, id: string, createdAt: string) => {
-    stores.records.insertEvent({
-      id,
-      projectId: event.projectId,
-      eventType: event.eventType,
-      description: event.description ?? null,
-      payload: event.payload === undefined ? null : JSON.stringify(event.payload),
-      color: event.color ?? null,
-      createdAt,
-    });
-    const webhook = event.chatWebhook && parseDiscordWebhookUrl(event.chatWebhook.url);
-    if (event.chatWebhook && webhook) {
-      stores.outbox.enqueue(
-        {
-          kind: 'chat-notification',
-          webhook,
-          title: event.chatWebhook.title,
-          description: event.chatWebhook.description ?? event.description ?? null,
-          color: event.chatWebhook.color ?? event.color ?? null,
-          projectId: event.projectId,
-          eventType: event.eventType,
-          eventCreatedAt: createdAt,
-        },
+  const storeEvent = db.transaction(
+    (event: IngestEventRequest, projectName: string, id: string, createdAt: string) => {
+      stores.records.insertEvent({
         id,
-      );
-    }
-  });
+        projectId: event.projectId,
+        eventType: event.eventType,
+        description: event.description ?? null,
+        payload: event.payload === undefined ? null : JSON.stringify(event.payload),
+        color: event.color ?? null,
+        createdAt,
+      });
+      const webhook = event.chatWebhook && parseDiscordWebhookUrl(event.chatWebhook.url);
+      if (event.chatWebhook && webhook) {
+        stores.outbox.enqueue(
+          {
+            kind: 'chat-notification',
+            webhook,
+            title: event.chatWebhook.title,
+            description: event.chatWebhook.description ?? event.description ?? null,
+            color: event.chatWebhook.color ?? event.color ?? null,
+            projectId: event.projectId,
+            projectName,
+            eventType: event.eventType,
+            eventCreatedAt: createdAt,
+          },
+          id,
+        );
+      }
+    },
+  );
 
   return {
     event(accountId: string, body: unknown): IngestEventResponse {
       const parsed = IngestEventRequest.safeParse(body);
       if (!parsed.success) throw new HttpError(400, SpecError.invalidBody);
-      access.assertOwn(accountId, parsed.data.projectId);
+      const project = access.assertOwn(accountId, parsed.data.projectId);
       const id = uuidv7();
-      storeEvent(parsed.data, id, nowIso());
+      storeEvent(parsed.data, project.name, id, nowIso());
       return { message: EVENT_CREATED, id };
     },
 

@@ -2,20 +2,66 @@ import type { Db } from '../db/database.js';
 import { nowIso } from '../domain/time.js';
 import type { OutboxJob } from '../outbox/jobs.js';
 
-/** The durable outbox: jobs are inserted inside the transaction of the change that causes them. */
+export interface DueJob {
+  id: number;
+  payload: string;
+  attempts: number;
+}
+
+/**
+ * The durable outbox: jobs are inserted inside the transaction of the change that causes them,
+ * and leave `pending` exactly once, as delivered or failed. A finished job's payload is erased:
+ * it may hold a webhook token, which we keep only while we need it.
+ */
 export function outboxStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO outbox (kind, event_id, payload, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
+  const due = db.prepare(
+    `SELECT id, payload, attempts FROM outbox
+      WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+  );
+  const nextDue = db
+    .prepare(`SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending'`)
+    .pluck();
+  const finish = db.prepare(
+    `UPDATE outbox SET status = ?, attempts = ?, last_error = ?, payload = NULL, updated_at = ?
+      WHERE id = ? AND status = 'pending'`,
+  );
+  const reschedule = db.prepare(
+    `UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
+      WHERE id = ? AND status = 'pending'`,
+  );
+  const listeners: (() => void)[] = [];
 
   return {
-    /** Must run inside the caller's transaction. */
-    enqueue(job: OutboxJob, eventId: string | null = null): number {
+    /** Must run inside the caller's transaction; listeners hear of it once that has returned. */
+    enqueue(job: OutboxJob, eventId: string | null = null): void {
       const now = nowIso();
-      return Number(
-        insert.run(job.kind, eventId, JSON.stringify(job), Date.now(), now, now).lastInsertRowid,
-      );
+      insert.run(job.kind, eventId, JSON.stringify(job), Date.now(), now, now);
+      for (const listener of listeners) setImmediate(listener);
+    },
+
+    onEnqueue(listener: () => void): void {
+      listeners.push(listener);
+    },
+
+    due: (now: number, limit: number): DueJob[] => due.all(now, limit) as DueJob[],
+
+    /** Epoch ms of the earliest pending job, if any. */
+    nextDueAt: (): number | undefined => (nextDue.get() as number | null) ?? undefined,
+
+    delivered(id: number, attempts: number): void {
+      finish.run('delivered', attempts, null, nowIso(), id);
+    },
+
+    failed(id: number, attempts: number, error: string): void {
+      finish.run('failed', attempts, error, nowIso(), id);
+    },
+
+    retryAt(id: number, attempts: number, at: number, error: string): void {
+      reschedule.run(attempts, at, error, nowIso(), id);
     },
   };
 }

@@ -3,6 +3,11 @@ import type { Project } from '../contract/projects.js';
 import type { Db } from '../db/database.js';
 import { nowIso } from '../domain/time.js';
 
+export interface ProjectRef {
+  accountId: string;
+  name: string;
+}
+
 export function projectStore(db: Db) {
   const insert = db.prepare(
     'INSERT INTO projects (id, account_id, name, created_at) VALUES (?, ?, ?, ?)',
@@ -10,7 +15,7 @@ export function projectStore(db: Db) {
   const byAccount = db.prepare(
     'SELECT id, name, created_at FROM projects WHERE account_id = ? ORDER BY created_at, id',
   );
-  const owner = db.prepare('SELECT account_id FROM projects WHERE id = ?').pluck();
+  const byId = db.prepare('SELECT account_id AS accountId, name FROM projects WHERE id = ?');
 
   return {
     create(accountId: string, name: string): Project {
@@ -21,8 +26,9 @@ export function projectStore(db: Db) {
 
     list: (accountId: string): Project[] => byAccount.all(accountId) as Project[],
 
-    /** The account that owns a project, or undefined when there is no such project. */
-    ownerOf: (projectId: string): string | undefined => owner.get(projectId) as string | undefined,
+    /** A project's owner and name, or undefined when there is no such project. */
+    find: (projectId: string): ProjectRef | undefined =>
+      byId.get(projectId) as ProjectRef | undefined,
   };
 }
 

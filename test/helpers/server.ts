@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { type AppOptions, buildApp } from '../../server/app.js';
+import { buildApp } from '../../server/app.js';
 import { type Config, loadConfig } from '../../server/config.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -39,6 +39,8 @@ export function testConfig(dir: string, env: Record<string, string> = {}): Confi
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     MAIL_DOMAIN: 'mail.example.test',
+    // Nothing in the tests may reach the real Discord: port 9 (discard) refuses at once.
+    DISCORD_API_ORIGIN: 'http://127.0.0.1:9',
     ...env,
   });
 }
@@ -46,11 +48,10 @@ export function testConfig(dir: string, env: Record<string, string> = {}): Confi
 /** The real app on a real SQLite file in a temporary directory, driven with `app.inject`. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: AppOptions = {},
   dir = tempDir(),
 ): Promise<TestServer> {
   const config = testConfig(dir, env);
-  const app = await buildApp(config, options);
+  const app = await buildApp(config);
 
   const call: TestServer['call'] = (method, url, { key, body, headers = {} } = {}) =>
     app.inject({

@@ -16,6 +16,14 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimit: 1048576,
       bootstrapApiKey: undefined,
+      forwarding: { provider: 'none' },
+      contacts: { provider: 'none' },
+      outbound: {
+        discordApiOrigin: 'https://discord.com',
+        timeoutMs: 10000,
+        maxAttempts: 15,
+        retryBaseMs: 2000,
+      },
     });
   });
 

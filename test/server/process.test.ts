@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { FakeService } from '../helpers/fake-service.js';
 import { run, startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -65,6 +66,47 @@ it('a key revoked by the CLI while the server runs is refused at once', async ()
   // ...and still refuses it on the very next one.
   expect((await get()).status).toBe(401);
   expect(await server.stop()).toBe(0);
+});
+
+it('SIGTERM lets a request in flight finish, then exits 0', async () => {
+  const improvmx = new FakeService().queue({ status: 200, body: { success: true }, delayMs: 700 });
+  await improvmx.start();
+  const key = 'graceful-shutdown-test-key-0123456789abcdef';
+  const server = await startServerProcess({
+    DATABASE_PATH: join(dir, 'stats.db'),
+    BOOTSTRAP_API_KEY: key,
+    FORWARDING_PROVIDER: 'improvmx',
+    IMPROVMX_API_KEY: 'k',
+    IMPROVMX_API_URL: improvmx.origin,
+  });
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  expect((await post('/account/update-display-name', { display_name: 'graceful' })).status).toBe(
+    200,
+  );
+  // The provider takes 700 ms; the signal arrives while the request waits for it.
+  const inFlight = post('/email-forwarding/email-forwarding-toggle', {
+    enabled: true,
+    email: 'g@example.com',
+  });
+  await improvmx.waitFor(1);
+  const exited = server.stop('SIGTERM');
+  const res = await inFlight;
+  expect(res.status).toBe(200);
+  expect(await exited).toBe(0);
+  await improvmx.stop();
+
+  // The change it acknowledged is on disk.
+  const again = await startServerProcess({ DATABASE_PATH: join(dir, 'stats.db') });
+  const status = await fetch(`${again.url}/email-forwarding/email-forwarding-status`, {
+    headers: { 'x-api-key': key },
+  });
+  expect(await status.json()).toEqual({ enabled: true, email: 'g@example.com' });
+  expect(await again.stop()).toBe(0);
 });
 
 it('SIGTERM closes the database cleanly and exits 0', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpecError } from '../../server/contract/errors.js';
+import { FakeService } from '../helpers/fake-service.js';
 import { failReads, failWrites } from '../helpers/sabotage.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -191,6 +192,35 @@ describe('404 and 409', () => {
 });
 
 describe('500', () => {
+  it('E2 when the forwarding provider fails', async () => {
+    const improvmx = new FakeService().fallback({ status: 503 });
+    await improvmx.start();
+    const withProvider = await startTestServer({
+      FORWARDING_PROVIDER: 'improvmx',
+      IMPROVMX_API_KEY: 'key',
+      IMPROVMX_API_URL: improvmx.origin,
+    });
+    try {
+      const account = await withProvider.account();
+      await withProvider.call('POST', '/account/update-display-name', {
+        key: account.apiKey,
+        body: { display_name: 'alice' },
+      });
+      await expectError(
+        withProvider.call('POST', '/email-forwarding/email-forwarding-toggle', {
+          key: account.apiKey,
+          body: { enabled: true, email: 'alice@example.com' },
+        }),
+        500,
+        SpecError.forwardingSyncFailed,
+      );
+      expect(improvmx.requests).toHaveLength(1);
+    } finally {
+      await withProvider.close();
+      await improvmx.stop();
+    }
+  });
+
   const cases: [string, string, string, () => unknown, (dir: string) => void, string][] = [
     [
       'E1',

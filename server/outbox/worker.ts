@@ -1,0 +1,139 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { DeliveryError } from '../outbound/delivery-error.js';
+import { type RetryPolicy, retryDelayMs } from '../outbound/retry-policy.js';
+import type { DueJob, OutboxStore } from '../store/outbox.js';
+import type { OutboxJob } from './jobs.js';
+
+export interface WorkerOptions {
+  store: OutboxStore;
+  execute: (job: OutboxJob) => Promise<void>;
+  policy: RetryPolicy;
+  log: FastifyBaseLogger;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+}
+
+/** Even with nothing due, look again this often (a clock change, a job from another process). */
+const IDLE_POLL_MS = 60_000;
+
+/**
+ * Delivers outbox jobs in the server process: at once when a job is queued, and again at each
+ * job's retry time. Every outcome is written back before the job can be picked again, so a job
+ * that was delivered is never sent again by our retries; a job in flight when the process dies
+ * stays pending and is delivered after the next start (at least once).
+ */
+export class OutboxWorker {
+  readonly #options: Required<WorkerOptions>;
+  readonly #inFlight = new Map<number, Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #wakePending = false;
+  #running = false;
+
+  constructor(options: WorkerOptions) {
+    this.#options = { concurrency: 4, ...options };
+    options.store.onEnqueue(() => this.wake());
+  }
+
+  start(): void {
+    this.#running = true;
+    this.wake();
+  }
+
+  /** Look for due jobs soon (coalesced). */
+  wake(): void {
+    if (!this.#running || this.#wakePending) return;
+    this.#wakePending = true;
+    setImmediate(() => {
+      this.#wakePending = false;
+      this.#poll();
+    });
+  }
+
+  /** Stops picking jobs and waits for the deliveries in flight (each bounded by its timeout). */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    await Promise.allSettled(this.#inFlight.values());
+  }
+
+  #poll(): void {
+    if (!this.#running) return;
+    clearTimeout(this.#timer);
+    const { store, concurrency, log } = this.#options;
+    try {
+      const free = concurrency - this.#inFlight.size;
+      if (free > 0) {
+        const jobs = store
+          .due(Date.now(), concurrency)
+          .filter((job) => !this.#inFlight.has(job.id))
+          .slice(0, free);
+        for (const job of jobs) {
+          const delivery = this.#deliver(job).finally(() => {
+            this.#inFlight.delete(job.id);
+            this.wake();
+          });
+          this.#inFlight.set(job.id, delivery);
+        }
+      }
+      const next = store.nextDueAt();
+      const wait =
+        next === undefined ? IDLE_POLL_MS : Math.min(Math.max(next - Date.now(), 0), IDLE_POLL_MS);
+      // With every slot busy, the next finished delivery wakes us.
+      if (this.#inFlight.size < concurrency) {
+        this.#timer = setTimeout(() => this.wake(), wait).unref();
+      }
+    } catch (error) {
+      log.error({ err: error }, 'outbox poll failed; trying again shortly');
+      this.#timer = setTimeout(() => this.wake(), 1_000).unref();
+    }
+  }
+
+  async #deliver(row: DueJob): Promise<void> {
+    try {
+      await this.#attempt(row);
+    } catch (error) {
+      // Only recording the outcome can fail here; the job stays pending and is tried again.
+      this.#options.log.error({ job: row.id, err: error }, 'could not record an outbox outcome');
+    }
+  }
+
+  async #attempt(row: DueJob): Promise<void> {
+    const { store, execute, policy, log } = this.#options;
+    const attempts = row.attempts + 1;
+    let job: OutboxJob;
+    try {
+      job = JSON.parse(row.payload) as OutboxJob;
+    } catch {
+      store.failed(row.id, attempts, 'unreadable job');
+      return;
+    }
+    const context = { job: row.id, kind: job.kind, attempt: attempts };
+    let error: DeliveryError | undefined;
+    try {
+      await execute(job);
+    } catch (caught) {
+      if (caught instanceof DeliveryError) {
+        error = caught;
+      } else {
+        log.error({ ...context, err: caught }, 'outbox job crashed');
+        error = new DeliveryError('unexpected error', true);
+      }
+    }
+    if (error === undefined) {
+      store.delivered(row.id, attempts);
+      log.info(context, 'outbox job delivered');
+      return;
+    }
+    if (!error.retryable || attempts >= policy.maxAttempts) {
+      store.failed(row.id, attempts, error.message);
+      log.warn({ ...context, error: error.message }, 'outbox job given up');
+    } else {
+      const delay = retryDelayMs(attempts, policy, error.retryAfterMs);
+      store.retryAt(row.id, attempts, Date.now() + delay, error.message);
+      log.info(
+        { ...context, error: error.message, retryInMs: delay },
+        'outbox job will be retried',
+      );
+    }
+  }
+}

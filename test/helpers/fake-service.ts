@@ -1,0 +1,122 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A small real HTTP server on 127.0.0.1 standing in for Discord, ImprovMX or Brevo: it records
+ * every request and answers from a script (2xx, 429 with retry_after, 500, hang, redirect...).
+ */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+  at: number;
+  /** What the fake answered; undefined while hanging. */
+  replied?: number;
+}
+
+export type Reply =
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | { hang: true };
+
+export type Script = (request: RecordedRequest) => Reply | undefined;
+
+export class FakeService {
+  readonly requests: RecordedRequest[] = [];
+  #server: Server | undefined;
+  #queue: Reply[] = [];
+  #script: Script = () => undefined;
+  #fallback: Reply = { status: 200, body: { success: true } };
+  #hanging: ServerResponse[] = [];
+
+  /** Answers for the next requests, in order; then the script, then the fallback. */
+  queue(...replies: Reply[]): this {
+    this.#queue.push(...replies);
+    return this;
+  }
+
+  script(script: Script): this {
+    this.#script = script;
+    return this;
+  }
+
+  fallback(reply: Reply): this {
+    this.#fallback = reply;
+    return this;
+  }
+
+  async start(port = 0): Promise<string> {
+    this.#server = createServer((req, res) => this.#handle(req, res));
+    this.#server.listen(port, '127.0.0.1');
+    await once(this.#server, 'listening');
+    return this.origin;
+  }
+
+  get origin(): string {
+    const { port } = this.#server?.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  get port(): number {
+    return (this.#server?.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.#hanging) res.destroy();
+    this.#server?.closeAllConnections();
+    if (this.#server?.listening) {
+      this.#server.close();
+      await once(this.#server, 'close');
+    }
+  }
+
+  /** Waits until `count` requests matched, or fails after `timeoutMs`. */
+  async waitFor(
+    count: number,
+    match: (request: RecordedRequest) => boolean = () => true,
+    timeoutMs = 5_000,
+  ): Promise<RecordedRequest[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.requests.filter(match);
+      if (found.length >= count) return found;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `expected ${count} requests, got ${found.length}: ${JSON.stringify(this.requests.map((r) => `${r.method} ${r.path}`))}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: text === '' ? undefined : JSON.parse(text),
+      at: Date.now(),
+    };
+    this.requests.push(recorded);
+    const reply = this.#queue.shift() ?? this.#script(recorded) ?? this.#fallback;
+    if ('hang' in reply) {
+      this.#hanging.push(res);
+      return;
+    }
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    recorded.replied = reply.status;
+    const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
+    res.writeHead(reply.status, {
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...reply.headers,
+    });
+    res.end(body);
+  }
+}
