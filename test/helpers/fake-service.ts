@@ -55,12 +55,13 @@ export class FakeService {
   }
 
   get origin(): string {
-    const { port } = this.#server?.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    return `http://127.0.0.1:${this.port}`;
   }
 
   get port(): number {
-    return (this.#server?.address() as AddressInfo).port;
+    const address = this.#server?.address() as AddressInfo | null | undefined;
+    if (!address) throw new Error('the fake service is not listening');
+    return address.port;
   }
 
   async stop(): Promise<void> {
