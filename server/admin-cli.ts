@@ -51,25 +51,26 @@ try {
 
 const db = openDatabase(config.databasePath);
 const stores = createStores(db);
-const admin = adminService(stores, stores.accounts.revokeKey);
+// The CLI's connection keeps synchronous=FULL: each write is on disk when it returns.
+const admin = adminService(stores, async (work) => work(), stores.accounts.revokeKey);
 
-const commands: Record<string, () => unknown> = {
+const commands: Record<string, () => Promise<unknown>> = {
   'account:create': () => admin.createAccount(values.label),
   'key:create': () => admin.createKey(required('account')),
-  'key:revoke': () => {
+  'key:revoke': async () => {
     const keyId = required('key');
-    admin.revokeKey(keyId);
+    await admin.revokeKey(keyId);
     return { keyId, revoked: true };
   },
   'project:create': () => admin.createProject(required('account'), required('name')),
-  'project:list': () => ({ projects: admin.listProjects(required('account')) }),
+  'project:list': async () => ({ projects: admin.listProjects(required('account')) }),
 };
 
 const command = commands[positionals[0] ?? ''];
 if (!command || positionals.length !== 1)
   fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
 try {
-  process.stdout.write(`${JSON.stringify(command())}\n`);
+  process.stdout.write(`${JSON.stringify(await command())}\n`);
 } catch (error) {
   fail(error instanceof HttpError ? error.message : String(error), 1);
 } finally {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { Commits } from './db/commits.js';
 import { type Db, openDatabase } from './db/database.js';
 import { OutboundHttp } from './outbound/http.js';
 import { HOUR_MS } from './outbound/retry-policy.js';
@@ -21,6 +22,7 @@ import pagesiteRoutes from './routes/pagesite.js';
 import statsRoutes from './routes/stats.js';
 import { displayNameService } from './services/display-name.js';
 import { forwardingService } from './services/forwarding.js';
+import { IDEMPOTENCY_TTL_MS, idempotency } from './services/idempotency.js';
 import { ingestService } from './services/ingest.js';
 import { KeyedLock } from './services/keyed-lock.js';
 import { projectAccess } from './services/project-access.js';
@@ -32,6 +34,8 @@ type Services = ReturnType<typeof createServices>;
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
+    /** Every write a client is answered for goes through here (group commit). */
+    commits: Commits;
     stores: Stores;
     credentials: Credentials;
     services: Services;
@@ -62,14 +66,16 @@ function createProviders(http: OutboundHttp, config: Config): Providers {
 }
 
 function createServices(app: FastifyInstance, config: Config, providers: Providers) {
-  const { db, stores } = app;
+  const { commits, stores } = app;
   const lock = new KeyedLock();
   const access = projectAccess(stores.projects);
+  const once = idempotency(stores.idempotency);
   return {
     access,
-    ingest: ingestService({ db, stores, access }),
+    idempotency: once,
+    ingest: ingestService({ stores, access, commits, idempotency: once }),
     forwarding: forwardingService({
-      db,
+      commits,
       stores,
       provider: providers.forwarding ?? localForwarding,
       mailDomain: config.mailDomain,
@@ -78,7 +84,7 @@ function createServices(app: FastifyInstance, config: Config, providers: Provide
       log: app.log,
     }),
     displayName: displayNameService({
-      db,
+      commits,
       stores,
       mailDomain: config.mailDomain,
       removeOldAlias: providers.forwarding !== undefined,
@@ -99,10 +105,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
 
   const db = openDatabase(config.databasePath);
+  // DURABILITY=full keeps synchronous=FULL: a 2xx means the write is on disk. Group commit makes
+  // that affordable; `normal` answers before the flush (see README).
+  if (config.durability === 'normal') db.pragma('synchronous = NORMAL');
+  const commits = new Commits(db);
   const stores = createStores(db);
   const http = new OutboundHttp(config.outbound.timeoutMs);
   const providers = createProviders(http, config);
   app.decorate('db', db);
+  app.decorate('commits', commits);
   app.decorate('stores', stores);
   app.decorate('credentials', credentials(db, stores.accounts));
   app.decorate('services', createServices(app, config, providers));
@@ -121,7 +132,22 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     },
     log: app.log.child({ component: 'outbox' }),
   });
+  // Jobs are sent once the change that queued them has committed.
+  commits.onCommit(() => {
+    if (stores.outbox.takeQueued()) worker.wake();
+  });
   app.addHook('onReady', async () => worker.start());
+
+  // Idempotency answers older than their TTL go, once at start and then every hour.
+  const purgeAnswers = () =>
+    commits
+      .run(() => stores.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS))
+      .catch((error) => app.log.error({ err: error }, 'could not purge idempotency keys'));
+  let purge: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    void purgeAnswers();
+    purge = setInterval(purgeAnswers, HOUR_MS).unref();
+  });
 
   // Node closes idle keep-alive connections once, when close() starts; a connection whose request
   // was still running would then hold the shutdown for its whole keep-alive timeout. Sweep again
@@ -133,8 +159,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // After the requests in flight: let deliveries finish, then close the database.
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+    clearInterval(purge);
     await worker.stop();
     await http.close();
+    commits.drain();
     db.close();
   });
 

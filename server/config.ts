@@ -88,6 +88,9 @@ const EnvSchema = z
       .string()
       .regex(/^[A-Z][A-Z0-9_]{0,49}$/, 'BREVO_ALIAS_ATTRIBUTE must be an attribute name like ALIAS')
       .optional(),
+    DURABILITY: z
+      .enum(['full', 'normal'], { error: 'DURABILITY must be full or normal' })
+      .default('full'),
     OUTBOUND_TIMEOUT_MS: integer('OUTBOUND_TIMEOUT_MS', 100, 120_000).default(10_000),
     OUTBOX_MAX_ATTEMPTS: integer('OUTBOX_MAX_ATTEMPTS', 1, 100).default(15),
     OUTBOX_RETRY_BASE_MS: integer('OUTBOX_RETRY_BASE_MS', 10, 3_600_000).default(2_000),
@@ -144,6 +147,8 @@ export interface Config {
   logLevel: LogLevel;
   bodyLimit: number;
   bootstrapApiKey: string | undefined;
+  /** full: a 2xx means the write is on disk. normal: it is committed, flushed moments later. */
+  durability: 'full' | 'normal';
   forwarding: ForwardingConfig;
   contacts: ContactsConfig;
   outbound: OutboundConfig;
@@ -180,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    durability: e.DURABILITY,
     forwarding:
       e.FORWARDING_PROVIDER === 'improvmx' && e.IMPROVMX_API_KEY
         ? {

@@ -19,7 +19,7 @@ function readConfig(): Config {
 const config = readConfig();
 const app = await buildApp(config);
 
-const boot = bootstrapIfEmpty(app.stores, config.bootstrapApiKey);
+const boot = await app.commits.run(() => bootstrapIfEmpty(app.stores, config.bootstrapApiKey));
 if (boot) {
   // Written to stdout, not to the log: the only time this key is ever shown.
   const lines = [

@@ -60,25 +60,27 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX projects_by_account ON projects(account_id, created_at, id);
 
-      -- seq orders records (newest first on read-back); id is the public, time-ordered UUIDv7.
+      -- The hot path: seq orders records (newest first on read-back); id is the public UUIDv7,
+      -- unique by construction (48-bit time, 74 random bits) and never looked up, so it has no
+      -- index of its own; created_at is epoch milliseconds, turned into ISO 8601 on read.
       CREATE TABLE events (
         seq         INTEGER PRIMARY KEY,
-        id          TEXT NOT NULL UNIQUE,
+        id          TEXT NOT NULL,
         project_id  TEXT NOT NULL REFERENCES projects(id),
         event_type  TEXT NOT NULL,
         description TEXT,
         payload     TEXT,
         color       INTEGER,
-        created_at  TEXT NOT NULL
+        created_at  INTEGER NOT NULL
       );
       CREATE INDEX events_by_project ON events(project_id, seq);
 
       CREATE TABLE metrics (
         seq        INTEGER PRIMARY KEY,
-        id         TEXT NOT NULL UNIQUE,
+        id         TEXT NOT NULL,
         project_id TEXT NOT NULL REFERENCES projects(id),
         payload    TEXT NOT NULL,
-        created_at TEXT NOT NULL
+        created_at INTEGER NOT NULL
       );
       CREATE INDEX metrics_by_project ON metrics(project_id, seq);
     `,
@@ -92,7 +94,7 @@ export const migrations: Migration[] = [
       CREATE TABLE outbox (
         id              INTEGER PRIMARY KEY,
         kind            TEXT NOT NULL,
-        event_id        TEXT UNIQUE REFERENCES events(id),
+        event_id        TEXT UNIQUE,
         payload         TEXT,
         status          TEXT NOT NULL DEFAULT 'pending'
                         CHECK (status IN ('pending', 'delivered', 'failed')),
@@ -103,6 +105,22 @@ export const migrations: Migration[] = [
         updated_at      TEXT NOT NULL
       );
       CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE status = 'pending';
+    `,
+  },
+  {
+    version: 3,
+    name: 'idempotency keys of E7 and E8',
+    sql: `
+      -- The first answer to each (account, Idempotency-Key), replayed to repeats for 48 hours.
+      CREATE TABLE idempotency_keys (
+        account_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        response    TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (account_id, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
     `,
   },
 ];

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Readable prefix of every key we issue, so leaked keys are easy to recognise in scans. */
 export const API_KEY_PREFIX = 'cis_';
@@ -8,9 +8,9 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** What the database keeps instead of the key. */
+/** What the database keeps instead of the key. (The one-shot `hash` is the cheap form.) */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The first characters of a key, enough for a person to tell keys apart. */

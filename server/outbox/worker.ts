@@ -31,7 +31,6 @@ export class OutboxWorker {
 
   constructor(options: WorkerOptions) {
     this.#options = { concurrency: 4, ...options };
-    options.store.onEnqueue(() => this.wake());
   }
 
   start(): void {

@@ -13,7 +13,7 @@ interface AccountParams {
 /** The admin API, registered only when ADMIN_TOKEN is set. */
 export default async function adminRoutes(app: FastifyInstance, { token }: { token: string }) {
   const expected = digest(token);
-  const admin = adminService(app.stores, app.credentials.revoke);
+  const admin = adminService(app.stores, (work) => app.commits.run(work), app.credentials.revoke);
 
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization ?? '';
@@ -27,15 +27,15 @@ export default async function adminRoutes(app: FastifyInstance, { token }: { tok
   const field = (body: unknown, name: string) => (isJsonObject(body) ? body[name] : undefined);
 
   app.post('/admin/accounts', async (request, reply) =>
-    reply.code(201).send(admin.createAccount(field(request.body, 'label'))),
+    reply.code(201).send(await admin.createAccount(field(request.body, 'label'))),
   );
 
   app.post<{ Params: AccountParams }>('/admin/accounts/:accountId/keys', async (request, reply) =>
-    reply.code(201).send(admin.createKey(request.params.accountId)),
+    reply.code(201).send(await admin.createKey(request.params.accountId)),
   );
 
   app.delete<{ Params: { keyId: string } }>('/admin/keys/:keyId', async (request, reply) => {
-    admin.revokeKey(request.params.keyId);
+    await admin.revokeKey(request.params.keyId);
     return reply.code(204).send();
   });
 
@@ -44,7 +44,7 @@ export default async function adminRoutes(app: FastifyInstance, { token }: { tok
     async (request, reply) =>
       reply
         .code(201)
-        .send(admin.createProject(request.params.accountId, field(request.body, 'name'))),
+        .send(await admin.createProject(request.params.accountId, field(request.body, 'name'))),
   );
 
   app.get<{ Params: AccountParams }>('/admin/accounts/:accountId/projects', async (request) => ({

@@ -12,6 +12,7 @@ import { requireApiKey } from '../plugins/auth.js';
 /** E3, E4 and the read-back of the site configuration. */
 export default async function pagesiteRoutes(app: FastifyInstance) {
   const { sites } = app.stores;
+  const { commits } = app;
   app.addHook('onRequest', requireApiKey(SpecError.unauthorizedSite));
 
   app.post(
@@ -19,7 +20,7 @@ export default async function pagesiteRoutes(app: FastifyInstance) {
     { config: { internalError: SpecError.visibilityFailed } },
     async (request): Promise<ToggleVisibilityResponse> => ({
       success: true,
-      newStatus: sites.toggleVisibility(request.account.accountId),
+      newStatus: await commits.run(() => sites.toggleVisibility(request.account.accountId)),
     }),
   );
 
@@ -29,8 +30,8 @@ export default async function pagesiteRoutes(app: FastifyInstance) {
     async (request): Promise<{ success: true; site: SiteConfiguration }> => {
       const change = UpdateSiteConfigurationRequest.safeParse(request.body);
       if (!change.success) throw new HttpError(400, SpecError.invalidBody);
-      const site = sites.update(request.account.accountId, (current) =>
-        applySiteUpdate(current, change.data),
+      const site = await commits.run(() =>
+        sites.update(request.account.accountId, (current) => applySiteUpdate(current, change.data)),
       );
       return { success: true, site };
     },

@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SpecError } from '../contract/errors.js';
 import { Limits } from '../contract/limits.js';
 import type { EventPage, MetricPage } from '../contract/readback.js';
 import { HttpError } from '../errors.js';
 import { requireApiKey } from '../plugins/auth.js';
+import type { Answer } from '../services/idempotency.js';
 import { decodeCursor } from '../store/records.js';
 
 interface PageQuery {
@@ -42,20 +43,28 @@ function parsePageQuery(query: unknown, missingProject: string): PageQuery {
 /** E6, E7, E8 and the read-back of events and metrics. */
 export default async function statsRoutes(app: FastifyInstance) {
   const { projects, records } = app.stores;
-  const { ingest, access } = app.services;
+  const { ingest, access, idempotency } = app.services;
   app.addHook('onRequest', requireApiKey(SpecError.unauthorizedStats));
 
   app.get('/stats/get-projects', async (request) => ({
     projects: projects.list(request.account.accountId),
   }));
 
-  app.post('/stats/ingest-events', async (request) =>
-    ingest.event(request.account.accountId, request.body),
-  );
+  /** A replayed answer (same Idempotency-Key, same request) says so in a header. */
+  const answer = <T>(reply: FastifyReply, { response, replayed }: Answer<T>): T => {
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return response;
+  };
 
-  app.post('/stats/ingest-metrics', async (request) =>
-    ingest.metric(request.account.accountId, request.body),
-  );
+  app.post('/stats/ingest-events', async (request, reply) => {
+    const key = idempotency.keyOf(request.headers['idempotency-key']);
+    return answer(reply, await ingest.event(request.account.accountId, request.body, key));
+  });
+
+  app.post('/stats/ingest-metrics', async (request, reply) => {
+    const key = idempotency.keyOf(request.headers['idempotency-key']);
+    return answer(reply, await ingest.metric(request.account.accountId, request.body, key));
+  });
 
   app.get('/stats/get-events', async (request): Promise<EventPage> => {
     const query = parsePageQuery(request.query, SpecError.invalidBody);

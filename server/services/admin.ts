@@ -15,38 +15,42 @@ function optionalText(value: unknown, field: string, max: number): string | null
   return value.trim() || null;
 }
 
+/** How a caller makes writes durable: the server's group commit, or the CLI's plain FULL sync. */
+export type Write = <T>(work: () => T) => Promise<T>;
+
 /**
  * Account, key and project administration, shared by the HTTP admin API and the offline CLI.
  * `revoke` differs between them: the server's also empties its key cache.
  */
-export function adminService(stores: Stores, revoke: (keyId: string) => boolean) {
+export function adminService(stores: Stores, write: Write, revoke: (keyId: string) => boolean) {
   function assertAccount(accountId: string): void {
     if (!stores.accounts.exists(accountId)) throw new HttpError(404, 'Account not found.');
   }
 
   return {
     /** The spec'd `{ accountId, apiKey }`, plus `keyId` so the first key can be rotated. */
-    createAccount(label?: unknown): { accountId: string; apiKey: string; keyId: string } {
-      const { accountId, apiKey, keyId } = stores.accounts.createAccount(
-        optionalText(label, 'label', MAX_LABEL),
-      );
+    async createAccount(
+      label?: unknown,
+    ): Promise<{ accountId: string; apiKey: string; keyId: string }> {
+      const text = optionalText(label, 'label', MAX_LABEL);
+      const { accountId, apiKey, keyId } = await write(() => stores.accounts.createAccount(text));
       return { accountId, apiKey, keyId };
     },
 
-    createKey(accountId: string): IssuedKey {
+    async createKey(accountId: string): Promise<IssuedKey> {
       assertAccount(accountId);
-      return stores.accounts.createKey(accountId);
+      return write(() => stores.accounts.createKey(accountId));
     },
 
-    revokeKey(keyId: string): void {
-      if (!revoke(keyId)) throw new HttpError(404, 'Key not found.');
+    async revokeKey(keyId: string): Promise<void> {
+      if (!(await write(() => revoke(keyId)))) throw new HttpError(404, 'Key not found.');
     },
 
-    createProject(accountId: string, name: unknown): Project {
+    async createProject(accountId: string, name: unknown): Promise<Project> {
       const projectName = optionalText(name, 'name', MAX_PROJECT_NAME);
       if (projectName === null) throw new HttpError(400, 'name is required.');
       assertAccount(accountId);
-      return stores.projects.create(accountId, projectName);
+      return write(() => stores.projects.create(accountId, projectName));
     },
 
     listProjects(accountId: string): Project[] {

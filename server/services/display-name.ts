@@ -1,14 +1,14 @@
 import type { UpdateDisplayNameResponse } from '../contract/account.js';
 import { OwnError, SpecError } from '../contract/errors.js';
 import { isJsonObject } from '../contract/json.js';
-import type { Db } from '../db/database.js';
+import type { Commits } from '../db/commits.js';
 import { judgeDisplayName } from '../domain/display-name.js';
 import { HttpError } from '../errors.js';
 import type { Stores } from '../store/index.js';
 import type { KeyedLock } from './keyed-lock.js';
 
 export interface DisplayNameDeps {
-  db: Db;
+  commits: Commits;
   stores: Stores;
   mailDomain: string;
   /** Whether an external forwarding provider holds aliases (then a rename removes the old one). */
@@ -18,7 +18,7 @@ export interface DisplayNameDeps {
 
 /** E5: set or change the display name, which is also the local part of the mail alias. */
 export function displayNameService({
-  db,
+  commits,
   stores,
   mailDomain,
   removeOldAlias,
@@ -27,7 +27,7 @@ export function displayNameService({
   const aliasOf = (name: string) => `${name}@${mailDomain}`;
 
   /** Renames unless another account holds the name; false when it is taken. */
-  const rename = db.transaction((accountId: string, name: string): boolean => {
+  const rename = (accountId: string, name: string): boolean => {
     const owner = stores.profiles.ownerOfName(name);
     if (owner !== undefined) return owner === accountId;
     const current = stores.profiles.get(accountId);
@@ -40,7 +40,7 @@ export function displayNameService({
       }
     }
     return true;
-  });
+  };
 
   return {
     get(accountId: string) {
@@ -63,7 +63,9 @@ export function displayNameService({
       const name = verdict.name;
       // Under the account's lock, so a rename never interleaves with an E2 provider call.
       return lock.run(accountId, async () => {
-        if (!rename(accountId, name)) throw new HttpError(409, SpecError.displayNameTaken);
+        if (!(await commits.run(() => rename(accountId, name)))) {
+          throw new HttpError(409, SpecError.displayNameTaken);
+        }
         return { success: true, display_name: name, alias: aliasOf(name) };
       });
     },

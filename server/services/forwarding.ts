@@ -5,14 +5,14 @@ import {
   type ForwardingStatus,
   ToggleForwardingRequest,
 } from '../contract/forwarding.js';
-import type { Db } from '../db/database.js';
+import type { Commits } from '../db/commits.js';
 import { HttpError } from '../errors.js';
 import type { ForwardingProvider } from '../providers/forwarding.js';
 import type { Stores } from '../store/index.js';
 import type { KeyedLock } from './keyed-lock.js';
 
 export interface ForwardingDeps {
-  db: Db;
+  commits: Commits;
   stores: Stores;
   provider: ForwardingProvider;
   mailDomain: string;
@@ -24,8 +24,9 @@ export interface ForwardingDeps {
 
 /** E1 and E2: the forwarding state machine of spec part 3. */
 export function forwardingService(deps: ForwardingDeps) {
-  const { db, stores, provider, mailDomain, syncContacts, lock, log } = deps;
-  const enable = db.transaction((accountId: string, email: string, displayName: string) => {
+  const { commits, stores, provider, mailDomain, syncContacts, lock, log } = deps;
+  /** The profile change and the contact job commit together. */
+  const enable = (accountId: string, email: string, displayName: string) => {
     stores.profiles.setForwarding(accountId, true, email);
     if (syncContacts) {
       stores.outbox.enqueue({
@@ -34,7 +35,7 @@ export function forwardingService(deps: ForwardingDeps) {
         alias: `${displayName}@${mailDomain}`,
       });
     }
-  });
+  };
 
   async function callProvider(action: string, call: () => Promise<void>): Promise<void> {
     try {
@@ -69,11 +70,13 @@ export function forwardingService(deps: ForwardingDeps) {
           if (!email.success) throw new HttpError(400, SpecError.emailRequired);
           // The provider first: if it fails, nothing changes here.
           await callProvider('upsert', () => provider.upsertAlias(alias, email.data));
-          enable(accountId, email.data, alias);
+          await commits.run(() => enable(accountId, email.data, alias));
         } else if (profile.forwardingEnabled) {
           await callProvider('remove', () => provider.removeAlias(alias));
           // Disabling keeps the address, so enabling again can show what it was.
-          stores.profiles.setForwarding(accountId, false, profile.forwardingEmail);
+          await commits.run(() =>
+            stores.profiles.setForwarding(accountId, false, profile.forwardingEmail),
+          );
         }
         return { success: true };
       });

@@ -2,15 +2,30 @@ import { SpecError } from '../contract/errors.js';
 import { HttpError } from '../errors.js';
 import type { ProjectRef, ProjectStore } from '../store/projects.js';
 
-/** The ownership check of E7, E8 and the read-back endpoints. */
+const MAX_CACHED_PROJECTS = 100_000;
+
+/**
+ * The ownership check of E7, E8 and the read-back endpoints. Projects are never deleted and never
+ * change owner, so a project once found can be remembered for good; a database read per ingest
+ * was the largest single cost of the hot path.
+ */
 export function projectAccess(projects: ProjectStore) {
+  const known = new Map<string, ProjectRef>();
+
   return {
     /**
      * The caller's project, or 403. Unknown projects answer like foreign ones, so nobody learns
      * which project ids exist.
      */
     assertOwn(accountId: string, projectId: string): ProjectRef {
-      const project = projects.find(projectId);
+      let project = known.get(projectId);
+      if (project === undefined) {
+        project = projects.find(projectId);
+        if (project !== undefined) {
+          if (known.size >= MAX_CACHED_PROJECTS) known.clear();
+          known.set(projectId, project);
+        }
+      }
       if (project?.accountId !== accountId) throw new HttpError(403, SpecError.forbiddenProject);
       return project;
     },

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { accountStore } from './accounts.js';
+import { idempotencyStore } from './idempotency.js';
 import { outboxStore } from './outbox.js';
 import { profileStore } from './profiles.js';
 import { projectStore } from './projects.js';
@@ -15,6 +16,7 @@ export function createStores(db: Db) {
     sites: siteStore(db),
     records: recordStore(db),
     outbox: outboxStore(db),
+    idempotency: idempotencyStore(db),
   };
 }
 

@@ -33,18 +33,21 @@ export function outboxStore(db: Db) {
     `UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
       WHERE id = ? AND status = 'pending'`,
   );
-  const listeners: (() => void)[] = [];
+  let queuedSinceAsked = false;
 
   return {
-    /** Must run inside the caller's transaction; listeners hear of it once that has returned. */
+    /** Must run inside the caller's transaction: the job exists exactly when the change does. */
     enqueue(job: OutboxJob, eventId: string | null = null): void {
       const now = nowIso();
       insert.run(job.kind, eventId, JSON.stringify(job), Date.now(), now, now);
-      for (const listener of listeners) setImmediate(listener);
+      queuedSinceAsked = true;
     },
 
-    onEnqueue(listener: () => void): void {
-      listeners.push(listener);
+    /** Whether jobs were queued since the last call (so the worker need not look otherwise). */
+    takeQueued(): boolean {
+      const queued = queuedSinceAsked;
+      queuedSinceAsked = false;
+      return queued;
     },
 
     due: (now: number, limit: number): DueJob[] => due.all(now, limit) as DueJob[],

@@ -65,18 +65,16 @@ export function siteStore(db: Db) {
     /** Flips visibility and returns the new value. */
     toggleVisibility: (accountId: string): boolean => toggle.get(accountId, nowIso()) === 1,
 
-    /** Applies `change` to the stored fields in one transaction and returns the new site. */
-    update: db.transaction(
-      (
-        accountId: string,
-        change: (current: SiteConfiguration) => SiteFields,
-      ): SiteConfiguration => {
-        const current = get(accountId);
-        const next = change(current);
-        save.run({ accountId, ...next, blocks: JSON.stringify(next.blocks), updatedAt: nowIso() });
-        return { ...next, visibility: current.visibility };
-      },
-    ),
+    /** Applies `change` to the stored fields and returns the new site (run it in a transaction). */
+    update(
+      accountId: string,
+      change: (current: SiteConfiguration) => SiteFields,
+    ): SiteConfiguration {
+      const current = get(accountId);
+      const next = change(current);
+      save.run({ accountId, ...next, blocks: JSON.stringify(next.blocks), updatedAt: nowIso() });
+      return { ...next, visibility: current.visibility };
+    },
   };
 }
 

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimit: 1048576,
       bootstrapApiKey: undefined,
+      durability: 'full',
       forwarding: { provider: 'none' },
       contacts: { provider: 'none' },
       outbound: {

@@ -1,0 +1,70 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Commits } from '../../server/db/commits.js';
+import { tempDir } from '../helpers/server.js';
+
+/** Group commit on a real SQLite file. */
+
+let dir: string;
+let db: Database.Database;
+let commits: Commits;
+
+beforeEach(() => {
+  dir = tempDir();
+  db = new Database(join(dir, 'x.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (n INTEGER NOT NULL CHECK (n >= 0))');
+  commits = new Commits(db);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (n: number) => () => db.prepare('INSERT INTO t (n) VALUES (?)').run(n).changes;
+const rows = () => db.prepare('SELECT n FROM t ORDER BY n').pluck().all();
+
+it('writes of one loop turn commit together, each answered with its result', async () => {
+  let groups = 0;
+  commits.onCommit(() => {
+    groups += 1;
+  });
+  const results = await Promise.all([1, 2, 3].map((n) => commits.run(insert(n))));
+  expect(results).toEqual([1, 1, 1]);
+  expect(groups).toBe(1);
+  expect(rows()).toEqual([1, 2, 3]);
+});
+
+it('a failing write is rejected alone; the rest of its group commits', async () => {
+  const outcomes = await Promise.allSettled([
+    commits.run(insert(1)),
+    commits.run(insert(-1)),
+    commits.run(insert(3)),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect(rows()).toEqual([1, 3]);
+});
+
+it('a write that fails halfway leaves nothing of itself behind', async () => {
+  const both = () => {
+    insert(5)();
+    insert(-5)();
+  };
+  const outcomes = await Promise.allSettled([commits.run(both), commits.run(insert(7))]);
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+  expect(rows()).toEqual([7]);
+});
+
+it('when the commit itself fails, every write of the group is rejected and nothing is stored', async () => {
+  const reader = new Database(join(dir, 'x.db'));
+  db.pragma('busy_timeout = 0');
+  // Another connection holds the write lock, as a long admin transaction would.
+  reader.prepare('BEGIN IMMEDIATE').run();
+  const outcomes = await Promise.allSettled([commits.run(insert(1)), commits.run(insert(2))]);
+  reader.prepare('ROLLBACK').run();
+  reader.close();
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+  expect(rows()).toEqual([]);
+});
