@@ -1,0 +1,137 @@
+import { HttpClient } from '@actions/http-client';
+import pRetry from 'p-retry';
+import type { PlannedRequest } from './requests.js';
+import { BACKOFF, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-policy.js';
+
+export interface Acknowledgement {
+  id: string;
+  message: string;
+  /** The server answered from an earlier attempt with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** Sends planned requests; the real client talks HTTP, the dry-run one only prints. */
+export interface StatsClient {
+  send(request: PlannedRequest): Promise<Acknowledgement>;
+}
+
+/** A request that failed for good, after its retries. */
+export class DeliveryFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'DeliveryFailure';
+  }
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutSeconds: number;
+  retries: number;
+  /** Progress lines for the step log. */
+  log: (line: string) => void;
+  userAgent: string;
+}
+
+/**
+ * POSTs through @actions/http-client, which honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY like the
+ * rest of the Actions toolkit. Each attempt has the socket timeout; p-retry repeats attempts
+ * that failed on the network, timed out, or got 408, 429 or 5xx, with exponential backoff and
+ * jitter, after first waiting out a Retry-After (up to 60 s). Redirects are not followed.
+ */
+export class HttpStatsClient implements StatsClient {
+  readonly #http: HttpClient;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.#http = new HttpClient(options.userAgent, undefined, {
+      socketTimeout: options.timeoutSeconds * 1000,
+      allowRedirects: false,
+      allowRetries: false,
+      keepAlive: true,
+    });
+  }
+
+  send(request: PlannedRequest): Promise<Acknowledgement> {
+    const { log, retries } = this.options;
+    return pRetry(() => this.#attempt(request), {
+      retries,
+      ...BACKOFF,
+      shouldRetry: ({ error }) => error instanceof DeliveryFailure && error.retryable,
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        const failure = error as DeliveryFailure;
+        if (!failure.retryable || retriesLeft === 0) return;
+        log(`${request.kind}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
+        if (failure.retryAfterMs)
+          await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
+      },
+    });
+  }
+
+  dispose(): void {
+    this.#http.dispose();
+  }
+
+  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+    let status: number;
+    let text: string;
+    let retryAfter: string | undefined;
+    let replayed: boolean;
+    try {
+      const response = await this.#http.post(
+        `${this.options.baseUrl}${request.path}`,
+        JSON.stringify(request.body),
+        {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-api-key': this.options.apiKey,
+          'idempotency-key': request.idempotencyKey,
+        },
+      );
+      status = response.message.statusCode ?? 0;
+      retryAfter = response.message.headers['retry-after'];
+      replayed = response.message.headers['idempotent-replayed'] === 'true';
+      text = await response.readBody();
+    } catch (error) {
+      throw new DeliveryFailure(`no answer: ${(error as Error).message}`, true);
+    }
+
+    let body: { id?: unknown; message?: unknown; error?: unknown } = {};
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      // Not JSON (a proxy's error page): the status says enough.
+    }
+    if (status >= 200 && status < 300 && typeof body.id === 'string') {
+      return { id: body.id, message: String(body.message ?? ''), replayed };
+    }
+    const reason = typeof body.error === 'string' ? `: ${body.error}` : '';
+    if (status === 429) {
+      const wait = parseRetryAfter(retryAfter);
+      if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
+        throw new DeliveryFailure(
+          `HTTP 429${reason}; the server asks to wait ${Math.round(wait / 1000)} s`,
+          false,
+        );
+      }
+      throw new DeliveryFailure(`HTTP 429${reason}`, true, wait);
+    }
+    throw new DeliveryFailure(`HTTP ${status}${reason}`, isRetryableStatus(status));
+  }
+}
+
+/** `dry-run: true`: validates and prints what would be sent, with the webhook URL masked. */
+export class DryRunStatsClient implements StatsClient {
+  constructor(private readonly print: (line: string) => void) {}
+
+  async send(request: PlannedRequest): Promise<Acknowledgement> {
+    const body = structuredClone(request.body) as { chatWebhook?: { url: string } };
+    if (body.chatWebhook) body.chatWebhook.url = '***';
+    this.print(`dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey})`);
+    this.print(JSON.stringify(body, null, 2));
+    return { id: '', message: 'dry run: not sent', replayed: false };
+  }
+}

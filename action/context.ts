@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { context as githubContext } from '@actions/github';
+
+/** @actions/github's Context class, as a type: a type-only import bundles nothing. */
+type Context = typeof githubContext;
+
+/**
+ * What the runner tells a step about its run. This is the shape of @actions/github's `Context`,
+ * read from the same environment; importing that package at run time would bundle Octokit
+ * (about 600 kB) for two dozen lines of reading.
+ */
+export type RunContext = Pick<
+  Context,
+  | 'payload'
+  | 'eventName'
+  | 'sha'
+  | 'ref'
+  | 'workflow'
+  | 'action'
+  | 'actor'
+  | 'job'
+  | 'runNumber'
+  | 'runId'
+  | 'runAttempt'
+  | 'serverUrl'
+> & { repository: string | undefined };
+
+export function readContext(env: NodeJS.ProcessEnv = process.env): RunContext {
+  let payload: Context['payload'] = {};
+  const eventPath = env.GITHUB_EVENT_PATH;
+  if (eventPath && existsSync(eventPath)) {
+    payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Context['payload'];
+  }
+  return {
+    payload,
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    sha: env.GITHUB_SHA ?? '',
+    ref: env.GITHUB_REF ?? '',
+    workflow: env.GITHUB_WORKFLOW ?? '',
+    action: env.GITHUB_ACTION ?? '',
+    actor: env.GITHUB_ACTOR ?? '',
+    job: env.GITHUB_JOB ?? '',
+    runNumber: Number.parseInt(env.GITHUB_RUN_NUMBER ?? '', 10),
+    runId: Number.parseInt(env.GITHUB_RUN_ID ?? '', 10),
+    runAttempt: Number.parseInt(env.GITHUB_RUN_ATTEMPT ?? '', 10),
+    serverUrl: env.GITHUB_SERVER_URL ?? 'https://github.com',
+    repository: env.GITHUB_REPOSITORY || (payload.repository?.full_name as string | undefined),
+  };
+}
+
+/** The `github` object added to payloads: where and why this record was made. */
+export interface GitHubFacts {
+  repository: string | null;
+  sha: string | null;
+  ref: string | null;
+  workflow: string | null;
+  job: string | null;
+  run_id: number | null;
+  run_attempt: number | null;
+  run_url: string | null;
+  actor: string | null;
+  event_name: string | null;
+  pull_request?: {
+    number: number;
+    head_ref: string | null;
+    base_ref: string | null;
+    url: string | null;
+  };
+  release?: { tag: string | null; url: string | null };
+}
+
+const orNull = (value: string | undefined) => (value ? value : null);
+const intOrNull = (value: number) => (Number.isInteger(value) ? value : null);
+
+/**
+ * The facts of the run, for push, pull_request, release, schedule, workflow_dispatch and any
+ * other event: fields the event does not have are null, never a crash.
+ */
+export function githubFacts(context: RunContext): GitHubFacts {
+  const runId = intOrNull(context.runId);
+  const facts: GitHubFacts = {
+    repository: orNull(context.repository),
+    sha: orNull(context.sha),
+    ref: orNull(context.ref),
+    workflow: orNull(context.workflow),
+    job: orNull(context.job),
+    run_id: runId,
+    run_attempt: intOrNull(context.runAttempt),
+    run_url:
+      context.repository && runId !== null
+        ? `${context.serverUrl}/${context.repository}/actions/runs/${runId}`
+        : null,
+    actor: orNull(context.actor),
+    event_name: orNull(context.eventName),
+  };
+  const pull = context.payload.pull_request;
+  if (pull && typeof pull.number === 'number') {
+    facts.pull_request = {
+      number: pull.number,
+      head_ref: orNull(pull.head?.ref),
+      base_ref: orNull(pull.base?.ref),
+      url: orNull(pull.html_url),
+    };
+  }
+  const release = context.payload.release as { tag_name?: string; html_url?: string } | undefined;
+  if (context.eventName === 'release' && release) {
+    facts.release = { tag: orNull(release.tag_name), url: orNull(release.html_url) };
+  }
+  return facts;
+}

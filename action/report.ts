@@ -1,0 +1,38 @@
+import type { Acknowledgement, StatsClient } from './client.js';
+import type { RunContext } from './context.js';
+import type { Inputs } from './inputs.js';
+import { type PlannedRequest, planRequests } from './requests.js';
+
+export interface RecordResult {
+  request: PlannedRequest;
+  /** Set when the server acknowledged the record. */
+  acknowledgement?: Acknowledgement;
+  /** Set when it did not, after the retries. */
+  error?: string;
+}
+
+export interface Report {
+  results: RecordResult[];
+  dryRun: boolean;
+}
+
+/**
+ * The whole job of the step, free of the runner: plan the requests from the inputs and the run's
+ * context (a bad input throws before anything is sent), then send each, the event first.
+ */
+export async function report(
+  client: StatsClient,
+  context: RunContext,
+  inputs: Inputs,
+): Promise<Report> {
+  const planned = planRequests(inputs, context);
+  const results: RecordResult[] = [];
+  for (const request of planned) {
+    try {
+      results.push({ request, acknowledgement: await client.send(request) });
+    } catch (error) {
+      results.push({ request, error: (error as Error).message });
+    }
+  }
+  return { results, dryRun: inputs.dryRun };
+}

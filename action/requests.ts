@@ -1,0 +1,135 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type * as z from 'zod/mini';
+import { IngestEventRequest } from '../server/contract/events.js';
+import { Limits } from '../server/contract/limits.js';
+import { IngestMetricRequest } from '../server/contract/metrics.js';
+import { STATUS_COLORS } from './color.js';
+import { githubFacts, type RunContext } from './context.js';
+import { InputError } from './errors.js';
+import type { Inputs } from './inputs.js';
+
+export type RecordKind = 'event' | 'metric';
+
+/** One request the step will make, already valid under the shared contract. */
+export interface PlannedRequest {
+  kind: RecordKind;
+  path: '/stats/ingest-events' | '/stats/ingest-metrics';
+  body: IngestEventRequest | IngestMetricRequest;
+  /** The same for every retry of this request, so a retry can never store a second record. */
+  idempotencyKey: string;
+}
+
+/** Which input a field of the request body comes from, for error messages. */
+const INPUT_OF: Record<RecordKind, Record<string, string>> = {
+  event: {
+    projectId: 'project-id',
+    eventType: 'event-type',
+    description: 'description',
+    payload: 'payload',
+    color: 'color',
+    'chatWebhook.url': 'chat-webhook-url',
+    'chatWebhook.title': 'chat-title',
+    'chatWebhook.description': 'chat-description',
+    'chatWebhook.color': 'chat-color',
+  },
+  metric: { projectId: 'project-id', payload: 'metrics/metrics-file' },
+};
+
+function describe(issue: z.core.$ZodIssue, field: string): string {
+  if (field === 'payload') {
+    return `must be a JSON object of at most ${Limits.payloadBytes} bytes, the github context included`;
+  }
+  if (field === 'chatWebhook.url') {
+    return 'must be a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>';
+  }
+  if (issue.code === 'too_big') return `must be at most ${issue.maximum} characters`;
+  if (issue.code === 'too_small') return 'must not be empty';
+  return `is not accepted by the API (${issue.code})`;
+}
+
+/** Validates with the schema the server uses, so a bad input fails before anything is sent. */
+function validated<T>(kind: RecordKind, schema: z.ZodMiniType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  const field = issue.path.join('.');
+  throw new InputError(INPUT_OF[kind][field] ?? field, describe(issue, field));
+}
+
+/**
+ * The Idempotency-Key of one record: run, attempt, job, step and kind identify the step's record;
+ * a hash of the body keeps matrix legs (which share all of those) apart. Outside Actions, where
+ * there is no run, a random key still makes this run's retries safe.
+ */
+export function idempotencyKey(context: RunContext, kind: RecordKind, body: unknown): string {
+  if (!Number.isInteger(context.runId)) return `ci-stats-${randomUUID()}-${kind}`;
+  const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
+  const key = [
+    context.repository,
+    context.runId,
+    context.runAttempt,
+    context.job,
+    context.action,
+    kind,
+    digest,
+  ].join('/');
+  return /^[\x21-\x7e]{1,255}$/.test(key)
+    ? key
+    : createHash('sha256').update(key).digest('base64url');
+}
+
+function defaultTitle(context: RunContext, inputs: Inputs): string {
+  const parts = [context.repository, context.workflow, inputs.status].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
+}
+
+/** The event and/or metric request of this step. Throws InputError for a bad input. */
+export function planRequests(inputs: Inputs, context: RunContext): PlannedRequest[] {
+  const github = inputs.includeContext ? { github: githubFacts(context) } : {};
+  const planned: PlannedRequest[] = [];
+
+  if (inputs.event) {
+    const { event, chat, status } = inputs;
+    const body = validated('event', IngestEventRequest, {
+      projectId: inputs.projectId,
+      eventType: event.type,
+      ...(event.description === undefined ? {} : { description: event.description }),
+      payload: { ...event.payload, ...(status ? { status } : {}), ...github },
+      ...(event.color !== undefined
+        ? { color: event.color }
+        : status
+          ? { color: STATUS_COLORS[status] }
+          : {}),
+      ...(chat
+        ? {
+            chatWebhook: {
+              url: chat.webhookUrl,
+              title: chat.title ?? defaultTitle(context, inputs),
+              ...(chat.description === undefined ? {} : { description: chat.description }),
+              ...(chat.color === undefined ? {} : { color: chat.color }),
+            },
+          }
+        : {}),
+    });
+    planned.push({
+      kind: 'event',
+      path: '/stats/ingest-events',
+      body,
+      idempotencyKey: idempotencyKey(context, 'event', body),
+    });
+  }
+
+  if (inputs.metrics) {
+    const body = validated('metric', IngestMetricRequest, {
+      projectId: inputs.projectId,
+      payload: { ...inputs.metrics, ...github },
+    });
+    planned.push({
+      kind: 'metric',
+      path: '/stats/ingest-metrics',
+      body,
+      idempotencyKey: idempotencyKey(context, 'metric', body),
+    });
+  }
+  return planned;
+}

@@ -1,0 +1,26 @@
+/** When a failed request to the stats server is worth trying again, and how long to wait. */
+
+/** The step waits at most this long for a Retry-After; a longer ask fails the request. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Network errors, timeouts, 408, 429 and 5xx pass; other answers are final. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
+export function parseRetryAfter(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(date - now, 0);
+}
+
+/** Backoff before retry `n` (1-based): 1 s, 2 s, 4 s... each stretched by a random 1-2x. */
+export const BACKOFF = {
+  minTimeout: 1_000,
+  factor: 2,
+  maxTimeout: 30_000,
+  randomize: true,
+} as const;

@@ -1,0 +1,62 @@
+import type { Report } from './report.js';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The line the `message` output and the step log carry. */
+export function describeReport(report: Report): string {
+  if (report.dryRun) return `dry run: ${report.results.length} request(s) validated, nothing sent`;
+  return report.results
+    .map(({ request, acknowledgement, error }) =>
+      acknowledgement
+        ? `${request.kind} ${acknowledgement.replayed ? 'already stored' : 'stored'} (${acknowledgement.id})`
+        : `${request.kind} not stored: ${error}`,
+    )
+    .join('; ');
+}
+
+export interface SummaryTable {
+  heading: string;
+  rows: { data: string; header?: boolean }[][];
+  footer: string;
+}
+
+/**
+ * The job summary: what was sent and what came of it. It names the server's origin and the
+ * project, never the API key or the webhook URL; every value is HTML-escaped.
+ */
+export function summaryTable(report: Report, baseUrl: string, projectId: string): SummaryTable {
+  const header = ['Record', 'Details', 'Result', 'Id'].map((data) => ({ data, header: true }));
+  const rows = report.results.map(({ request, acknowledgement, error }) => {
+    const body = request.body as {
+      eventType?: string;
+      payload: Record<string, unknown>;
+      chatWebhook?: unknown;
+    };
+    const details =
+      request.kind === 'event'
+        ? `<code>${escapeHtml(body.eventType ?? '')}</code>${body.chatWebhook ? ' + Discord notification' : ''}`
+        : `${Object.keys(body.payload)
+            .filter((k) => k !== 'github')
+            .map((k) => `<code>${escapeHtml(k)}</code>`)
+            .join(', ')}`;
+    const result = report.dryRun
+      ? 'validated (dry run)'
+      : acknowledgement
+        ? acknowledgement.replayed
+          ? '✅ already stored'
+          : '✅ stored'
+        : `❌ ${escapeHtml(error ?? '')}`;
+    return [
+      { data: request.kind === 'event' ? 'Event' : 'Metric' },
+      { data: details },
+      { data: result },
+      { data: acknowledgement?.id ? `<code>${escapeHtml(acknowledgement.id)}</code>` : '' },
+    ];
+  });
+  const origin = new URL(baseUrl).origin;
+  return {
+    heading: 'CI stats',
+    rows: [header, ...rows],
+    footer: `Server ${escapeHtml(origin)}, project <code>${escapeHtml(projectId)}</code>`,
+  };
+}

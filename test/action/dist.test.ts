@@ -1,0 +1,386 @@
+import { once } from 'node:events';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventPage, MetricPage } from '../../server/contract/readback.js';
+import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
+import { FakeService } from '../helpers/fake-service.js';
+import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { tempDir } from '../helpers/server.js';
+
+/**
+ * The built Action (dist/index.js) run as a runner runs it, against the real server started as
+ * `npm start` does, with a fake Discord on 127.0.0.1.
+ */
+
+const API_KEY = 'action-integration-key-0123456789abcdefghijklmnop';
+const TOKEN = 'discord_webhook_token_SECRET_0123456789abcdefghijklmnopqrstuvwxyz';
+const WEBHOOK = `https://discord.com/api/webhooks/112233445566778899/${TOKEN}`;
+
+let dir: string;
+let discord: FakeService;
+let server: ServerProcess;
+let projectId: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  discord = new FakeService().fallback({ status: 200, body: { id: 'm1' } });
+  await discord.start();
+  server = await startServerProcess({
+    DATABASE_PATH: join(dir, 'stats.db'),
+    BOOTSTRAP_API_KEY: API_KEY,
+    DISCORD_API_ORIGIN: discord.origin,
+  });
+  projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
+});
+
+afterAll(async () => {
+  await server.stop();
+  await discord.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const read = async <T>(path: string): Promise<T> =>
+  (await (await fetch(`${server.url}${path}`, { headers: { 'x-api-key': API_KEY } })).json()) as T;
+const events = () => read<EventPage>(`/stats/get-events?projectId=${projectId}&limit=200`);
+const metrics = () => read<MetricPage>(`/stats/get-metrics?projectId=${projectId}&limit=200`);
+
+const inputs = (extra: Record<string, string> = {}) => ({
+  'api-key': API_KEY,
+  'base-url': server.url,
+  'project-id': projectId,
+  ...extra,
+});
+
+function expectNoSecrets(log: string) {
+  for (const secret of [API_KEY, TOKEN, WEBHOOK]) expect(log).not.toContain(secret);
+}
+
+describe('on push', () => {
+  it('stores the event and the metric with the github context, notifies Discord, writes outputs and summary', async () => {
+    const run = await runAction(
+      inputs({
+        'event-type': 'build',
+        description: 'main is green',
+        status: 'success',
+        payload: '{"branch":"main"}',
+        metrics: '{"duration_ms": 81234, "tests": 312}',
+        'chat-webhook-url': WEBHOOK,
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.outputs.ok).toBe('true');
+    expect(run.outputs['event-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run.outputs['metric-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run.outputs.message).toContain('event stored');
+
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event).toMatchObject({
+      eventType: 'build',
+      description: 'main is green',
+      color: 0x2ea043,
+      payload: {
+        branch: 'main',
+        status: 'success',
+        github: {
+          repository: 'octo-org/web-app',
+          sha: '0a1b2c3d4e5f60718293a4b5c6d7e8f901234567',
+          event_name: 'push',
+          workflow: 'CI',
+          job: 'build',
+          run_attempt: 1,
+          actor: 'mona',
+          run_url: expect.stringMatching(
+            /^https:\/\/github\.com\/octo-org\/web-app\/actions\/runs\/\d+$/,
+          ),
+        },
+      },
+    });
+    const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);
+    expect(metric?.payload).toMatchObject({
+      duration_ms: 81234,
+      tests: 312,
+      github: { event_name: 'push' },
+    });
+
+    const [message] = await discord.waitFor(1);
+    expect(message?.path).toBe(`/api/webhooks/112233445566778899/${TOKEN}`);
+    expect(message?.body).toMatchObject({
+      embeds: [
+        { title: 'octo-org/web-app · CI · success', description: 'main is green', color: 0x2ea043 },
+      ],
+    });
+
+    expect(run.summary).toContain('<table>');
+    expect(run.summary).toContain('✅ stored');
+    expect(run.summary).toContain(run.outputs['event-id']);
+    expect(run.summary).toContain('Discord notification');
+    expectNoSecrets(run.summary);
+    expectNoSecrets(visibleLog(run));
+    expect(run.stdout).toContain(`::add-mask::${API_KEY}`);
+  });
+});
+
+describe('on release', () => {
+  it('records the tag and release URL and announces it', async () => {
+    const before = discord.requests.length;
+    const run = await runAction(
+      inputs({
+        'event-type': 'release',
+        'chat-webhook-url': WEBHOOK,
+        'chat-title': 'Released v1.2.3',
+      }),
+      runnerEnv('release', { GITHUB_REF: 'refs/tags/v1.2.3' }),
+    );
+    expect(run.code).toBe(0);
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.payload).toMatchObject({
+      github: {
+        release: { tag: 'v1.2.3', url: 'https://github.com/octo-org/web-app/releases/tag/v1.2.3' },
+      },
+    });
+    const messages = await discord.waitFor(before + 1);
+    expect(messages.at(-1)?.body).toMatchObject({ embeds: [{ title: 'Released v1.2.3' }] });
+  });
+});
+
+describe.each(['pull_request', 'schedule', 'workflow_dispatch'])('on %s', (eventName) => {
+  it('stores a metric from metrics-file', async () => {
+    const file = join(dir, `${eventName}-metrics.json`);
+    writeFileSync(file, JSON.stringify({ bundle_kb: 612, lighthouse: 98 }));
+    const run = await runAction(inputs({ 'metrics-file': file }), runnerEnv(eventName));
+    expect(run.code).toBe(0);
+    expect(run.outputs['event-id']).toBe('');
+    const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);
+    expect(metric?.payload).toMatchObject({
+      bundle_kb: 612,
+      lighthouse: 98,
+      github: { event_name: eventName },
+    });
+  });
+});
+
+describe('configuration errors', () => {
+  it('fail the step whatever fail-on-error says, name the input, send nothing', async () => {
+    const count = (await events()).events.length;
+    const run = await runAction(
+      inputs({
+        'event-type': 'build',
+        color: 'blue',
+        'fail-on-error': 'false',
+        'chat-webhook-url': WEBHOOK,
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Input "color"');
+    expect((await events()).events.length).toBe(count);
+    expectNoSecrets(visibleLog(run));
+  });
+
+  it('a webhook URL the server would refuse fails before sending', async () => {
+    const run = await runAction(
+      inputs({ 'event-type': 'build', 'chat-webhook-url': 'https://hooks.example.com/x' }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Input "chat-webhook-url"');
+  });
+});
+
+describe('dry run', () => {
+  it('validates and prints the requests without sending, masking the webhook', async () => {
+    const count = (await events()).events.length;
+    const run = await runAction(
+      inputs({
+        'event-type': 'build',
+        'chat-webhook-url': WEBHOOK,
+        'dry-run': 'true',
+        metrics: '{"a":1}',
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.outputs.ok).toBe('true');
+    expect(run.stdout).toContain('dry run: POST /stats/ingest-events');
+    expect(run.stdout).toContain('"url": "***"');
+    expect((await events()).events.length).toBe(count);
+    expectNoSecrets(visibleLog(run));
+  });
+});
+
+describe('delivery failures', () => {
+  const closedPort = async () => {
+    const probe = new FakeService();
+    await probe.start();
+    const origin = probe.origin;
+    await probe.stop();
+    return origin;
+  };
+
+  it.each([
+    ['false', 0, 'warning'],
+    ['true', 1, 'error'],
+  ])(
+    'server down, fail-on-error %s: exit %i with an %s annotation',
+    async (failOnError, code, level) => {
+      const run = await runAction(
+        inputs({
+          'base-url': await closedPort(),
+          'event-type': 'build',
+          retries: '0',
+          'fail-on-error': failOnError,
+        }),
+        runnerEnv('push'),
+      );
+      expect(run.code).toBe(code);
+      expect(run.outputs.ok).toBe('false');
+      expect(run.outputs['event-id']).toBe('');
+      expect(run.stdout).toMatch(new RegExp(`::${level}::event not stored: no answer`));
+      expect(run.summary).toContain('❌');
+    },
+  );
+
+  it.each([
+    ['false', 0],
+    ['true', 1],
+  ])(
+    'server answering 500, fail-on-error %s: retried with the same key, then exit %i',
+    async (failOnError, code) => {
+      const broken = new FakeService().fallback({
+        status: 500,
+        body: { error: 'An internal server error occurred.' },
+      });
+      await broken.start();
+      try {
+        const run = await runAction(
+          inputs({
+            'base-url': broken.origin,
+            'event-type': 'build',
+            retries: '1',
+            'fail-on-error': failOnError,
+          }),
+          runnerEnv('push'),
+        );
+        expect(run.code).toBe(code);
+        expect(run.outputs.ok).toBe('false');
+        expect(run.outputs.message).toBe(
+          'event not stored: HTTP 500: An internal server error occurred.',
+        );
+        expect(broken.requests).toHaveLength(2);
+        const keys = broken.requests.map((r) => r.headers['idempotency-key']);
+        expect(keys[0]).toBeTruthy();
+        expect(keys[1]).toBe(keys[0]);
+        expectNoSecrets(visibleLog(run));
+      } finally {
+        await broken.stop();
+      }
+    },
+  );
+
+  it('a server that never answers times out after timeout-seconds', async () => {
+    const silent = new FakeService().fallback({ hang: true });
+    await silent.start();
+    try {
+      const run = await runAction(
+        inputs({
+          'base-url': silent.origin,
+          'event-type': 'build',
+          retries: '0',
+          'timeout-seconds': '0.5',
+        }),
+        runnerEnv('push'),
+      );
+      expect(run.outputs.message).toMatch(/^event not stored: no answer: .*timeout/i);
+    } finally {
+      await silent.stop();
+    }
+  });
+
+  it('429 with Retry-After: waits at least that long, then succeeds', async () => {
+    const limited = new FakeService()
+      .queue({ status: 429, headers: { 'retry-after': '1' }, body: { error: 'Too Many Requests' } })
+      .fallback({ status: 200, body: { message: 'Event created successfully.', id: 'abc' } });
+    await limited.start();
+    try {
+      const run = await runAction(
+        inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
+        runnerEnv('push'),
+      );
+      expect(run.code).toBe(0);
+      expect(run.outputs['event-id']).toBe('abc');
+      const [first, second] = limited.requests;
+      expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('a 4xx is not retried', async () => {
+    const strict = new FakeService().fallback({
+      status: 403,
+      body: { error: 'Forbidden: You do not have access to this project.' },
+    });
+    await strict.start();
+    try {
+      const run = await runAction(
+        inputs({ 'base-url': strict.origin, 'event-type': 'build' }),
+        runnerEnv('push'),
+      );
+      expect(strict.requests).toHaveLength(1);
+      expect(run.outputs.message).toContain('HTTP 403');
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  it('after a 503 whose request did reach the server, the retry stores nothing twice', async () => {
+    // A proxy that forwards every request, but answers the first one 503: the answer was lost.
+    let seen = 0;
+    const proxy: Server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const upstream = await fetch(`${server.url}${req.url}`, {
+        method: req.method,
+        headers: Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) =>
+            ['content-type', 'x-api-key', 'idempotency-key'].includes(name),
+          ),
+        ) as Record<string, string>,
+        body: Buffer.concat(chunks),
+      });
+      seen += 1;
+      if (seen === 1) {
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end('{"error":"Service Unavailable"}');
+        return;
+      }
+      res
+        .writeHead(upstream.status, Object.fromEntries(upstream.headers))
+        .end(await upstream.text());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    try {
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const before = (await events()).events.length;
+      const run = await runAction(
+        inputs({ 'base-url': base, 'event-type': 'flaky' }),
+        runnerEnv('push'),
+      );
+      expect(run.code).toBe(0);
+      expect(seen).toBe(2);
+      expect(run.stdout).toContain('event: attempt 1 failed (HTTP 503');
+      const stored = (await events()).events;
+      expect(stored.length).toBe(before + 1);
+      expect(stored[0]?.id).toBe(run.outputs['event-id']);
+      expect(run.outputs.message).toContain('already stored');
+    } finally {
+      proxy.close();
+    }
+  });
+});

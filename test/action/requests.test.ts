@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { readContext } from '../../action/context.js';
+import { InputError } from '../../action/errors.js';
+import { parseInputs } from '../../action/inputs.js';
+import { idempotencyKey, planRequests } from '../../action/requests.js';
+import { BACKOFF, isRetryableStatus, parseRetryAfter } from '../../action/retry-policy.js';
+
+const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/token_abc';
+const context = readContext({
+  GITHUB_REPOSITORY: 'octo-org/web-app',
+  GITHUB_RUN_ID: '77',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_JOB: 'build',
+  GITHUB_ACTION: '__run_2',
+  GITHUB_WORKFLOW: 'CI',
+});
+const inputs = (extra: Record<string, string>) =>
+  parseInputs(
+    (name) =>
+      ({ 'api-key': 'k', 'base-url': 'https://s.example', 'project-id': 'p1', ...extra })[name] ??
+      '',
+  );
+
+describe('planRequests', () => {
+  it('builds the event with status, colour, context and a default chat title', () => {
+    const [event] = planRequests(
+      inputs({
+        'event-type': 'build',
+        status: 'failure',
+        payload: '{"a":1}',
+        'chat-webhook-url': WEBHOOK,
+      }),
+      context,
+    );
+    expect(event?.path).toBe('/stats/ingest-events');
+    expect(event?.body).toMatchObject({
+      projectId: 'p1',
+      eventType: 'build',
+      color: 0xcf222e,
+      payload: { a: 1, status: 'failure', github: { repository: 'octo-org/web-app', run_id: 77 } },
+      chatWebhook: { url: WEBHOOK, title: 'octo-org/web-app · CI · failure' },
+    });
+  });
+
+  it('an explicit colour wins over the status colour; include-context false leaves github out', () => {
+    const [event] = planRequests(
+      inputs({
+        'event-type': 'x',
+        status: 'success',
+        color: '#000001',
+        'include-context': 'false',
+      }),
+      context,
+    );
+    expect(event?.body).toEqual({
+      projectId: 'p1',
+      eventType: 'x',
+      payload: { status: 'success' },
+      color: 1,
+    });
+  });
+
+  it('sends the event first, then the metric', () => {
+    const planned = planRequests(inputs({ 'event-type': 'x', metrics: '{"ms": 5}' }), context);
+    expect(planned.map((p) => p.kind)).toEqual(['event', 'metric']);
+    expect(planned[1]?.body).toMatchObject({
+      projectId: 'p1',
+      payload: { ms: 5, github: { job: 'build' } },
+    });
+  });
+
+  it.each([
+    [{ 'event-type': 'x'.repeat(101) }, 'event-type', 'at most 100'],
+    [{ 'event-type': 'x', description: 'd'.repeat(2001) }, 'description', 'at most 2000'],
+    [
+      { 'event-type': 'x', 'chat-webhook-url': 'https://evil.example/api/webhooks/1/t' },
+      'chat-webhook-url',
+      'Discord webhook URL',
+    ],
+    [
+      { 'event-type': 'x', 'chat-webhook-url': WEBHOOK, 'chat-title': 't'.repeat(257) },
+      'chat-title',
+      'at most 256',
+    ],
+    [
+      { 'event-type': 'x', payload: JSON.stringify({ big: 'x'.repeat(33_000) }) },
+      'payload',
+      '32768 bytes',
+    ],
+    [
+      { metrics: JSON.stringify({ big: 'x'.repeat(33_000) }) },
+      'metrics/metrics-file',
+      '32768 bytes',
+    ],
+    [{ 'event-type': 'x', 'project-id': 'p'.repeat(129) }, 'project-id', 'at most 128'],
+  ])('the shared contract refuses %j naming %s', (extra, input, text) => {
+    let error: unknown;
+    try {
+      planRequests(inputs(extra), context);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).input).toBe(input);
+    expect((error as InputError).message).toContain(text);
+  });
+});
+
+describe('idempotencyKey', () => {
+  it('is stable for the same run, step, kind and body', () => {
+    const body = { projectId: 'p', payload: { a: 1 } };
+    expect(idempotencyKey(context, 'metric', body)).toBe(idempotencyKey(context, 'metric', body));
+    expect(idempotencyKey(context, 'metric', body)).toMatch(
+      /^octo-org\/web-app\/77\/1\/build\/__run_2\/metric\/[0-9a-f]{16}$/,
+    );
+  });
+
+  it('differs by kind, attempt, step and body', () => {
+    const body = { projectId: 'p', payload: { a: 1 } };
+    const key = idempotencyKey(context, 'metric', body);
+    expect(idempotencyKey(context, 'event', body)).not.toBe(key);
+    expect(idempotencyKey({ ...context, runAttempt: 2 }, 'metric', body)).not.toBe(key);
+    expect(idempotencyKey({ ...context, action: '__run_3' }, 'metric', body)).not.toBe(key);
+    expect(idempotencyKey(context, 'metric', { ...body, payload: { a: 2 } })).not.toBe(key);
+  });
+
+  it('outside Actions it is random, and always header-safe', () => {
+    const outside = readContext({});
+    expect(idempotencyKey(outside, 'event', {})).not.toBe(idempotencyKey(outside, 'event', {}));
+    const long = { ...context, job: 'j'.repeat(300) };
+    expect(idempotencyKey(long, 'event', {})).toMatch(/^[\x21-\x7e]{1,255}$/);
+  });
+});
+
+describe('retry policy', () => {
+  it('retries network-like answers only', () => {
+    for (const status of [408, 429, 500, 502, 503, 504])
+      expect(isRetryableStatus(status)).toBe(true);
+    for (const status of [400, 401, 403, 404, 409, 413, 415, 422])
+      expect(isRetryableStatus(status)).toBe(false);
+  });
+
+  it('reads Retry-After in seconds or as a date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter('0.5', now)).toBe(500);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:03 GMT', now)).toBe(3000);
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('later', now)).toBeUndefined();
+  });
+
+  it('backs off exponentially with jitter', () => {
+    expect(BACKOFF).toEqual({ minTimeout: 1000, factor: 2, maxTimeout: 30_000, randomize: true });
+  });
+});
