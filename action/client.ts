@@ -15,15 +15,25 @@ export interface StatsClient {
   send(request: PlannedRequest): Promise<Acknowledgement>;
 }
 
-/** A request that failed for good, after its retries. */
+/**
+ * A request that was not stored.
+ * - `refused`: the server said no to the request itself (a 3xx, or a 4xx other than 429: wrong
+ *   key, foreign project, rejected body). That is a configuration error, and final.
+ * - `unavailable`: network error, timeout, 429 or 5xx; another attempt may succeed.
+ * - `final`: unavailable, but asking for a wait the step will not make (Retry-After over 60 s).
+ */
 export class DeliveryFailure extends Error {
   constructor(
     message: string,
-    readonly retryable: boolean,
+    readonly kind: 'refused' | 'unavailable' | 'final',
     readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'DeliveryFailure';
+  }
+
+  get refused(): boolean {
+    return this.kind === 'refused';
   }
 }
 
@@ -39,31 +49,26 @@ export interface HttpClientOptions {
 
 /**
  * POSTs through @actions/http-client, which honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY like the
- * rest of the Actions toolkit. Each attempt has the socket timeout; p-retry repeats attempts
- * that failed on the network, timed out, or got 408, 429 or 5xx, with exponential backoff and
- * jitter, after first waiting out a Retry-After (up to 60 s). Redirects are not followed.
+ * rest of the Actions toolkit. Each attempt must be answered within `timeout-seconds`, headers
+ * and body; p-retry repeats attempts that failed on the network, timed out, or got 429 or 5xx,
+ * with exponential backoff and jitter, after first waiting out a Retry-After (up to 60 s).
+ * Redirects are not followed.
  */
 export class HttpStatsClient implements StatsClient {
-  readonly #http: HttpClient;
+  /** An attempt was given up while its request may still be open (see `main.ts`). */
+  abandonedRequests = false;
 
-  constructor(private readonly options: HttpClientOptions) {
-    this.#http = new HttpClient(options.userAgent, undefined, {
-      socketTimeout: options.timeoutSeconds * 1000,
-      allowRedirects: false,
-      allowRetries: false,
-      keepAlive: true,
-    });
-  }
+  constructor(private readonly options: HttpClientOptions) {}
 
   send(request: PlannedRequest): Promise<Acknowledgement> {
     const { log, retries } = this.options;
     return pRetry(() => this.#attempt(request), {
       retries,
       ...BACKOFF,
-      shouldRetry: ({ error }) => error instanceof DeliveryFailure && error.retryable,
+      shouldRetry: ({ error }) => error instanceof DeliveryFailure && error.kind === 'unavailable',
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         const failure = error as DeliveryFailure;
-        if (!failure.retryable || retriesLeft === 0) return;
+        if (failure.kind !== 'unavailable' || retriesLeft === 0) return;
         log(`${request.kind}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
         if (failure.retryAfterMs)
           await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
@@ -71,17 +76,38 @@ export class HttpStatsClient implements StatsClient {
     });
   }
 
-  dispose(): void {
-    this.#http.dispose();
+  /** One attempt, on a client of its own so that a late one can be torn down. */
+  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+    const { timeoutSeconds, userAgent } = this.options;
+    const http = new HttpClient(userAgent, undefined, {
+      socketTimeout: timeoutSeconds * 1000,
+      allowRedirects: false,
+      allowRetries: false,
+      // Its own agent, which dispose() destroys, taking any socket still open with it.
+      keepAlive: true,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.abandonedRequests = true;
+        reject(new DeliveryFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
+      }, timeoutSeconds * 1000);
+    });
+    try {
+      return await Promise.race([this.#exchange(http, request), deadline]);
+    } finally {
+      clearTimeout(timer);
+      http.dispose();
+    }
   }
 
-  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+  async #exchange(http: HttpClient, request: PlannedRequest): Promise<Acknowledgement> {
     let status: number;
     let text: string;
     let retryAfter: string | undefined;
     let replayed: boolean;
     try {
-      const response = await this.#http.post(
+      const response = await http.post(
         `${this.options.baseUrl}${request.path}`,
         JSON.stringify(request.body),
         {
@@ -96,7 +122,7 @@ export class HttpStatsClient implements StatsClient {
       replayed = response.message.headers['idempotent-replayed'] === 'true';
       text = await response.readBody();
     } catch (error) {
-      throw new DeliveryFailure(`no answer: ${(error as Error).message}`, true);
+      throw new DeliveryFailure(`no answer: ${(error as Error).message}`, 'unavailable');
     }
 
     let body: { id?: unknown; message?: unknown; error?: unknown } = {};
@@ -108,18 +134,16 @@ export class HttpStatsClient implements StatsClient {
     if (status >= 200 && status < 300 && typeof body.id === 'string') {
       return { id: body.id, message: String(body.message ?? ''), replayed };
     }
-    const reason = typeof body.error === 'string' ? `: ${body.error}` : '';
-    if (status === 429) {
-      const wait = parseRetryAfter(retryAfter);
-      if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
-        throw new DeliveryFailure(
-          `HTTP 429${reason}; the server asks to wait ${Math.round(wait / 1000)} s`,
-          false,
-        );
-      }
-      throw new DeliveryFailure(`HTTP 429${reason}`, true, wait);
+    const reason = `HTTP ${status}${typeof body.error === 'string' ? `: ${body.error}` : ''}`;
+    if (!isRetryableStatus(status)) throw new DeliveryFailure(reason, 'refused');
+    const wait = parseRetryAfter(retryAfter);
+    if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
+      throw new DeliveryFailure(
+        `${reason} (the server asks to wait ${Math.round(wait / 1000)} s)`,
+        'final',
+      );
     }
-    throw new DeliveryFailure(`HTTP ${status}${reason}`, isRetryableStatus(status));
+    throw new DeliveryFailure(reason, 'unavailable', wait);
   }
 }
 

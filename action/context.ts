@@ -25,11 +25,21 @@ export type RunContext = Pick<
   | 'serverUrl'
 > & { repository: string | undefined };
 
-export function readContext(env: NodeJS.ProcessEnv = process.env): RunContext {
+/** Reads the run; an unreadable event file only costs the facts it would have given. */
+export function readContext(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => undefined,
+): RunContext {
   let payload: Context['payload'] = {};
   const eventPath = env.GITHUB_EVENT_PATH;
   if (eventPath && existsSync(eventPath)) {
-    payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Context['payload'];
+    try {
+      payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Context['payload'];
+    } catch (error) {
+      warn(
+        `The event file ${eventPath} is not readable JSON (${(error as Error).message}); going on without it`,
+      );
+    }
   }
   return {
     payload,

@@ -125,6 +125,10 @@ export function parseInputs(
   // unused, but still checked, so a typo shows up in the run where it was written.
   const webhookUrl = optional('chat-webhook-url');
   const chatColor = color('chat-color', read('chat-color'));
+  const description = optional('description');
+  const payload =
+    optional('payload') === undefined ? undefined : jsonObject('payload', text('payload'));
+  const eventColor = color('color', read('color'));
 
   const statusText = text('status').toLowerCase();
   if (statusText !== '' && !['success', 'failure', 'cancelled'].includes(statusText)) {
@@ -160,6 +164,15 @@ export function parseInputs(
       'set event-type to send an event, metrics or metrics-file to send a metric, or both',
     );
   }
+  if (eventType === undefined) {
+    const stray = [
+      ['description', description],
+      ['payload', payload],
+      ['color', eventColor],
+    ].find(([, value]) => value !== undefined);
+    if (stray)
+      throw new InputError(stray[0] as string, 'needs event-type: it belongs to the event');
+  }
   if (webhookUrl !== undefined && eventType === undefined) {
     throw new InputError(
       'chat-webhook-url',
@@ -174,13 +187,7 @@ export function parseInputs(
     event:
       eventType === undefined
         ? undefined
-        : {
-            type: eventType,
-            description: optional('description'),
-            payload:
-              optional('payload') === undefined ? {} : jsonObject('payload', text('payload')),
-            color: color('color', read('color')),
-          },
+        : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
     status: statusText === '' ? undefined : (statusText as JobStatus),
     chat:

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { DryRunStatsClient, HttpStatsClient } from './client.js';
+import { DeliveryFailure, DryRunStatsClient, HttpStatsClient } from './client.js';
 import { readContext } from './context.js';
 import { InputError } from './errors.js';
 import { parseInputs } from './inputs.js';
@@ -35,13 +35,22 @@ async function writeSummary(table: SummaryTable): Promise<void> {
   }
 }
 
+function setOutputs(ok: boolean, eventId: string, metricId: string, message: string): void {
+  core.setOutput('ok', String(ok));
+  core.setOutput('event-id', eventId);
+  core.setOutput('metric-id', metricId);
+  core.setOutput('message', message);
+}
+
 /** The step: read inputs, report, publish outputs and summary. Never throws. */
 export async function run(): Promise<void> {
+  let client: HttpStatsClient | undefined;
   try {
     maskSecrets();
     const inputs = parseInputs((name) => core.getInput(name));
-    const client = inputs.dryRun
-      ? new DryRunStatsClient((line) => core.info(line))
+    const context = readContext(process.env, (warning) => core.warning(warning));
+    client = inputs.dryRun
+      ? undefined
       : new HttpStatsClient({
           baseUrl: inputs.baseUrl,
           apiKey: inputs.apiKey,
@@ -50,27 +59,35 @@ export async function run(): Promise<void> {
           log: (line) => core.info(line),
           userAgent: USER_AGENT,
         });
-    const outcome = await report(client, readContext(), inputs);
-    if (client instanceof HttpStatsClient) client.dispose();
+    const outcome = await report(
+      client ?? new DryRunStatsClient((line) => core.info(line)),
+      context,
+      inputs,
+    );
 
-    const ok = outcome.results.every((result) => result.error === undefined);
     const idOf = (kind: string) =>
       outcome.results.find((r) => r.request.kind === kind)?.acknowledgement?.id ?? '';
+    const failures = outcome.results.filter((result) => result.error !== undefined);
     const message = describeReport(outcome);
-    core.setOutput('ok', String(ok));
-    core.setOutput('event-id', idOf('event'));
-    core.setOutput('metric-id', idOf('metric'));
-    core.setOutput('message', message);
-
+    setOutputs(failures.length === 0, idOf('event'), idOf('metric'), message);
     await writeSummary(summaryTable(outcome, inputs.baseUrl, inputs.projectId));
 
-    if (ok) core.info(message);
-    else if (inputs.failOnError) core.setFailed(message);
-    else core.warning(`${message} (fail-on-error is false, so the step goes on)`);
+    if (failures.length === 0) core.info(message);
+    // The server refusing a request (wrong key, foreign project...) is a configuration error.
+    else if (
+      inputs.failOnError ||
+      failures.some((f) => f.error instanceof DeliveryFailure && f.error.refused)
+    ) {
+      core.setFailed(message);
+    } else core.warning(`${message} (fail-on-error is false, so the step goes on)`);
   } catch (error) {
     // A bad input always fails the step, whatever fail-on-error says.
-    core.setFailed(
-      error instanceof InputError ? error.message : `Unexpected error: ${String(error)}`,
-    );
+    const message =
+      error instanceof InputError ? error.message : `Unexpected error: ${String(error)}`;
+    setOutputs(false, '', '', message);
+    core.setFailed(message);
   }
+  // A request given up at its deadline may hold a socket open (through a proxy, which the
+  // client cannot tear down); the step is over, so do not wait for it.
+  if (client?.abandonedRequests) process.exit();
 }

@@ -8,7 +8,7 @@ export interface RecordResult {
   /** Set when the server acknowledged the record. */
   acknowledgement?: Acknowledgement;
   /** Set when it did not, after the retries. */
-  error?: string;
+  error?: Error;
 }
 
 export interface Report {
@@ -31,7 +31,7 @@ export async function report(
     try {
       results.push({ request, acknowledgement: await client.send(request) });
     } catch (error) {
-      results.push({ request, error: (error as Error).message });
+      results.push({ request, error: error as Error });
     }
   }
   return { results, dryRun: inputs.dryRun };

@@ -57,22 +57,16 @@ function validated<T>(kind: RecordKind, schema: z.ZodMiniType<T>, body: unknown)
 }
 
 /**
- * The Idempotency-Key of one record: run, attempt, job, step and kind identify the step's record;
- * a hash of the body keeps matrix legs (which share all of those) apart. Outside Actions, where
- * there is no run, a random key still makes this run's retries safe.
+ * The Idempotency-Key of one record, the same for all its retries: run, attempt, job, step and
+ * record kind, plus the execution's own random id. The runner gives matrix legs, and jobs of a
+ * reusable workflow called twice, the same run, job and step names; without the execution id two
+ * legs sending the same body would be taken for retries of one request, and one record lost.
  */
-export function idempotencyKey(context: RunContext, kind: RecordKind, body: unknown): string {
-  if (!Number.isInteger(context.runId)) return `ci-stats-${randomUUID()}-${kind}`;
-  const digest = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
-  const key = [
-    context.repository,
-    context.runId,
-    context.runAttempt,
-    context.job,
-    context.action,
-    kind,
-    digest,
-  ].join('/');
+export function idempotencyKey(context: RunContext, kind: RecordKind, execution: string): string {
+  const run = Number.isInteger(context.runId)
+    ? [context.repository, context.runId, context.runAttempt, context.job, context.action]
+    : ['local'];
+  const key = [...run, kind, execution].join('/');
   return /^[\x21-\x7e]{1,255}$/.test(key)
     ? key
     : createHash('sha256').update(key).digest('base64url');
@@ -83,8 +77,15 @@ function defaultTitle(context: RunContext, inputs: Inputs): string {
   return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
 }
 
-/** The event and/or metric request of this step. Throws InputError for a bad input. */
-export function planRequests(inputs: Inputs, context: RunContext): PlannedRequest[] {
+/**
+ * The event and/or metric request of this step. Throws InputError for a bad input.
+ * `execution` identifies this run of the step (a random id, drawn once).
+ */
+export function planRequests(
+  inputs: Inputs,
+  context: RunContext,
+  execution: string = randomUUID(),
+): PlannedRequest[] {
   const github = inputs.includeContext ? { github: githubFacts(context) } : {};
   const planned: PlannedRequest[] = [];
 
@@ -115,7 +116,7 @@ export function planRequests(inputs: Inputs, context: RunContext): PlannedReques
       kind: 'event',
       path: '/stats/ingest-events',
       body,
-      idempotencyKey: idempotencyKey(context, 'event', body),
+      idempotencyKey: idempotencyKey(context, 'event', execution),
     });
   }
 
@@ -128,7 +129,7 @@ export function planRequests(inputs: Inputs, context: RunContext): PlannedReques
       kind: 'metric',
       path: '/stats/ingest-metrics',
       body,
-      idempotencyKey: idempotencyKey(context, 'metric', body),
+      idempotencyKey: idempotencyKey(context, 'metric', execution),
     });
   }
   return planned;

@@ -3,9 +3,9 @@
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/** Network errors, timeouts, 408, 429 and 5xx pass; other answers are final. */
+/** 429 and 5xx are worth another attempt (as are network errors and timeouts); others are final. */
 export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+  return status === 429 || status >= 500;
 }
 
 /** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */

@@ -9,7 +9,7 @@ export function describeReport(report: Report): string {
     .map(({ request, acknowledgement, error }) =>
       acknowledgement
         ? `${request.kind} ${acknowledgement.replayed ? 'already stored' : 'stored'} (${acknowledgement.id})`
-        : `${request.kind} not stored: ${error}`,
+        : `${request.kind} not stored: ${error?.message}`,
     )
     .join('; ');
 }
@@ -45,7 +45,7 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
         ? acknowledgement.replayed
           ? '✅ already stored'
           : '✅ stored'
-        : `❌ ${escapeHtml(error ?? '')}`;
+        : `❌ ${escapeHtml(error?.message ?? '')}`;
     return [
       { data: request.kind === 'event' ? 'Event' : 'Metric' },
       { data: details },

@@ -7,6 +7,7 @@ import { HOUR_MS } from './outbound/retry-policy.js';
 import { jobExecutor } from './outbox/executor.js';
 import { OutboxWorker } from './outbox/worker.js';
 import { DebugAccessLog } from './plugins/access-log.js';
+import { clientErrorHandler } from './plugins/client-errors.js';
 import { type Credentials, credentials } from './plugins/credentials.js';
 import { installErrorHandling, installJsonParser } from './plugins/errors.js';
 import { brevoContacts } from './providers/brevo.js';
@@ -65,7 +66,12 @@ function createProviders(http: OutboundHttp, config: Config): Providers {
   };
 }
 
-function createServices(app: FastifyInstance, config: Config, providers: Providers) {
+function createServices(
+  app: FastifyInstance,
+  config: Config,
+  providers: Providers,
+  aliasLock: KeyedLock,
+) {
   const { commits, stores } = app;
   const lock = new KeyedLock();
   const access = projectAccess(stores.projects);
@@ -81,6 +87,7 @@ function createServices(app: FastifyInstance, config: Config, providers: Provide
       mailDomain: config.mailDomain,
       syncContacts: providers.contacts !== undefined,
       lock,
+      aliasLock,
       log: app.log,
     }),
     displayName: displayNameService({
@@ -101,6 +108,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
     },
     logController: new DebugAccessLog(),
+    clientErrorHandler,
     bodyLimit: config.bodyLimit,
   });
 
@@ -116,7 +124,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.decorate('commits', commits);
   app.decorate('stores', stores);
   app.decorate('credentials', credentials(db, stores.accounts));
-  app.decorate('services', createServices(app, config, providers));
+  const aliasLock = new KeyedLock();
+  app.decorate('services', createServices(app, config, providers, aliasLock));
   app.decorateRequest('account', null as unknown as KeyOwner);
 
   const worker = new OutboxWorker({
@@ -124,6 +133,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     execute: jobExecutor({
       discord: discordNotifier(http, config.outbound.discordApiOrigin),
       ...providers,
+      aliasLock,
+      aliasInUse: stores.profiles.isForwarding,
     }),
     policy: {
       baseMs: config.outbound.retryBaseMs,

@@ -62,11 +62,7 @@ export class OutboxWorker {
     try {
       const free = concurrency - this.#inFlight.size;
       if (free > 0) {
-        const jobs = store
-          .due(Date.now(), concurrency)
-          .filter((job) => !this.#inFlight.has(job.id))
-          .slice(0, free);
-        for (const job of jobs) {
+        for (const job of store.due(Date.now(), free, [...this.#inFlight.keys()])) {
           const delivery = this.#deliver(job).finally(() => {
             this.#inFlight.delete(job.id);
             this.wake();
@@ -74,11 +70,13 @@ export class OutboxWorker {
           this.#inFlight.set(job.id, delivery);
         }
       }
-      const next = store.nextDueAt();
-      const wait =
-        next === undefined ? IDLE_POLL_MS : Math.min(Math.max(next - Date.now(), 0), IDLE_POLL_MS);
       // With every slot busy, the next finished delivery wakes us.
       if (this.#inFlight.size < concurrency) {
+        const next = store.nextDueAt([...this.#inFlight.keys()]);
+        const wait =
+          next === undefined
+            ? IDLE_POLL_MS
+            : Math.min(Math.max(next - Date.now(), 0), IDLE_POLL_MS);
         this.#timer = setTimeout(() => this.wake(), wait).unref();
       }
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SpecError } from '../contract/errors.js';
+import { isJsonObject } from '../contract/json.js';
 import {
   type SiteConfiguration,
   type ToggleVisibilityResponse,
@@ -18,10 +19,17 @@ export default async function pagesiteRoutes(app: FastifyInstance) {
   app.post(
     '/pagesite/toggle-site-visibility',
     { config: { internalError: SpecError.visibilityFailed } },
-    async (request): Promise<ToggleVisibilityResponse> => ({
-      success: true,
-      newStatus: await commits.run(() => sites.toggleVisibility(request.account.accountId)),
-    }),
+    async (request): Promise<ToggleVisibilityResponse> => {
+      // E3 has no parameters: no body, or an empty object.
+      const body = request.body;
+      if (body !== undefined && !(isJsonObject(body) && Object.keys(body).length === 0)) {
+        throw new HttpError(400, SpecError.invalidBody);
+      }
+      return {
+        success: true,
+        newStatus: await commits.run(() => sites.toggleVisibility(request.account.accountId)),
+      };
+    },
   );
 
   app.post(

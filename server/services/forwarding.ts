@@ -19,12 +19,14 @@ export interface ForwardingDeps {
   /** Whether a contacts provider is configured (then enabling queues a contact upsert). */
   syncContacts: boolean;
   lock: KeyedLock;
+  /** Per alias: E2's provider calls and the outbox's removals never interleave. */
+  aliasLock: KeyedLock;
   log: FastifyBaseLogger;
 }
 
 /** E1 and E2: the forwarding state machine of spec part 3. */
 export function forwardingService(deps: ForwardingDeps) {
-  const { commits, stores, provider, mailDomain, syncContacts, lock, log } = deps;
+  const { commits, stores, provider, mailDomain, syncContacts, lock, aliasLock, log } = deps;
   /** The profile change and the contact job commit together. */
   const enable = (accountId: string, email: string, displayName: string) => {
     stores.profiles.setForwarding(accountId, true, email);
@@ -37,13 +39,37 @@ export function forwardingService(deps: ForwardingDeps) {
     }
   };
 
-  async function callProvider(action: string, call: () => Promise<void>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      log.warn({ provider: provider.name, action, err: error }, 'forwarding provider call failed');
-      throw new HttpError(500, SpecError.forwardingSyncFailed);
-    }
+  /**
+   * The provider first (if it fails, nothing changes here: 500 with the spec's text), then our
+   * record. Should the record fail after the provider changed, the provider is put back, so the
+   * two never disagree silently. All of it holds the alias's lock, which a queued removal of the
+   * same alias also takes.
+   */
+  function synchronise(
+    alias: string,
+    change: () => Promise<void>,
+    record: () => void,
+    restore: () => Promise<void>,
+  ): Promise<void> {
+    return aliasLock.run(alias, async () => {
+      try {
+        await change();
+      } catch (error) {
+        log.warn({ provider: provider.name, err: error }, 'forwarding provider call failed');
+        throw new HttpError(500, SpecError.forwardingSyncFailed);
+      }
+      try {
+        await commits.run(record);
+      } catch (error) {
+        await restore().catch((undo) =>
+          log.error(
+            { alias, err: undo },
+            'the forwarding provider now disagrees with the database',
+          ),
+        );
+        throw error;
+      }
+    });
   }
 
   return {
@@ -63,19 +89,28 @@ export function forwardingService(deps: ForwardingDeps) {
         const request = ToggleForwardingRequest.safeParse(body);
         if (!request.success) throw new HttpError(400, SpecError.invalidBody);
         const alias = profile.displayName;
+        const restore = () =>
+          profile.forwardingEnabled
+            ? provider.upsertAlias(alias, profile.forwardingEmail)
+            : provider.removeAlias(alias);
 
         if (request.data.enabled) {
           const raw = request.data.email;
           const email = ForwardingEmail.safeParse(typeof raw === 'string' ? raw.trim() : raw);
           if (!email.success) throw new HttpError(400, SpecError.emailRequired);
-          // The provider first: if it fails, nothing changes here.
-          await callProvider('upsert', () => provider.upsertAlias(alias, email.data));
-          await commits.run(() => enable(accountId, email.data, alias));
+          await synchronise(
+            alias,
+            () => provider.upsertAlias(alias, email.data),
+            () => enable(accountId, email.data, alias),
+            restore,
+          );
         } else if (profile.forwardingEnabled) {
-          await callProvider('remove', () => provider.removeAlias(alias));
           // Disabling keeps the address, so enabling again can show what it was.
-          await commits.run(() =>
-            stores.profiles.setForwarding(accountId, false, profile.forwardingEmail),
+          await synchronise(
+            alias,
+            () => provider.removeAlias(alias),
+            () => stores.profiles.setForwarding(accountId, false, profile.forwardingEmail),
+            restore,
           );
         }
         return { success: true };

@@ -65,19 +65,26 @@ export function idempotency(store: IdempotencyStore) {
       const pending = inFlight.get(slot);
       if (pending) {
         if (pending.fingerprint !== fingerprint) throw reused();
-        return { response: (await pending.answer) as T, replayed: true };
+        // It settles to the final answer (stored or replayed), or to the error the first got.
+        const first = (await pending.answer) as Answer<T>;
+        return { response: first.response, replayed: true };
       }
-      const answer = create((response) =>
-        store.remember(accountId, key, fingerprint, JSON.stringify(response)),
-      );
+      const answer = (async (): Promise<Answer<T>> => {
+        try {
+          const response = await create((value) =>
+            store.remember(accountId, key, fingerprint, JSON.stringify(value)),
+          );
+          return { response, replayed: false };
+        } catch (error) {
+          const stored = isDuplicateKey(error) ? store.find(accountId, key) : undefined;
+          if (!stored) throw error;
+          if (stored.fingerprint !== fingerprint) throw reused();
+          return { response: JSON.parse(stored.response) as T, replayed: true };
+        }
+      })();
       inFlight.set(slot, { fingerprint, answer });
       try {
-        return { response: await answer, replayed: false };
-      } catch (error) {
-        const stored = isDuplicateKey(error) ? store.find(accountId, key) : undefined;
-        if (!stored) throw error;
-        if (stored.fingerprint !== fingerprint) throw reused();
-        return { response: JSON.parse(stored.response) as T, replayed: true };
+        return await answer;
       } finally {
         inFlight.delete(slot);
       }

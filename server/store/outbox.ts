@@ -18,12 +18,18 @@ export function outboxStore(db: Db) {
     `INSERT INTO outbox (kind, event_id, payload, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
+  // Jobs being delivered are still pending; `busy` (a JSON array of their ids) leaves them out.
   const due = db.prepare(
     `SELECT id, payload, attempts FROM outbox
-      WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+      WHERE status = 'pending' AND next_attempt_at <= ?
+        AND id NOT IN (SELECT value FROM json_each(?))
+      ORDER BY next_attempt_at, id LIMIT ?`,
   );
   const nextDue = db
-    .prepare(`SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'pending'`)
+    .prepare(
+      `SELECT MIN(next_attempt_at) FROM outbox
+        WHERE status = 'pending' AND id NOT IN (SELECT value FROM json_each(?))`,
+    )
     .pluck();
   const finish = db.prepare(
     `UPDATE outbox SET status = ?, attempts = ?, last_error = ?, payload = NULL, updated_at = ?
@@ -50,10 +56,13 @@ export function outboxStore(db: Db) {
       return queued;
     },
 
-    due: (now: number, limit: number): DueJob[] => due.all(now, limit) as DueJob[],
+    /** Pending jobs due at `now`, except those in `busy`. */
+    due: (now: number, limit: number, busy: number[]): DueJob[] =>
+      due.all(now, JSON.stringify(busy), limit) as DueJob[],
 
-    /** Epoch ms of the earliest pending job, if any. */
-    nextDueAt: (): number | undefined => (nextDue.get() as number | null) ?? undefined,
+    /** Epoch ms of the earliest pending job not in `busy`, if any. */
+    nextDueAt: (busy: number[]): number | undefined =>
+      (nextDue.get(JSON.stringify(busy)) as number | null) ?? undefined,
 
     delivered(id: number, attempts: number): void {
       finish.run('delivered', attempts, null, nowIso(), id);

@@ -21,6 +21,9 @@ export function profileStore(db: Db) {
        FROM profiles WHERE account_id = ?`,
   );
   const nameOwner = db.prepare('SELECT account_id FROM profiles WHERE display_name = ?').pluck();
+  const forwardingOn = db
+    .prepare('SELECT 1 FROM profiles WHERE display_name = ? AND forwarding_enabled = 1')
+    .pluck();
   const upsertName = db.prepare(
     `INSERT INTO profiles (account_id, display_name, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (account_id) DO UPDATE SET display_name = excluded.display_name,
@@ -36,6 +39,9 @@ export function profileStore(db: Db) {
       const row = byAccount.get(accountId) as ProfileRow | undefined;
       return row && { ...row, forwardingEnabled: row.forwardingEnabled === 1 };
     },
+
+    /** Whether some account forwards mail for this alias now. */
+    isForwarding: (name: string): boolean => forwardingOn.get(name) !== undefined,
 
     /** The account holding a display name, if any. */
     ownerOfName: (name: string): string | undefined => nameOwner.get(name) as string | undefined,

@@ -36,27 +36,15 @@ export function decodeCursor(cursor: string): number | undefined {
 
 const NO_CURSOR = Number.MAX_SAFE_INTEGER;
 
-interface EventPageRow {
+/** A row as read back: the row as written, its position, and its notification's state. */
+type EventPageRow = EventRow & {
   seq: number;
-  id: string;
-  projectId: string;
-  eventType: string;
-  description: string | null;
-  payload: string | null;
-  color: number | null;
-  createdAt: number;
   notificationStatus: NotificationStatus | null;
   notificationAttempts: number;
   notificationError: string | null;
-}
+};
 
-interface MetricPageRow {
-  seq: number;
-  id: string;
-  projectId: string;
-  payload: string;
-  createdAt: number;
-}
+type MetricPageRow = MetricRow & { seq: number };
 
 function page<Row extends { seq: number }, T>(
   rows: Row[],

@@ -120,7 +120,10 @@ describe('on push', () => {
     expect(run.summary).toContain('Discord notification');
     expectNoSecrets(run.summary);
     expectNoSecrets(visibleLog(run));
-    expect(run.stdout).toContain(`::add-mask::${API_KEY}`);
+    // The runner hides masked values: the key, the webhook URL and its token alone.
+    expect(run.stdout).toContain(`::add-mask::${API_KEY}\n`);
+    expect(run.stdout).toContain(`::add-mask::${WEBHOOK}\n`);
+    expect(run.stdout).toContain(`::add-mask::${TOKEN}\n`);
   });
 });
 
@@ -163,6 +166,20 @@ describe.each(['pull_request', 'schedule', 'workflow_dispatch'])('on %s', (event
   });
 });
 
+describe('matrix', () => {
+  it('two legs of one job sending the same record store two records', async () => {
+    const env = runnerEnv('push');
+    const legs = await Promise.all(
+      [1, 2].map(() => runAction(inputs({ 'event-type': 'matrix-build' }), env)),
+    );
+    expect(legs.map((leg) => leg.outputs.message)).toEqual([
+      expect.stringMatching(/^event stored/),
+      expect.stringMatching(/^event stored/),
+    ]);
+    expect(legs[0]?.outputs['event-id']).not.toBe(legs[1]?.outputs['event-id']);
+  });
+});
+
 describe('configuration errors', () => {
   it('fail the step whatever fail-on-error says, name the input, send nothing', async () => {
     const count = (await events()).events.length;
@@ -177,6 +194,12 @@ describe('configuration errors', () => {
     );
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('::error::Input "color"');
+    expect(run.outputs).toEqual({
+      ok: 'false',
+      'event-id': '',
+      'metric-id': '',
+      message: expect.stringContaining('Input "color"'),
+    });
     expect((await events()).events.length).toBe(count);
     expectNoSecrets(visibleLog(run));
   });
@@ -294,26 +317,98 @@ describe('delivery failures', () => {
         }),
         runnerEnv('push'),
       );
-      expect(run.outputs.message).toMatch(/^event not stored: no answer: .*timeout/i);
+      expect(run.outputs.message).toBe('event not stored: no answer within 0.5 s');
     } finally {
       await silent.stop();
     }
   });
 
-  it('429 with Retry-After: waits at least that long, then succeeds', async () => {
-    const limited = new FakeService()
-      .queue({ status: 429, headers: { 'retry-after': '1' }, body: { error: 'Too Many Requests' } })
-      .fallback({ status: 200, body: { message: 'Event created successfully.', id: 'abc' } });
+  it('a key the server refuses fails the step even without fail-on-error', async () => {
+    const run = await runAction(
+      inputs({ 'api-key': 'cis_revoked-or-mistyped-key-0123456789', 'event-type': 'build' }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.outputs.ok).toBe('false');
+    expect(run.stdout).toContain(
+      '::error::event not stored: HTTP 401: Unauthorized: You must provide a valid API Key.',
+    );
+  });
+
+  it('a network error is retried', async () => {
+    const flaky = new FakeService().queue({ drop: true }).fallback({
+      status: 200,
+      body: { message: 'Event created successfully.', id: 'after-drop' },
+    });
+    await flaky.start();
+    try {
+      const run = await runAction(
+        inputs({ 'base-url': flaky.origin, 'event-type': 'build' }),
+        runnerEnv('push'),
+      );
+      expect(run.code).toBe(0);
+      expect(run.outputs['event-id']).toBe('after-drop');
+      expect(flaky.requests).toHaveLength(2);
+      expect(run.stdout).toContain('event: attempt 1 failed (no answer');
+    } finally {
+      await flaky.stop();
+    }
+  });
+
+  it('a body that never ends is cut at timeout-seconds', async () => {
+    const slow = new FakeService().fallback({ drip: true });
+    await slow.start();
+    try {
+      const run = await runAction(
+        inputs({
+          'base-url': slow.origin,
+          'event-type': 'build',
+          retries: '0',
+          'timeout-seconds': '1',
+        }),
+        runnerEnv('push'),
+      );
+      expect(run.outputs.message).toBe('event not stored: no answer within 1 s');
+      expect(run.code).toBe(0);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it.each([429, 503])(
+    '%i with Retry-After: 3 waits at least 3 s before the retry',
+    async (status) => {
+      const limited = new FakeService()
+        .queue({ status, headers: { 'retry-after': '3' }, body: { error: 'busy' } })
+        .fallback({ status: 200, body: { message: 'Event created successfully.', id: 'later' } });
+      await limited.start();
+      try {
+        const run = await runAction(
+          inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
+          runnerEnv('push'),
+        );
+        expect(run.outputs['event-id']).toBe('later');
+        const [first, second] = limited.requests;
+        // The backoff alone would retry within 2 s.
+        expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(3_000);
+      } finally {
+        await limited.stop();
+      }
+    },
+  );
+
+  it('a Retry-After over 60 s is not waited for', async () => {
+    const limited = new FakeService().fallback({ status: 503, headers: { 'retry-after': '3600' } });
     await limited.start();
     try {
       const run = await runAction(
         inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
         runnerEnv('push'),
       );
-      expect(run.code).toBe(0);
-      expect(run.outputs['event-id']).toBe('abc');
-      const [first, second] = limited.requests;
-      expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
+      expect(limited.requests).toHaveLength(1);
+      expect(run.outputs.message).toBe(
+        'event not stored: HTTP 503 (the server asks to wait 3600 s)',
+      );
     } finally {
       await limited.stop();
     }
@@ -332,6 +427,7 @@ describe('delivery failures', () => {
       );
       expect(strict.requests).toHaveLength(1);
       expect(run.outputs.message).toContain('HTTP 403');
+      expect(run.code).toBe(1);
     } finally {
       await strict.stop();
     }

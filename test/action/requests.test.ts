@@ -3,7 +3,7 @@ import { readContext } from '../../action/context.js';
 import { InputError } from '../../action/errors.js';
 import { parseInputs } from '../../action/inputs.js';
 import { idempotencyKey, planRequests } from '../../action/requests.js';
-import { BACKOFF, isRetryableStatus, parseRetryAfter } from '../../action/retry-policy.js';
+import { isRetryableStatus, parseRetryAfter } from '../../action/retry-policy.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/token_abc';
 const context = readContext({
@@ -107,37 +107,44 @@ describe('planRequests', () => {
 });
 
 describe('idempotencyKey', () => {
-  it('is stable for the same run, step, kind and body', () => {
-    const body = { projectId: 'p', payload: { a: 1 } };
-    expect(idempotencyKey(context, 'metric', body)).toBe(idempotencyKey(context, 'metric', body));
-    expect(idempotencyKey(context, 'metric', body)).toMatch(
-      /^octo-org\/web-app\/77\/1\/build\/__run_2\/metric\/[0-9a-f]{16}$/,
+  it('names the run, attempt, job, step, kind and execution', () => {
+    expect(idempotencyKey(context, 'metric', 'e1')).toBe(
+      'octo-org/web-app/77/1/build/__run_2/metric/e1',
     );
   });
 
-  it('differs by kind, attempt, step and body', () => {
-    const body = { projectId: 'p', payload: { a: 1 } };
-    const key = idempotencyKey(context, 'metric', body);
-    expect(idempotencyKey(context, 'event', body)).not.toBe(key);
-    expect(idempotencyKey({ ...context, runAttempt: 2 }, 'metric', body)).not.toBe(key);
-    expect(idempotencyKey({ ...context, action: '__run_3' }, 'metric', body)).not.toBe(key);
-    expect(idempotencyKey(context, 'metric', { ...body, payload: { a: 2 } })).not.toBe(key);
+  it('differs by kind, attempt, step and execution', () => {
+    const key = idempotencyKey(context, 'metric', 'e1');
+    expect(idempotencyKey(context, 'event', 'e1')).not.toBe(key);
+    expect(idempotencyKey({ ...context, runAttempt: 2 }, 'metric', 'e1')).not.toBe(key);
+    expect(idempotencyKey({ ...context, action: '__run_3' }, 'metric', 'e1')).not.toBe(key);
+    // Matrix legs share run, job and step: only the execution tells them apart.
+    expect(idempotencyKey(context, 'metric', 'e2')).not.toBe(key);
   });
 
-  it('outside Actions it is random, and always header-safe', () => {
-    const outside = readContext({});
-    expect(idempotencyKey(outside, 'event', {})).not.toBe(idempotencyKey(outside, 'event', {}));
+  it('every request of one execution keeps its key; every execution draws a new one', () => {
+    const plan = () => planRequests(inputs({ 'event-type': 'x', metrics: '{"a":1}' }), context);
+    const [event, metric] = plan();
+    expect(event?.idempotencyKey).toMatch(
+      /^octo-org\/web-app\/77\/1\/build\/__run_2\/event\/[0-9a-f-]{36}$/,
+    );
+    expect(metric?.idempotencyKey.split('/').at(-1)).toBe(event?.idempotencyKey.split('/').at(-1));
+    expect(plan()[0]?.idempotencyKey).not.toBe(event?.idempotencyKey);
+  });
+
+  it('outside Actions, and with odd names, it stays header-safe', () => {
+    expect(idempotencyKey(readContext({}), 'event', 'e1')).toBe('local/event/e1');
     const long = { ...context, job: 'j'.repeat(300) };
-    expect(idempotencyKey(long, 'event', {})).toMatch(/^[\x21-\x7e]{1,255}$/);
+    expect(idempotencyKey(long, 'event', 'e1')).toMatch(/^[\x21-\x7e]{1,255}$/);
   });
 });
 
 describe('retry policy', () => {
   it('retries network-like answers only', () => {
-    for (const status of [408, 429, 500, 502, 503, 504])
-      expect(isRetryableStatus(status)).toBe(true);
-    for (const status of [400, 401, 403, 404, 409, 413, 415, 422])
+    for (const status of [429, 500, 502, 503, 504]) expect(isRetryableStatus(status)).toBe(true);
+    for (const status of [400, 401, 403, 404, 408, 409, 413, 415, 422]) {
       expect(isRetryableStatus(status)).toBe(false);
+    }
   });
 
   it('reads Retry-After in seconds or as a date', () => {
@@ -147,9 +154,5 @@ describe('retry policy', () => {
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:03 GMT', now)).toBe(3000);
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter('later', now)).toBeUndefined();
-  });
-
-  it('backs off exponentially with jitter', () => {
-    expect(BACKOFF).toEqual({ minTimeout: 1000, factor: 2, maxTimeout: 30_000, randomize: true });
   });
 });

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run } from './process.js';
 
 export const ACTION_ENTRY = 'dist/index.js';
 
@@ -67,28 +66,15 @@ export async function runAction(
     const inputEnv = Object.fromEntries(
       Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
     );
-    const child = spawn(process.execPath, [ACTION_ENTRY], {
-      env: {
-        PATH: process.env.PATH,
-        RUNNER_TEMP: dir,
-        GITHUB_OUTPUT: outputFile,
-        GITHUB_STEP_SUMMARY: summaryFile,
-        ...env,
-        ...inputEnv,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { code, stdout, stderr } = await run([ACTION_ENTRY], {
+      RUNNER_TEMP: dir,
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_STEP_SUMMARY: summaryFile,
+      ...env,
+      ...inputEnv,
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const [code] = await once(child, 'exit');
     return {
-      code: code as number | null,
+      code,
       stdout,
       stderr,
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),

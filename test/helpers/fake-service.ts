@@ -19,7 +19,12 @@ export interface RecordedRequest {
 
 export type Reply =
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { hang: true };
+  /** Accept the request and never answer. */
+  | { hang: true }
+  /** Close the connection without an answer. */
+  | { drop: true }
+  /** Send headers, then one byte of body every 100 ms, never ending. */
+  | { drip: true };
 
 export type Script = (request: RecordedRequest) => Reply | undefined;
 
@@ -108,6 +113,17 @@ export class FakeService {
     this.requests.push(recorded);
     const reply = this.#queue.shift() ?? this.#script(recorded) ?? this.#fallback;
     if ('hang' in reply) {
+      this.#hanging.push(res);
+      return;
+    }
+    if ('drop' in reply) {
+      res.socket?.destroy();
+      return;
+    }
+    if ('drip' in reply) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(timer));
       this.#hanging.push(res);
       return;
     }

@@ -58,13 +58,19 @@ it('a write that fails halfway leaves nothing of itself behind', async () => {
 });
 
 it('when the commit itself fails, every write of the group is rejected and nothing is stored', async () => {
-  const reader = new Database(join(dir, 'x.db'));
-  db.pragma('busy_timeout = 0');
-  // Another connection holds the write lock, as a long admin transaction would.
-  reader.prepare('BEGIN IMMEDIATE').run();
-  const outcomes = await Promise.allSettled([commits.run(insert(1)), commits.run(insert(2))]);
-  reader.prepare('ROLLBACK').run();
-  reader.close();
+  // A deferred constraint is checked only at COMMIT: every write succeeds, the commit does not,
+  // as with a disk that fills up at the end of a transaction.
+  db.pragma('foreign_keys = ON');
+  db.exec(`CREATE TABLE parent (id INTEGER PRIMARY KEY);
+           CREATE TABLE child (parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)`);
+  let commitsHeard = 0;
+  commits.onCommit(() => {
+    commitsHeard += 1;
+  });
+  const orphan = () => db.prepare('INSERT INTO child (parent) VALUES (42)').run().changes;
+  const outcomes = await Promise.allSettled([commits.run(insert(1)), commits.run(orphan)]);
   expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+  expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
   expect(rows()).toEqual([]);
+  expect(commitsHeard).toBe(0);
 });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../server/contract/errors.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -28,12 +29,41 @@ describe('errors everywhere', () => {
     }
   });
 
-  it('prototype poisoning is refused', async () => {
-    const res = await server.call('POST', '/pagesite/update-site-configuration', {
-      key: me.apiKey,
-      body: '{"__proto__": {"admin": true}}',
+  it('prototype poisoning is refused by the parser, even where the schema takes any keys', async () => {
+    // A metric payload takes any keys, so only the JSON parser stands in the way here.
+    for (const poison of [
+      '{"__proto__": {"admin": true}}',
+      '{"constructor": {"prototype": {"admin": true}}}',
+    ]) {
+      const res = await server.call('POST', '/stats/ingest-metrics', {
+        key: me.apiKey,
+        body: `{"projectId": "${me.projectId}", "payload": ${poison}}`,
+      });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 400,
+        body: { error: SpecError.invalidBody },
+      });
+    }
+  });
+
+  it('a request Node cannot parse still gets a JSON error', async () => {
+    const url = new URL(await server.app.listen({ port: 0, host: '127.0.0.1' }));
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          'POST /stats/ingest-metrics HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+        );
+      });
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
     });
-    expect(res.statusCode).toBe(400);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).toContain('Content-Type: application/json');
+    expect(answer.split('\r\n\r\n')[1]).toBe(JSON.stringify({ error: SpecError.invalidBody }));
   });
 
   it('a body over BODY_LIMIT is 413', async () => {

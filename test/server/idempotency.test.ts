@@ -49,6 +49,21 @@ describe.each([
     expect(count(table)).toBe(1);
   });
 
+  it('concurrent repeats of a key stored earlier all get the stored answer', async () => {
+    const first = await post(url, body(), 'stored-earlier');
+    const repeats = await Promise.all(
+      Array.from({ length: 5 }, () => post(url, body(), 'stored-earlier')),
+    );
+    for (const repeat of repeats) {
+      expect({ status: repeat.statusCode, body: repeat.json() }).toEqual({
+        status: 200,
+        body: first.json(),
+      });
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+    }
+    expect(count(table)).toBe(1);
+  });
+
   it('the same key with another body is 422 and stores nothing', async () => {
     await post(url, body(), 'k');
     const other = await post(url, { ...body(), payload: { different: true } }, 'k');

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpecError } from '../../server/contract/errors.js';
 import { FakeService } from '../helpers/fake-service.js';
+import { failWrites } from '../helpers/sabotage.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** E2 and E5 against fake ImprovMX and Brevo servers on 127.0.0.1. */
@@ -123,6 +124,20 @@ describe('E2 enable', () => {
   });
 });
 
+describe('E2 when our own record fails after ImprovMX changed', () => {
+  it('puts ImprovMX back and answers 500', async () => {
+    failWrites(server.dir, 'profiles');
+    const res = await toggle({ enabled: true, email: 'alice@example.com' });
+    expect(res.statusCode).toBe(500);
+    // The alias was created, then removed again: provider and database agree.
+    expect(improvmx.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v3/domains/mail.example.test/aliases',
+      'DELETE /v3/domains/mail.example.test/aliases/alice',
+    ]);
+    expect(await status()).toEqual({ enabled: false, email: '' });
+  });
+});
+
 describe('E2 disable', () => {
   beforeEach(async () => {
     expect((await toggle({ enabled: true, email: 'alice@example.com' })).statusCode).toBe(200);
@@ -166,6 +181,44 @@ describe('E5 rename while forwarding is on', () => {
     expect(deletes.map((r) => r.replied)).toEqual([500, undefined, 200]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(improvmx.requests.filter((r) => r.replied === 200)).toHaveLength(1);
+  });
+
+  it('a queued removal leaves the alias alone once another account forwards it', async () => {
+    expect((await toggle({ enabled: true, email: 'alice@example.com' })).statusCode).toBe(200);
+    improvmx.requests.length = 0;
+    // ImprovMX is down when Alice renames: the removal of "alice" waits in the outbox.
+    improvmx.fallback({ status: 503 });
+    expect((await setName('alice-new')).statusCode).toBe(200);
+    await improvmx.waitFor(1, (r) => r.method === 'DELETE');
+
+    // Bob takes the freed name and enables forwarding while the removal is still pending.
+    const bob = await server.account();
+    const asBob = (url: string, body: unknown) =>
+      server.call('POST', url, { key: bob.apiKey, body });
+    expect(
+      (await asBob('/account/update-display-name', { display_name: 'alice' })).statusCode,
+    ).toBe(200);
+    improvmx.fallback({ status: 200, body: { success: true } });
+    expect(
+      (
+        await asBob('/email-forwarding/email-forwarding-toggle', {
+          enabled: true,
+          email: 'bob@example.com',
+        })
+      ).statusCode,
+    ).toBe(200);
+
+    // The removal job finishes without deleting Bob's alias.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = improvmx.requests.filter((r) => r.replied === 200);
+    expect(after.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v3/domains/mail.example.test/aliases',
+    ]);
+    const jobs = server.app.db
+      .prepare(`SELECT status FROM outbox WHERE kind = 'forwarding-remove-alias'`)
+      .pluck()
+      .all();
+    expect(jobs).toEqual(['delivered']);
   });
 
   it('a rename without forwarding touches nothing at ImprovMX', async () => {

@@ -40,6 +40,19 @@ describe('E3 toggle visibility', () => {
     expect(withoutType.json()).toEqual({ success: true, newStatus: true });
   });
 
+  it('accepts {} but refuses a body with fields, without flipping', async () => {
+    expect((await toggle({ 'content-type': 'application/json' }, '{}')).json()).toEqual({
+      success: true,
+      newStatus: true,
+    });
+    const refused = await toggle({ 'content-type': 'application/json' }, '{"visibility":false}');
+    expect({ status: refused.statusCode, body: refused.json() }).toEqual({
+      status: 400,
+      body: { error: SpecError.invalidBody },
+    });
+    expect((await read()).visibility).toBe(true);
+  });
+
   it('concurrent flips are never lost (over real HTTP)', async () => {
     const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
     const flips = 101;
