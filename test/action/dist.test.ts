@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventPage, MetricPage } from '../../server/contract/readback.js';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
-import { FakeService } from '../helpers/fake-service.js';
+import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -273,41 +273,38 @@ describe('delivery failures', () => {
   ])(
     'server answering 500, fail-on-error %s: retried with the same key, then exit %i',
     async (failOnError, code) => {
-      const broken = new FakeService().fallback({
-        status: 500,
-        body: { error: 'An internal server error occurred.' },
-      });
-      await broken.start();
-      try {
-        const run = await runAction(
-          inputs({
-            'base-url': broken.origin,
-            'event-type': 'build',
-            retries: '1',
-            'fail-on-error': failOnError,
-          }),
-          runnerEnv('push'),
-        );
-        expect(run.code).toBe(code);
-        expect(run.outputs.ok).toBe('false');
-        expect(run.outputs.message).toBe(
-          'event not stored: HTTP 500: An internal server error occurred.',
-        );
-        expect(broken.requests).toHaveLength(2);
-        const keys = broken.requests.map((r) => r.headers['idempotency-key']);
-        expect(keys[0]).toBeTruthy();
-        expect(keys[1]).toBe(keys[0]);
-        expectNoSecrets(visibleLog(run));
-      } finally {
-        await broken.stop();
-      }
+      await serving(
+        new FakeService().fallback({
+          status: 500,
+          body: { error: 'An internal server error occurred.' },
+        }),
+        async (broken) => {
+          const run = await runAction(
+            inputs({
+              'base-url': broken.origin,
+              'event-type': 'build',
+              retries: '1',
+              'fail-on-error': failOnError,
+            }),
+            runnerEnv('push'),
+          );
+          expect(run.code).toBe(code);
+          expect(run.outputs.ok).toBe('false');
+          expect(run.outputs.message).toBe(
+            'event not stored: HTTP 500: An internal server error occurred.',
+          );
+          expect(broken.requests).toHaveLength(2);
+          const keys = broken.requests.map((r) => r.headers['idempotency-key']);
+          expect(keys[0]).toBeTruthy();
+          expect(keys[1]).toBe(keys[0]);
+          expectNoSecrets(visibleLog(run));
+        },
+      );
     },
   );
 
   it('a server that never answers times out after timeout-seconds', async () => {
-    const silent = new FakeService().fallback({ hang: true });
-    await silent.start();
-    try {
+    await serving(new FakeService().fallback({ hang: true }), async (silent) => {
       const run = await runAction(
         inputs({
           'base-url': silent.origin,
@@ -318,9 +315,7 @@ describe('delivery failures', () => {
         runnerEnv('push'),
       );
       expect(run.outputs.message).toBe('event not stored: no answer within 0.5 s');
-    } finally {
-      await silent.stop();
-    }
+    });
   });
 
   it('a key the server refuses fails the step even without fail-on-error', async () => {
@@ -336,29 +331,26 @@ describe('delivery failures', () => {
   });
 
   it('a network error is retried', async () => {
-    const flaky = new FakeService().queue({ drop: true }).fallback({
-      status: 200,
-      body: { message: 'Event created successfully.', id: 'after-drop' },
-    });
-    await flaky.start();
-    try {
-      const run = await runAction(
-        inputs({ 'base-url': flaky.origin, 'event-type': 'build' }),
-        runnerEnv('push'),
-      );
-      expect(run.code).toBe(0);
-      expect(run.outputs['event-id']).toBe('after-drop');
-      expect(flaky.requests).toHaveLength(2);
-      expect(run.stdout).toContain('event: attempt 1 failed (no answer');
-    } finally {
-      await flaky.stop();
-    }
+    await serving(
+      new FakeService().queue({ drop: true }).fallback({
+        status: 200,
+        body: { message: 'Event created successfully.', id: 'after-drop' },
+      }),
+      async (flaky) => {
+        const run = await runAction(
+          inputs({ 'base-url': flaky.origin, 'event-type': 'build' }),
+          runnerEnv('push'),
+        );
+        expect(run.code).toBe(0);
+        expect(run.outputs['event-id']).toBe('after-drop');
+        expect(flaky.requests).toHaveLength(2);
+        expect(run.stdout).toContain('event: attempt 1 failed (no answer');
+      },
+    );
   });
 
   it('a body that never ends is cut at timeout-seconds', async () => {
-    const slow = new FakeService().fallback({ drip: true });
-    await slow.start();
-    try {
+    await serving(new FakeService().fallback({ drip: true }), async (slow) => {
       const run = await runAction(
         inputs({
           'base-url': slow.origin,
@@ -370,67 +362,62 @@ describe('delivery failures', () => {
       );
       expect(run.outputs.message).toBe('event not stored: no answer within 1 s');
       expect(run.code).toBe(0);
-    } finally {
-      await slow.stop();
-    }
+    });
   });
 
   it.each([429, 503])(
     '%i with Retry-After: 3 waits at least 3 s before the retry',
     async (status) => {
-      const limited = new FakeService()
-        .queue({ status, headers: { 'retry-after': '3' }, body: { error: 'busy' } })
-        .fallback({ status: 200, body: { message: 'Event created successfully.', id: 'later' } });
-      await limited.start();
-      try {
-        const run = await runAction(
-          inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
-          runnerEnv('push'),
-        );
-        expect(run.outputs['event-id']).toBe('later');
-        const [first, second] = limited.requests;
-        // The backoff alone would retry within 2 s.
-        expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(3_000);
-      } finally {
-        await limited.stop();
-      }
+      await serving(
+        new FakeService()
+          .queue({ status, headers: { 'retry-after': '3' }, body: { error: 'busy' } })
+          .fallback({ status: 200, body: { message: 'Event created successfully.', id: 'later' } }),
+        async (limited) => {
+          const run = await runAction(
+            inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
+            runnerEnv('push'),
+          );
+          expect(run.outputs['event-id']).toBe('later');
+          const [first, second] = limited.requests;
+          // The backoff alone would retry within 2 s.
+          expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(3_000);
+        },
+      );
     },
   );
 
   it('a Retry-After over 60 s is not waited for', async () => {
-    const limited = new FakeService().fallback({ status: 503, headers: { 'retry-after': '3600' } });
-    await limited.start();
-    try {
-      const run = await runAction(
-        inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
-        runnerEnv('push'),
-      );
-      expect(limited.requests).toHaveLength(1);
-      expect(run.outputs.message).toBe(
-        'event not stored: HTTP 503 (the server asks to wait 3600 s)',
-      );
-    } finally {
-      await limited.stop();
-    }
+    await serving(
+      new FakeService().fallback({ status: 503, headers: { 'retry-after': '3600' } }),
+      async (limited) => {
+        const run = await runAction(
+          inputs({ 'base-url': limited.origin, 'event-type': 'build' }),
+          runnerEnv('push'),
+        );
+        expect(limited.requests).toHaveLength(1);
+        expect(run.outputs.message).toBe(
+          'event not stored: HTTP 503 (the server asks to wait 3600 s)',
+        );
+      },
+    );
   });
 
   it('a 4xx is not retried', async () => {
-    const strict = new FakeService().fallback({
-      status: 403,
-      body: { error: 'Forbidden: You do not have access to this project.' },
-    });
-    await strict.start();
-    try {
-      const run = await runAction(
-        inputs({ 'base-url': strict.origin, 'event-type': 'build' }),
-        runnerEnv('push'),
-      );
-      expect(strict.requests).toHaveLength(1);
-      expect(run.outputs.message).toContain('HTTP 403');
-      expect(run.code).toBe(1);
-    } finally {
-      await strict.stop();
-    }
+    await serving(
+      new FakeService().fallback({
+        status: 403,
+        body: { error: 'Forbidden: You do not have access to this project.' },
+      }),
+      async (strict) => {
+        const run = await runAction(
+          inputs({ 'base-url': strict.origin, 'event-type': 'build' }),
+          runnerEnv('push'),
+        );
+        expect(strict.requests).toHaveLength(1);
+        expect(run.outputs.message).toContain('HTTP 403');
+        expect(run.code).toBe(1);
+      },
+    );
   });
 
   it('after a 503 whose request did reach the server, the retry stores nothing twice', async () => {

@@ -137,3 +137,16 @@ export class FakeService {
     res.end(body);
   }
 }
+
+/** Starts `fake`, runs `use` with it, and stops it whatever happens. */
+export async function serving<T>(
+  fake: FakeService,
+  use: (fake: FakeService) => Promise<T>,
+): Promise<T> {
+  await fake.start();
+  try {
+    return await use(fake);
+  } finally {
+    await fake.stop();
+  }
+}
