@@ -130,6 +130,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   const worker = new OutboxWorker({
     store: stores.outbox,
+    write: (work) => commits.run(work),
     execute: jobExecutor({
       discord: discordNotifier(http, config.outbound.discordApiOrigin),
       ...providers,

@@ -30,4 +30,3 @@ export interface UpsertContactJob {
 }
 
 export type OutboxJob = ChatNotificationJob | RemoveAliasJob | UpsertContactJob;
-export type OutboxKind = OutboxJob['kind'];

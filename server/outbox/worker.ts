@@ -6,6 +6,8 @@ import type { OutboxJob } from './jobs.js';
 
 export interface WorkerOptions {
   store: OutboxStore;
+  /** Records outcomes: the group commit, so they share their flush with the requests' writes. */
+  write: <T>(work: () => T) => Promise<T>;
   execute: (job: OutboxJob) => Promise<void>;
   policy: RetryPolicy;
   log: FastifyBaseLogger;
@@ -95,13 +97,13 @@ export class OutboxWorker {
   }
 
   async #attempt(row: DueJob): Promise<void> {
-    const { store, execute, policy, log } = this.#options;
+    const { store, write, execute, policy, log } = this.#options;
     const attempts = row.attempts + 1;
     let job: OutboxJob;
     try {
       job = JSON.parse(row.payload) as OutboxJob;
     } catch {
-      store.failed(row.id, attempts, 'unreadable job');
+      await write(() => store.failed(row.id, attempts, 'unreadable job'));
       return;
     }
     const context = { job: row.id, kind: job.kind, attempt: attempts };
@@ -117,16 +119,16 @@ export class OutboxWorker {
       }
     }
     if (error === undefined) {
-      store.delivered(row.id, attempts);
+      await write(() => store.delivered(row.id, attempts));
       log.info(context, 'outbox job delivered');
       return;
     }
     if (!error.retryable || attempts >= policy.maxAttempts) {
-      store.failed(row.id, attempts, error.message);
+      await write(() => store.failed(row.id, attempts, error.message));
       log.warn({ ...context, error: error.message }, 'outbox job given up');
     } else {
       const delay = retryDelayMs(attempts, policy, error.retryAfterMs);
-      store.retryAt(row.id, attempts, Date.now() + delay, error.message);
+      await write(() => store.retryAt(row.id, attempts, Date.now() + delay, error.message));
       log.info(
         { ...context, error: error.message, retryInMs: delay },
         'outbox job will be retried',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SpecError } from '../contract/errors.js';
 import { Limits } from '../contract/limits.js';
+import type { ProjectList } from '../contract/projects.js';
 import type { EventPage, MetricPage } from '../contract/readback.js';
 import { HttpError } from '../errors.js';
 import { requireApiKey } from '../plugins/auth.js';
@@ -46,9 +47,12 @@ export default async function statsRoutes(app: FastifyInstance) {
   const { ingest, access, idempotency } = app.services;
   app.addHook('onRequest', requireApiKey(SpecError.unauthorizedStats));
 
-  app.get('/stats/get-projects', async (request) => ({
-    projects: projects.list(request.account.accountId),
-  }));
+  app.get(
+    '/stats/get-projects',
+    async (request): Promise<ProjectList> => ({
+      projects: projects.list(request.account.accountId),
+    }),
+  );
 
   /** A replayed answer (same Idempotency-Key, same request) says so in a header. */
   const answer = <T>(reply: FastifyReply, { response, replayed }: Answer<T>): T => {

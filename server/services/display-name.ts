@@ -1,4 +1,4 @@
-import type { UpdateDisplayNameResponse } from '../contract/account.js';
+import type { DisplayNameResponse, UpdateDisplayNameResponse } from '../contract/account.js';
 import { OwnError, SpecError } from '../contract/errors.js';
 import { isJsonObject } from '../contract/json.js';
 import type { Commits } from '../db/commits.js';
@@ -43,7 +43,7 @@ export function displayNameService({
   };
 
   return {
-    get(accountId: string) {
+    get(accountId: string): DisplayNameResponse {
       const name = stores.profiles.get(accountId)?.displayName ?? null;
       return { display_name: name, alias: name === null ? null : aliasOf(name) };
     },
