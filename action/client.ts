@@ -1,7 +1,9 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { HttpClient } from '@actions/http-client';
 import pRetry from 'p-retry';
+import { parseRetryAfter } from '../server/outbound/retry-policy.js';
 import type { PlannedRequest } from './requests.js';
-import { BACKOFF, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter } from './retry-policy.js';
+import { BACKOFF, isRetryableStatus, MAX_RETRY_AFTER_MS } from './retry-policy.js';
 
 export interface Acknowledgement {
   id: string;
@@ -104,7 +106,7 @@ export class HttpStatsClient implements StatsClient {
   async #exchange(http: HttpClient, request: PlannedRequest): Promise<Acknowledgement> {
     let status: number;
     let text: string;
-    let retryAfter: string | undefined;
+    let headers: IncomingHttpHeaders;
     let replayed: boolean;
     try {
       const response = await http.post(
@@ -118,8 +120,8 @@ export class HttpStatsClient implements StatsClient {
         },
       );
       status = response.message.statusCode ?? 0;
-      retryAfter = response.message.headers['retry-after'];
-      replayed = response.message.headers['idempotent-replayed'] === 'true';
+      headers = response.message.headers;
+      replayed = headers['idempotent-replayed'] === 'true';
       text = await response.readBody();
     } catch (error) {
       throw new DeliveryFailure(`no answer: ${(error as Error).message}`, 'unavailable');
@@ -136,7 +138,8 @@ export class HttpStatsClient implements StatsClient {
     }
     const reason = `HTTP ${status}${typeof body.error === 'string' ? `: ${body.error}` : ''}`;
     if (!isRetryableStatus(status)) throw new DeliveryFailure(reason, 'refused');
-    const wait = parseRetryAfter(retryAfter);
+    // The server's own reading of Retry-After (seconds or a date, or a body's `retry_after`).
+    const wait = parseRetryAfter(headers, body);
     if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
       throw new DeliveryFailure(
         `${reason} (the server asks to wait ${Math.round(wait / 1000)} s)`,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isJsonObject } from '../server/contract/json.js';
 import { parseColor } from './color.js';
 import { InputError } from './errors.js';
 
@@ -45,10 +46,10 @@ function jsonObject(name: string, text: string): Record<string, unknown> {
   } catch (error) {
     throw new InputError(name, `is not valid JSON (${(error as Error).message})`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     throw new InputError(name, 'must be a JSON object, like {"duration_ms": 1234}');
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 function boolean(name: string, text: string, fallback: boolean): boolean {

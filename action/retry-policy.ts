@@ -8,15 +8,6 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }
 
-/** Retry-After in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | undefined, now = Date.now()): number | undefined {
-  if (header === undefined || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(date - now, 0);
-}
-
 /** Backoff before retry `n` (1-based): 1 s, 2 s, 4 s... each stretched by a random 1-2x. */
 export const BACKOFF = {
   minTimeout: 1_000,
