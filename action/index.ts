@@ -1,3 +1,6 @@
-import { run } from './main.js';
+import * as core from '@actions/core';
+import { actionsHttpTransport } from './http-transport.js';
+import { run } from './step.js';
 
-void run();
+// The Action's entry: the only module that imports @actions/core.
+void run(core, actionsHttpTransport);

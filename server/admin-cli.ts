@@ -1,13 +1,23 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { HttpError } from './errors.js';
-import { adminService } from './services/admin.js';
-import { createStores } from './store/index.js';
+import type * as z from 'zod/mini';
+import {
+  CreateAccountRequest,
+  CreateProjectRequest,
+  createAccountErrorText,
+  createProjectErrorText,
+} from '../contract/admin.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { type AnyDomainError, DomainError } from './domain/domain-errors.js';
+import { describeDomainError } from './http/api/domain-error-mapping.js';
+import { adminService } from './services/admin-service.js';
+import { apiKeyService } from './services/api-key-service.js';
+import { credentials } from './services/credentials.js';
+import { openStorage } from './storage/open-storage.js';
 
 /**
- * Offline administration of DATABASE_PATH (safe while the server runs: SQLite serialises the
- * writes, and the server notices revoked keys at once). Prints one JSON object on stdout.
+ * Offline administration of the configured database (safe while the server runs: the database
+ * serialises the writes, and the server notices revoked keys at once). The same admin service
+ * and request schemas as the admin API. Prints one JSON object on stdout.
  */
 const USAGE = `usage: npm run admin -- <command> [options]
   account:create [--label <text>]                  -> { accountId, apiKey, keyId }
@@ -42,28 +52,55 @@ const { positionals, values } = (() => {
 const required = (name: 'account' | 'key' | 'name'): string =>
   values[name] ?? fail(`--${name} is required`, 2);
 
-let config: ReturnType<typeof loadConfig>;
+/** A command's options, checked with the admin API's own request schema. */
+function parsed<T>(
+  schema: z.ZodMiniType<T>,
+  input: unknown,
+  text: (paths: PropertyKey[][], input: unknown) => string,
+): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  return fail(
+    text(
+      result.error.issues.map((issue) => issue.path),
+      input,
+    ),
+    1,
+  );
+}
+
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
   fail(error instanceof ConfigError ? error.message : String(error), 2);
 }
 
-const db = openDatabase(config.databasePath);
-const stores = createStores(db);
-// The CLI's connection keeps synchronous=FULL: each write is on disk when it returns.
-const admin = adminService(stores, async (work) => work(), stores.accounts.revokeKey);
+const storage = await openStorage(config);
+const admin = adminService(storage, apiKeyService(storage, credentials(storage)));
 
 const commands: Record<string, () => Promise<unknown>> = {
-  'account:create': () => admin.createAccount(values.label),
+  'account:create': () =>
+    admin.createAccount(
+      parsed(CreateAccountRequest, { label: values.label }, createAccountErrorText)?.label ??
+        undefined,
+    ),
   'key:create': () => admin.createKey(required('account')),
   'key:revoke': async () => {
     const keyId = required('key');
     await admin.revokeKey(keyId);
     return { keyId, revoked: true };
   },
-  'project:create': () => admin.createProject(required('account'), required('name')),
-  'project:list': async () => ({ projects: admin.listProjects(required('account')) }),
+  'project:create': () => {
+    const accountId = required('account');
+    const { name } = parsed(
+      CreateProjectRequest,
+      { name: required('name') },
+      createProjectErrorText,
+    );
+    return admin.createProject(accountId, name);
+  },
+  'project:list': async () => ({ projects: await admin.listProjects(required('account')) }),
 };
 
 const command = commands[positionals[0] ?? ''];
@@ -72,7 +109,12 @@ if (!command || positionals.length !== 1)
 try {
   process.stdout.write(`${JSON.stringify(await command())}\n`);
 } catch (error) {
-  fail(error instanceof HttpError ? error.message : String(error), 1);
+  fail(
+    error instanceof DomainError
+      ? describeDomainError(error as AnyDomainError).text
+      : String(error),
+    1,
+  );
 } finally {
-  db.close();
+  await storage.close();
 }

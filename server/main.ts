@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
-import { bootstrapIfEmpty } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { bootstrapIfEmpty } from './services/bootstrap.js';
 
 /** Exit code for a configuration the server cannot start with. */
 const EXIT_CONFIG = 2;
@@ -19,7 +19,7 @@ function readConfig(): Config {
 const config = readConfig();
 const app = await buildApp(config);
 
-const boot = await app.commits.run(() => bootstrapIfEmpty(app.stores, config.bootstrapApiKey));
+const boot = await bootstrapIfEmpty(app.storage, app.services.apiKeys, config.bootstrapApiKey);
 if (boot) {
   // Written to stdout, not to the log: the only time this key is ever shown.
   const lines = [

@@ -1,8 +1,45 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
-/** Compiles the server to build/ so tests can start it the way `npm start` does. */
+/** What the Action's bundle is built from: when any of it changes, dist/ is rebuilt. */
+const BUNDLE_INPUTS = ['action', 'reporter', 'contract', 'package-lock.json'];
+const STAMP = join('build', 'bundle-inputs.sha256');
+
+/** Every file at or under `path`, in a stable order. */
+function filesUnder(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
+}
+
+function inputsDigest(): string {
+  const hash = createHash('sha256');
+  for (const file of BUNDLE_INPUTS.flatMap(filesUnder)) {
+    hash.update(file).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Before any test: the server compiled to build/ (tests start it the way `npm start` does), and
+ * dist/ bundled from the current sources, so the Action's end-to-end tests never run a bundle
+ * older than the code (rebuilt only when its inputs changed since the last build here).
+ */
 export default function setup(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+
+  const digest = inputsDigest();
+  const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
+  if (!fresh || !existsSync(join('dist', 'index.js'))) {
+    process.stdout.write('Sources of the Action changed: rebuilding dist/ (npm run bundle)\n');
+    execFileSync('npm', ['run', '--silent', 'bundle'], { stdio: 'inherit' });
+    mkdirSync('build', { recursive: true });
+    writeFileSync(STAMP, digest);
+  }
 }

@@ -13,7 +13,12 @@ export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-/** The first characters of a key, enough for a person to tell keys apart. */
-export function displayPrefix(key: string): string {
-  return key.slice(0, API_KEY_PREFIX.length + 6);
+/** A key as stored: its hash, and its first characters for people telling keys apart. */
+export interface KeyDigest {
+  hash: string;
+  prefix: string;
+}
+
+export function digestApiKey(key: string): KeyDigest {
+  return { hash: hashApiKey(key), prefix: key.slice(0, API_KEY_PREFIX.length + 6) };
 }

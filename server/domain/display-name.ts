@@ -1,4 +1,4 @@
-import { Limits } from '../contract/limits.js';
+import { Limits } from '../../contract/limits.js';
 
 /** Names that would impersonate the service or a mail role account (RFC 2142 and friends). */
 export const RESERVED_DISPLAY_NAMES: ReadonlySet<string> = new Set([

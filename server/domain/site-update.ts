@@ -3,8 +3,10 @@ import type {
   SiteBlock,
   SiteConfiguration,
   UpdateSiteConfigurationRequest,
-} from '../contract/site.js';
-import type { SiteFields } from '../store/sites.js';
+} from '../../contract/site.js';
+
+/** The fields E4 may change (visibility is changed only by E3). */
+export type SiteFields = Omit<SiteConfiguration, 'visibility'>;
 
 const TEXT_FIELDS = ['bio', 'avatar_url', 'location', 'mood', 'theme_id'] as const;
 

@@ -1,5 +1,6 @@
-import type { OutboundHttp } from '../outbound/http.js';
-import type { ContactsProvider } from './contacts.js';
+import { secondsToMs } from '../../contract/retry.js';
+import type { OutboundHttp, ResponseHeaders } from '../outbound/outbound-http.js';
+import type { ContactsProvider } from './contacts-provider.js';
 
 export interface BrevoOptions {
   apiKey: string;
@@ -8,6 +9,12 @@ export interface BrevoOptions {
   listId: number | undefined;
   /** Contact attribute that receives the alias address, when the Brevo account has one. */
   aliasAttribute: string | undefined;
+}
+
+/** Brevo's own way of asking to wait: `x-sib-ratelimit-reset`, in seconds. */
+export function brevoRetryAfter(headers: ResponseHeaders): number | undefined {
+  const reset = headers['x-sib-ratelimit-reset'];
+  return secondsToMs(Array.isArray(reset) ? reset[0] : reset);
 }
 
 /**
@@ -31,6 +38,7 @@ export function brevoContacts(http: OutboundHttp, options: BrevoOptions): Contac
         },
         secrets: [options.apiKey],
         service: 'Brevo',
+        retryAfter: brevoRetryAfter,
       });
     },
   };

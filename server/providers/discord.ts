@@ -1,5 +1,6 @@
-import type { OutboundHttp } from '../outbound/http.js';
-import type { ChatNotificationJob } from '../outbox/jobs.js';
+import { secondsToMs } from '../../contract/retry.js';
+import type { OutboundHttp } from '../outbound/outbound-http.js';
+import type { ChatNotificationJob } from '../outbox/outbox-jobs.js';
 
 /** Discord's documented embed limits (characters). */
 export const DiscordLimits = {
@@ -68,6 +69,13 @@ export function buildDiscordMessage(job: ChatNotificationJob): DiscordMessage {
   };
 }
 
+/** Discord's own way of asking to wait: `retry_after` (seconds, fractional) in a 429's body. */
+export function discordRetryAfter(body: unknown): number | undefined {
+  return typeof body === 'object' && body !== null && 'retry_after' in body
+    ? secondsToMs((body as { retry_after: unknown }).retry_after)
+    : undefined;
+}
+
 /**
  * Executes the webhook. The request goes to the configured origin only, with the path and thread
  * of the validated URL rebuilt from its parsed parts, and `wait=true` so that a message Discord
@@ -85,6 +93,7 @@ export function discordNotifier(http: OutboundHttp, origin: string) {
         json: buildDiscordMessage(job),
         secrets: [token],
         service: 'Discord',
+        retryAfter: (_headers, body) => discordRetryAfter(body),
       });
     },
   };

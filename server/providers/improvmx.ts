@@ -1,6 +1,6 @@
 import { DeliveryError } from '../outbound/delivery-error.js';
-import type { OutboundHttp } from '../outbound/http.js';
-import type { ForwardingProvider } from './forwarding.js';
+import type { OutboundHttp } from '../outbound/outbound-http.js';
+import type { ForwardingProvider } from './forwarding-provider.js';
 
 export interface ImprovMxOptions {
   apiKey: string;

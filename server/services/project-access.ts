@@ -1,6 +1,5 @@
-import { SpecError } from '../contract/errors.js';
-import { HttpError } from '../errors.js';
-import type { ProjectRef, ProjectStore } from '../store/projects.js';
+import { Forbidden } from '../domain/domain-errors.js';
+import type { ProjectRef, Storage } from '../storage/storage.js';
 
 const MAX_CACHED_PROJECTS = 100_000;
 
@@ -9,24 +8,24 @@ const MAX_CACHED_PROJECTS = 100_000;
  * change owner, so a project once found can be remembered for good; a database read per ingest
  * was the largest single cost of the hot path.
  */
-export function projectAccess(projects: ProjectStore) {
+export function projectAccess(storage: Storage) {
   const known = new Map<string, ProjectRef>();
 
   return {
     /**
-     * The caller's project, or 403. Unknown projects answer like foreign ones, so nobody learns
-     * which project ids exist.
+     * The caller's project, or Forbidden. Unknown projects answer like foreign ones, so nobody
+     * learns which project ids exist.
      */
-    assertOwn(accountId: string, projectId: string): ProjectRef {
+    async assertOwn(accountId: string, projectId: string): Promise<ProjectRef> {
       let project = known.get(projectId);
       if (project === undefined) {
-        project = projects.find(projectId);
+        project = await storage.projects.find(projectId);
         if (project !== undefined) {
           if (known.size >= MAX_CACHED_PROJECTS) known.clear();
           known.set(projectId, project);
         }
       }
-      if (project?.accountId !== accountId) throw new HttpError(403, SpecError.forbiddenProject);
+      if (project?.accountId !== accountId) throw new Forbidden('project');
       return project;
     },
   };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { githubFacts, readContext } from '../../action/context.js';
+import { githubFacts, readContext } from '../../reporter/run-context.js';
 
 const fixture = (name: string) => join(import.meta.dirname, 'fixtures', `${name}.json`);
 

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventPage, MetricPage } from '../../server/contract/readback.js';
+import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseColor } from '../../action/color.js';
-import { InputError } from '../../action/errors.js';
-import { parseInputs } from '../../action/inputs.js';
+import { parseColor } from '../../reporter/color.js';
+import { InputError } from '../../reporter/input-error.js';
+import { parseInputs } from '../../reporter/inputs.js';
 
 const base = {
   'api-key': 'key',

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readContext } from '../../action/context.js';
-import { InputError } from '../../action/errors.js';
-import { parseInputs } from '../../action/inputs.js';
-import { idempotencyKey, planRequests } from '../../action/requests.js';
-import { isRetryableStatus } from '../../action/retry-policy.js';
-import { parseRetryAfter } from '../../server/outbound/retry-policy.js';
+import { isRetryableStatus, parseRetryAfter } from '../../contract/retry.js';
+import { InputError } from '../../reporter/input-error.js';
+import { parseInputs } from '../../reporter/inputs.js';
+import { idempotencyKey, planRequests } from '../../reporter/requests.js';
+import { readContext } from '../../reporter/run-context.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/token_abc';
 const context = readContext({
@@ -150,12 +149,10 @@ describe('retry policy', () => {
 
   it('reads Retry-After in seconds or as a date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter({ 'retry-after': '2' }, undefined, now)).toBe(2000);
-    expect(parseRetryAfter({ 'retry-after': '0.5' }, undefined, now)).toBe(500);
-    expect(
-      parseRetryAfter({ 'retry-after': 'Thu, 01 Jan 2026 00:00:03 GMT' }, undefined, now),
-    ).toBe(3000);
-    expect(parseRetryAfter({}, undefined, now)).toBeUndefined();
-    expect(parseRetryAfter({ 'retry-after': 'later' }, undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter('0.5', now)).toBe(500);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:03 GMT', now)).toBe(3000);
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(parseRetryAfter('later', now)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { selectRows } from '../helpers/database.js';
 import { run } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer, tempDir } from '../helpers/server.js';
 
@@ -69,7 +70,7 @@ describe('admin API', () => {
 
   it('stores keys only as hashes', async () => {
     const { apiKey } = (await admin('POST', '/admin/accounts', {})).json();
-    const rows = server.app.db.prepare('SELECT * FROM api_keys').all();
+    const rows = selectRows(server.dir, 'SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(apiKey);
     expect(JSON.stringify(rows)).not.toContain(apiKey.slice(12));
   });

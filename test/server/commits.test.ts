@@ -2,21 +2,21 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Commits } from '../../server/db/commits.js';
+import { GroupCommit } from '../../server/storage/sqlite/group-commit.js';
 import { tempDir } from '../helpers/server.js';
 
 /** Group commit on a real SQLite file. */
 
 let dir: string;
 let db: Database.Database;
-let commits: Commits;
+let commits: GroupCommit;
 
 beforeEach(() => {
   dir = tempDir();
   db = new Database(join(dir, 'x.db'));
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE t (n INTEGER NOT NULL CHECK (n >= 0))');
-  commits = new Commits(db);
+  commits = new GroupCommit(db);
 });
 afterEach(() => {
   db.close();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OwnError, SpecError } from '../../server/contract/errors.js';
+import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { judgeDisplayName, sanitizeDisplayName } from '../../server/domain/display-name.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpecError } from '../../server/contract/errors.js';
+import { SpecError } from '../../contract/error-texts.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Spec part 3: every forwarding transition, read back through E1. */

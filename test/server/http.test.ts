@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OwnError, SpecError } from '../../server/contract/errors.js';
+import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Protocol-level errors are JSON `{ error }` on every route. */

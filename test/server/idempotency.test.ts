@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OwnError } from '../../server/contract/errors.js';
+import { OwnError } from '../../contract/error-texts.js';
+import { selectColumn } from '../helpers/database.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -18,7 +19,7 @@ const post = (url: string, body: unknown, key?: string, who = me) =>
     headers: key === undefined ? {} : { 'idempotency-key': key },
   });
 const count = (table: 'events' | 'metrics') =>
-  server.app.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  selectColumn(server.dir, `SELECT COUNT(*) FROM ${table}`)[0] as number;
 
 describe.each([
   [

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventPage, NotificationState } from '../../server/contract/readback.js';
+import type { EventPage, NotificationState } from '../../contract/readback.js';
+import { selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { startTestServer, type TestAccount, type TestServer, tempDir } from '../helpers/server.js';
 
@@ -199,7 +200,7 @@ describe('delivery', () => {
       attempts: 3,
       lastError: 'Discord answered HTTP 500: boom',
     });
-    const rows = server.app.db.prepare('SELECT * FROM outbox').all();
+    const rows = selectRows(server.dir, 'SELECT * FROM outbox');
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
   });
 });

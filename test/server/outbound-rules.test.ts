@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { parseDiscordWebhookUrl } from '../../contract/discord-webhook.js';
+import { parseRetryAfter } from '../../contract/retry.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
-import { parseDiscordWebhookUrl } from '../../server/contract/discord-webhook.js';
-import { parseRetryAfter, retryDelayMs } from '../../server/outbound/retry-policy.js';
-import type { ChatNotificationJob } from '../../server/outbox/jobs.js';
+import type { ChatNotificationJob } from '../../server/outbox/outbox-jobs.js';
+import { retryDelayMs } from '../../server/outbox/retry-schedule.js';
+import { brevoRetryAfter } from '../../server/providers/brevo.js';
 import {
   buildDiscordMessage,
   DEFAULT_COLOR,
   DiscordLimits,
+  discordRetryAfter,
 } from '../../server/providers/discord.js';
 
 describe('retryDelayMs', () => {
@@ -26,18 +29,31 @@ describe('retryDelayMs', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
+describe('how long a 429 asks to wait', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
   it.each([
-    [{ 'retry-after': '3' }, undefined, 3000],
-    [{ 'retry-after': '0.25' }, undefined, 250],
-    [{ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }, undefined, 5000],
-    [{}, { retry_after: 1.5, global: false }, 1500],
-    [{ 'x-sib-ratelimit-reset': '7' }, undefined, 7000],
-    [{}, undefined, undefined],
-    [{ 'retry-after': 'soon' }, { retry_after: -1 }, undefined],
-  ])('%j %j -> %s', (headers, body, expected) => {
-    expect(parseRetryAfter(headers, body, now)).toBe(expected);
+    ['3', 3000],
+    ['0.25', 250],
+    ['Thu, 01 Jan 2026 00:00:05 GMT', 5000],
+    [undefined, undefined],
+    ['soon', undefined],
+  ])('Retry-After %j -> %s', (header, expected) => {
+    expect(parseRetryAfter(header, now)).toBe(expected);
+  });
+
+  it.each([
+    [{ retry_after: 1.5, global: false }, 1500],
+    [{ retry_after: -1 }, undefined],
+    [undefined, undefined],
+  ])("Discord's body %j -> %s", (body, expected) => {
+    expect(discordRetryAfter(body)).toBe(expected);
+  });
+
+  it.each([
+    [{ 'x-sib-ratelimit-reset': '7' }, 7000],
+    [{}, undefined],
+  ])("Brevo's headers %j -> %s", (headers, expected) => {
+    expect(brevoRetryAfter(headers)).toBe(expected);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpecError } from '../../server/contract/errors.js';
+import { SpecError } from '../../contract/error-texts.js';
+import { selectColumn } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { failWrites } from '../helpers/sabotage.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -214,10 +215,10 @@ describe('E5 rename while forwarding is on', () => {
     expect(after.map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /v3/domains/mail.example.test/aliases',
     ]);
-    const jobs = server.app.db
-      .prepare(`SELECT status FROM outbox WHERE kind = 'forwarding-remove-alias'`)
-      .pluck()
-      .all();
+    const jobs = selectColumn(
+      server.dir,
+      `SELECT status FROM outbox WHERE kind = 'forwarding-remove-alias'`,
+    );
     expect(jobs).toEqual(['delivered']);
   });
 

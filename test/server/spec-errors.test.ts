@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpecError } from '../../server/contract/errors.js';
+import { SpecError } from '../../contract/error-texts.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { failReads, failWrites } from '../helpers/sabotage.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';

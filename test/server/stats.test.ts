@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpecError } from '../../server/contract/errors.js';
-import type { EventPage, MetricPage } from '../../server/contract/readback.js';
+import { SpecError } from '../../contract/error-texts.js';
+import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/abcDEF_ghi-jkl';

@@ -1,0 +1,123 @@
+import {
+  DryRunStatsClient,
+  HttpStatsClient,
+  SendFailure,
+  type Transport,
+} from '../reporter/client.js';
+import { InputError } from '../reporter/input-error.js';
+import { parseInputs } from '../reporter/inputs.js';
+import { report } from '../reporter/report.js';
+import { readContext } from '../reporter/run-context.js';
+import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
+
+const USER_AGENT = 'ci-stats-action/1';
+
+/** The parts of @actions/core the step uses; the entry passes the real one, tests a stand-in. */
+export interface Runner {
+  getInput(name: string): string;
+  setSecret(secret: string): void;
+  setOutput(name: string, value: string): void;
+  setFailed(message: string): void;
+  warning(message: string): void;
+  info(message: string): void;
+  summary: {
+    addHeading(text: string, level: number): Runner['summary'];
+    addTable(rows: SummaryTable['rows']): Runner['summary'];
+    addRaw(text: string, addEOL: boolean): Runner['summary'];
+    write(): Promise<unknown>;
+  };
+}
+
+/** Masks what must never be shown, before anything else can print it. */
+function maskSecrets(runner: Runner): void {
+  const apiKey = runner.getInput('api-key').trim();
+  if (apiKey) runner.setSecret(apiKey);
+  const webhook = runner.getInput('chat-webhook-url').trim();
+  if (webhook) {
+    runner.setSecret(webhook);
+    // The token alone too, in case a message quotes only the path.
+    const token = webhook.split(/[?#]/)[0]?.split('/').at(-1);
+    if (token) runner.setSecret(token);
+  }
+}
+
+/** The job summary, when the runner offers one (a local run does not). */
+async function writeSummary(
+  runner: Runner,
+  table: SummaryTable,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  if (!env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await runner.summary
+      .addHeading(table.heading, 3)
+      .addTable(table.rows)
+      .addRaw(table.footer, true)
+      .write();
+  } catch (error) {
+    runner.warning(`Could not write the job summary: ${(error as Error).message}`);
+  }
+}
+
+function setOutputs(runner: Runner, ok: boolean, ids: Record<string, string>, message: string) {
+  runner.setOutput('ok', String(ok));
+  runner.setOutput('event-id', ids.event ?? '');
+  runner.setOutput('metric-id', ids.metric ?? '');
+  runner.setOutput('message', message);
+}
+
+/** The step: read inputs, report, publish outputs and summary. Never throws. */
+export async function run(
+  runner: Runner,
+  transport: Transport,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  let client: HttpStatsClient | undefined;
+  try {
+    maskSecrets(runner);
+    const inputs = parseInputs((name) => runner.getInput(name));
+    const context = readContext(env, (warning) => runner.warning(warning));
+    client = inputs.dryRun
+      ? undefined
+      : new HttpStatsClient(transport, {
+          baseUrl: inputs.baseUrl,
+          apiKey: inputs.apiKey,
+          timeoutSeconds: inputs.timeoutSeconds,
+          retries: inputs.retries,
+          log: (line) => runner.info(line),
+          userAgent: USER_AGENT,
+        });
+    const outcome = await report(
+      client ?? new DryRunStatsClient((line) => runner.info(line)),
+      context,
+      inputs,
+    );
+
+    const ids: Record<string, string> = {};
+    for (const { request, acknowledgement } of outcome.results) {
+      ids[request.kind] = acknowledgement?.id ?? '';
+    }
+    const failures = outcome.results.filter((result) => result.error !== undefined);
+    const message = describeReport(outcome);
+    setOutputs(runner, failures.length === 0, ids, message);
+    await writeSummary(runner, summaryTable(outcome, inputs.baseUrl, inputs.projectId), env);
+
+    if (failures.length === 0) runner.info(message);
+    // The server refusing a request (wrong key, foreign project...) is a configuration error.
+    else if (
+      inputs.failOnError ||
+      failures.some((f) => f.error instanceof SendFailure && f.error.refused)
+    ) {
+      runner.setFailed(message);
+    } else runner.warning(`${message} (fail-on-error is false, so the step goes on)`);
+  } catch (error) {
+    // A bad input always fails the step, whatever fail-on-error says.
+    const message =
+      error instanceof InputError ? error.message : `Unexpected error: ${String(error)}`;
+    setOutputs(runner, false, {}, message);
+    runner.setFailed(message);
+  }
+  // A request given up at its deadline may hold a socket open (through a proxy, which the
+  // client cannot tear down); the step is over, so do not wait for it.
+  if (client?.abandonedRequests) process.exit();
+}

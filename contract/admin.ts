@@ -1,0 +1,61 @@
+import * as z from 'zod/mini';
+import { SpecError } from './error-texts.js';
+import { concerns, type IssuePaths } from './fields.js';
+import { isJsonObject } from './json.js';
+import { Limits } from './limits.js';
+import { ProjectName } from './projects.js';
+
+/** Trimmed; an empty text counts as absent. */
+const optionalLabel = z.pipe(
+  z.string().check(z.trim(), z.maxLength(Limits.labelLength)),
+  z.transform((label) => label || undefined),
+);
+
+/** POST /admin/accounts: fields other than `label` are ignored. */
+export const CreateAccountRequest = z.nullish(
+  z.looseObject({ label: z.optional(z.nullable(optionalLabel)) }),
+);
+export type CreateAccountRequest = z.infer<typeof CreateAccountRequest>;
+
+export const AdminError = {
+  labelInvalid: `label must be a string of at most ${Limits.labelLength} characters.`,
+  nameRequired: 'name is required.',
+  nameInvalid: `name must be a string of at most ${Limits.projectNameLength} characters.`,
+  accountNotFound: 'Account not found.',
+  keyNotFound: 'Key not found.',
+} as const;
+
+export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string =>
+  isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+
+/** POST /admin/accounts/:accountId/projects. */
+export const CreateProjectRequest = z.looseObject({
+  name: z.pipe(ProjectName, z.string().check(z.minLength(1))),
+});
+export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;
+
+export function createProjectErrorText(paths: IssuePaths, body: unknown): string {
+  const name = (body as { name?: unknown } | null)?.name;
+  if (!concerns(paths, 'name') || name === undefined || name === null) {
+    return AdminError.nameRequired;
+  }
+  return typeof name === 'string' && name.trim() === ''
+    ? AdminError.nameRequired
+    : AdminError.nameInvalid;
+}
+
+export const AccountParams = z.object({ accountId: z.string() });
+export const KeyParams = z.object({ keyId: z.string() });
+
+/** POST /admin/accounts 201 response body; `keyId` is what rotating the first key needs. */
+export interface CreatedAccount {
+  accountId: string;
+  apiKey: string;
+  keyId: string;
+}
+
+/** A new key, shown this once. */
+export interface IssuedKey {
+  keyId: string;
+  apiKey: string;
+}

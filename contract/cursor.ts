@@ -1,0 +1,23 @@
+/**
+ * Page cursors of the read-back endpoints. Clients treat them as opaque; the server encodes the
+ * last sequence number it returned, base64url without padding. Web-standard (btoa/atob), so a
+ * browser page can read them too.
+ */
+const SEQUENCE = /^[1-9]\d{0,15}$/;
+const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
+
+export function encodeCursor(seq: number): string {
+  return btoa(String(seq)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+/** The sequence number of a cursor, or undefined when it is not one of ours. */
+export function decodeCursor(cursor: string): number | undefined {
+  if (!BASE64URL.test(cursor)) return undefined;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return undefined;
+  }
+  return SEQUENCE.test(text) ? Number(text) : undefined;
+}

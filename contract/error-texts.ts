@@ -1,0 +1,38 @@
+/**
+ * The `error` strings of the spec's part 7, verbatim (including the odd 404 text), plus the
+ * few texts we added where the spec is silent (documented in the README).
+ */
+export const SpecError = {
+  /** 401 on E1 and E2. */
+  unauthorizedForwarding: 'Unauthorized: You must be logged in or provide a valid API Key.',
+  /** 401 on E3, E4 and E5. */
+  unauthorizedSite: 'Unauthorized',
+  /** 401 on E6, E7 and E8. */
+  unauthorizedStats: 'Unauthorized: You must provide a valid API Key.',
+  invalidBody: 'Invalid request body.',
+  emailRequired: 'A valid email address is required to enable forwarding.',
+  projectIdRequired: 'Project ID is required.',
+  metricPayloadRequired: 'Metric payload is required and must be an object.',
+  forbiddenProject: 'Forbidden: You do not have access to this project.',
+  profileNotFound: 'Your profile could not be found. Please set a the service Name first.',
+  displayNameTaken: 'Display name already taken.',
+  internal: 'An internal server error occurred.',
+  forwardingSyncFailed: 'Failed to synchronize with the email forwarding service.',
+  visibilityFailed: 'Could not update site visibility.',
+  siteConfigurationFailed: 'Could not update site configuration.',
+} as const;
+
+/** Texts for conditions the spec does not cover (documented in the README). */
+export const OwnError = {
+  displayNameMissing: 'display_name is required and must be a string.',
+  displayNameLength:
+    'display_name must be 3-32 characters long after normalisation (a-z, 0-9 and single "-").',
+  displayNameReserved: 'This display name is reserved.',
+  metricPayloadTooLarge: 'Metric payload must be at most 32768 bytes of JSON.',
+  idempotencyKeyInvalid: 'Idempotency-Key must be 1-255 visible ASCII characters.',
+  idempotencyKeyReused: 'Idempotency-Key was already used with a different request.',
+  notFound: 'Not found.',
+  bodyTooLarge: 'Request body is too large.',
+  unsupportedMediaType: 'Unsupported Media Type: send application/json.',
+  adminUnauthorized: 'Unauthorized',
+} as const;

@@ -1,0 +1,45 @@
+import * as z from 'zod/mini';
+import { isJsonObject, jsonFits } from './json.js';
+import { Limits } from './limits.js';
+
+/** Building blocks shared by several request schemas. */
+
+export const text = (max: number) => z.string().check(z.maxLength(max));
+export const requiredText = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
+/** Trimmed first, then 1 to `max` characters. */
+export const trimmedText = (max: number) =>
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
+
+/** An RGB colour as one integer, 0 (black) to 16777215 (white). */
+export const color = z.int().check(z.gte(0), z.lte(Limits.maxColor));
+
+/** A JSON object (not an array or null) whose serialisation fits the payload limit. */
+export const jsonObject = z.custom<Record<string, unknown>>(
+  (value) => isJsonObject(value) && jsonFits(value, Limits.payloadBytes),
+);
+
+/** An absolute http(s) URL with a host. `javascript:`, `data:` and relative URLs are refused. */
+export function isHttpUrl(value: string): boolean {
+  if (value.length > Limits.urlLength || value.trim() !== value) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const httpUrl = z.string().check(z.refine(isHttpUrl));
+
+/** Where a request failed its schema: the path of each problem, in the order zod found them. */
+export type IssuePaths = readonly (readonly PropertyKey[])[];
+
+/**
+ * Chooses the `error` text of a request that failed its schema. Most endpoints have one text for
+ * every problem; some (E2, E5, E8, get-metrics) name the field at fault, in a fixed order.
+ */
+export type ErrorText = string | ((paths: IssuePaths, input: unknown) => string);
+
+/** Whether any problem lies at or under the top-level `field`. */
+export const concerns = (paths: IssuePaths, field: string): boolean =>
+  paths.some((path) => path[0] === field);

@@ -1,0 +1,27 @@
+/** Field limits of the wire contract. The spec leaves them open; these are our decisions. */
+export const Limits = {
+  projectIdLength: 128,
+  eventTypeLength: 100,
+  descriptionLength: 2000,
+  /** Serialised JSON of an event or metric payload, in UTF-8 bytes. */
+  payloadBytes: 32 * 1024,
+  maxColor: 0xffffff,
+  webhookUrlLength: 2048,
+  webhookTitleLength: 256,
+  webhookDescriptionLength: 4096,
+  bioLength: 1000,
+  locationLength: 100,
+  moodLength: 32,
+  themeIdLength: 64,
+  urlLength: 2048,
+  blocks: 100,
+  blockContentLength: 2000,
+  blockIdLength: 64,
+  emailLength: 254,
+  displayNameMin: 3,
+  displayNameMax: 32,
+  labelLength: 100,
+  projectNameLength: 100,
+  pageSizeDefault: 50,
+  pageSizeMax: 200,
+} as const;

@@ -1,0 +1,32 @@
+import * as z from 'zod/mini';
+import { OwnError, SpecError } from './error-texts.js';
+import { concerns, type IssuePaths, jsonObject, requiredText } from './fields.js';
+import { isJsonObject } from './json.js';
+import { Limits } from './limits.js';
+
+/** E8 POST /stats/ingest-metrics request body (spec 2.5). */
+export const IngestMetricRequest = z.strictObject({
+  projectId: requiredText(Limits.projectIdLength),
+  payload: jsonObject,
+});
+export type IngestMetricRequest = z.infer<typeof IngestMetricRequest>;
+
+/** E8 200 response body. */
+export const IngestMetricResponse = z.object({ message: z.string(), id: z.string() });
+export type IngestMetricResponse = z.infer<typeof IngestMetricResponse>;
+
+export const METRIC_INGESTED = 'Metric ingested successfully.';
+
+/**
+ * E8's 400 texts, in the spec's order: the project id is judged first, then the payload; anything
+ * else wrong with the body (unknown fields) gets the generic text.
+ */
+export function ingestMetricErrorText(paths: IssuePaths, body: unknown): string {
+  if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
+  if (concerns(paths, 'payload')) {
+    return isJsonObject(body.payload)
+      ? OwnError.metricPayloadTooLarge
+      : SpecError.metricPayloadRequired;
+  }
+  return SpecError.invalidBody;
+}

@@ -1,0 +1,35 @@
+/**
+ * Every endpoint's path, as the server routes it and clients call it. The first segment is the
+ * API area; the server mounts each area as one prefix with its own authentication text.
+ */
+export const Paths = {
+  /** E1 */
+  forwardingStatus: '/email-forwarding/email-forwarding-status',
+  /** E2 */
+  forwardingToggle: '/email-forwarding/email-forwarding-toggle',
+  /** E3 */
+  toggleSiteVisibility: '/pagesite/toggle-site-visibility',
+  /** E4 */
+  updateSiteConfiguration: '/pagesite/update-site-configuration',
+  getSiteConfiguration: '/pagesite/get-site-configuration',
+  /** E5 */
+  updateDisplayName: '/account/update-display-name',
+  getDisplayName: '/account/get-display-name',
+  /** E6 */
+  getProjects: '/stats/get-projects',
+  /** E7 */
+  ingestEvents: '/stats/ingest-events',
+  /** E8 */
+  ingestMetrics: '/stats/ingest-metrics',
+  getEvents: '/stats/get-events',
+  getMetrics: '/stats/get-metrics',
+  health: '/healthz',
+} as const;
+
+export const Areas = {
+  forwarding: '/email-forwarding',
+  pagesite: '/pagesite',
+  account: '/account',
+  stats: '/stats',
+  admin: '/admin',
+} as const;

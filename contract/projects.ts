@@ -1,0 +1,13 @@
+import * as z from 'zod/mini';
+import { Limits } from './limits.js';
+
+/** A project as E6 and the admin API return it. `created_at` is ISO 8601 UTC with milliseconds. */
+export const Project = z.object({ id: z.string(), name: z.string(), created_at: z.string() });
+export type Project = z.infer<typeof Project>;
+
+/** E6 200 response body. */
+export const ProjectList = z.object({ projects: z.array(Project) });
+export type ProjectList = z.infer<typeof ProjectList>;
+
+/** A project's name: trimmed, 1-100 characters. */
+export const ProjectName = z.string().check(z.trim(), z.maxLength(Limits.projectNameLength));

@@ -1,0 +1,186 @@
+import pRetry from 'p-retry';
+import { Headers } from '../contract/headers.js';
+import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
+import type { PlannedRequest } from './requests.js';
+
+/** The step waits at most this long for a Retry-After; a longer ask fails the request. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Backoff before retry `n` (1-based): 1 s, 2 s, 4 s... each stretched by a random 1-2x. */
+export const BACKOFF = {
+  minTimeout: 1_000,
+  factor: 2,
+  maxTimeout: 30_000,
+  randomize: true,
+} as const;
+
+export interface Acknowledgement {
+  id: string;
+  message: string;
+  /** The server answered from an earlier attempt with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** Sends planned requests; the real client talks HTTP, the dry-run one only prints. */
+export interface StatsClient {
+  send(request: PlannedRequest): Promise<Acknowledgement>;
+}
+
+/**
+ * A request that was not stored.
+ * - `refused`: the server said no to the request itself (a 3xx, or a 4xx other than 429: wrong
+ *   key, foreign project, rejected body). That is a configuration error, and final.
+ * - `unavailable`: network error, timeout, 429 or 5xx; another attempt may succeed.
+ * - `final`: unavailable, but asking for a wait the step will not make (Retry-After over 60 s).
+ */
+export class SendFailure extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'refused' | 'unavailable' | 'final',
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'SendFailure';
+  }
+
+  get refused(): boolean {
+    return this.kind === 'refused';
+  }
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTP exchange, which the client may abandon at its deadline. */
+export interface Exchange {
+  /** Resolves with the whole answer, whatever its status; rejects on a network error. */
+  response: Promise<TransportResponse>;
+  /** Tears down what the exchange holds open. */
+  abandon(): void;
+}
+
+/** How requests leave the process (the runner's proxy settings are the transport's concern). */
+export interface Transport {
+  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutSeconds: number;
+  retries: number;
+  /** Progress lines for the log. */
+  log: (line: string) => void;
+  userAgent: string;
+}
+
+/**
+ * Sends each request over the transport. Each attempt must be answered within `timeoutSeconds`,
+ * headers and body; p-retry repeats attempts that failed on the network, timed out, or got 429 or
+ * 5xx, with exponential backoff and jitter, after first waiting out a Retry-After (up to 60 s).
+ * A 2xx must match the contract's response schema.
+ */
+export class HttpStatsClient implements StatsClient {
+  /** An attempt was given up while its request may still be open (the entry may exit at once). */
+  abandonedRequests = false;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: HttpClientOptions,
+  ) {}
+
+  send(request: PlannedRequest): Promise<Acknowledgement> {
+    const { log, retries } = this.options;
+    return pRetry(() => this.#attempt(request), {
+      retries,
+      ...BACKOFF,
+      shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        const failure = error as SendFailure;
+        if (failure.kind !== 'unavailable' || retriesLeft === 0) return;
+        log(`${request.kind}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
+        if (failure.retryAfterMs)
+          await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
+      },
+    });
+  }
+
+  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+    const { timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
+    const timeoutMs = timeoutSeconds * 1000;
+    const exchange = this.transport.post(
+      `${baseUrl}${request.path}`,
+      JSON.stringify(request.body),
+      {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': userAgent,
+        [Headers.apiKey]: apiKey,
+        [Headers.idempotencyKey]: request.idempotencyKey,
+      },
+      timeoutMs,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.abandonedRequests = true;
+        reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
+      }, timeoutMs);
+    });
+    let answer: TransportResponse;
+    try {
+      answer = await Promise.race([
+        exchange.response.catch((error: Error) => {
+          throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
+        }),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      exchange.abandon();
+    }
+    return judge(request, answer);
+  }
+}
+
+/** What an answer means: the acknowledgement, or why not. */
+function judge(request: PlannedRequest, { status, headers, body: text }: TransportResponse) {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
+  }
+  const replayed = headers[Headers.idempotentReplayed] === 'true';
+  if (status >= 200 && status < 300) {
+    const acknowledged = request.response.safeParse(body);
+    if (acknowledged.success) return { ...acknowledged.data, replayed };
+  }
+  const error = (body as { error?: unknown } | undefined)?.error;
+  const reason = `HTTP ${status}${typeof error === 'string' ? `: ${error}` : ''}`;
+  if (!isRetryableStatus(status)) throw new SendFailure(reason, 'refused');
+  const wait = parseRetryAfter(headers[Headers.retryAfter]);
+  if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
+    throw new SendFailure(
+      `${reason} (the server asks to wait ${Math.round(wait / 1000)} s)`,
+      'final',
+    );
+  }
+  throw new SendFailure(reason, 'unavailable', wait);
+}
+
+/** `dry-run`: validates and prints what would be sent, with the webhook URL masked. */
+export class DryRunStatsClient implements StatsClient {
+  constructor(private readonly print: (line: string) => void) {}
+
+  async send(request: PlannedRequest): Promise<Acknowledgement> {
+    const body = structuredClone(request.body) as { chatWebhook?: { url: string } };
+    if (body.chatWebhook) body.chatWebhook.url = '***';
+    this.print(`dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey})`);
+    this.print(JSON.stringify(body, null, 2));
+    return { id: '', message: 'dry run: not sent', replayed: false };
+  }
+}

@@ -1,0 +1,140 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type * as z from 'zod/mini';
+import { IngestEventRequest, IngestEventResponse } from '../contract/events.js';
+import { IDEMPOTENCY_KEY } from '../contract/idempotency-key.js';
+import { Limits } from '../contract/limits.js';
+import { IngestMetricRequest, IngestMetricResponse } from '../contract/metrics.js';
+import { Paths } from '../contract/paths.js';
+import { STATUS_COLORS } from './color.js';
+import { InputError } from './input-error.js';
+import type { Inputs } from './inputs.js';
+import { githubFacts, type RunContext } from './run-context.js';
+
+export type RecordKind = 'event' | 'metric';
+
+/** One request the step will make, already valid under the shared contract. */
+export interface PlannedRequest {
+  kind: RecordKind;
+  path: typeof Paths.ingestEvents | typeof Paths.ingestMetrics;
+  body: IngestEventRequest | IngestMetricRequest;
+  /** What a 2xx answer must look like (the contract's response schema). */
+  response: typeof IngestEventResponse | typeof IngestMetricResponse;
+  /** The same for every retry of this request, so a retry can never store a second record. */
+  idempotencyKey: string;
+}
+
+/** Which input a field of the request body comes from, for error messages. */
+const INPUT_OF: Record<RecordKind, Record<string, string>> = {
+  event: {
+    projectId: 'project-id',
+    eventType: 'event-type',
+    description: 'description',
+    payload: 'payload',
+    color: 'color',
+    'chatWebhook.url': 'chat-webhook-url',
+    'chatWebhook.title': 'chat-title',
+    'chatWebhook.description': 'chat-description',
+    'chatWebhook.color': 'chat-color',
+  },
+  metric: { projectId: 'project-id', payload: 'metrics/metrics-file' },
+};
+
+function describe(issue: z.core.$ZodIssue, field: string): string {
+  if (field === 'payload') {
+    return `must be a JSON object of at most ${Limits.payloadBytes} bytes, the github context included`;
+  }
+  if (field === 'chatWebhook.url') {
+    return 'must be a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>';
+  }
+  if (issue.code === 'too_big') return `must be at most ${issue.maximum} characters`;
+  if (issue.code === 'too_small') return 'must not be empty';
+  return `is not accepted by the API (${issue.code})`;
+}
+
+/** Validates with the schema the server uses, so a bad input fails before anything is sent. */
+function validated<T>(kind: RecordKind, schema: z.ZodMiniType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0] as z.core.$ZodIssue;
+  const field = issue.path.join('.');
+  throw new InputError(INPUT_OF[kind][field] ?? field, describe(issue, field));
+}
+
+/**
+ * The Idempotency-Key of one record, the same for all its retries: run, attempt, job, step and
+ * record kind, plus the execution's own random id. The runner gives matrix legs, and jobs of a
+ * reusable workflow called twice, the same run, job and step names; without the execution id two
+ * legs sending the same body would be taken for retries of one request, and one record lost.
+ */
+export function idempotencyKey(context: RunContext, kind: RecordKind, execution: string): string {
+  const run = Number.isInteger(context.runId)
+    ? [context.repository, context.runId, context.runAttempt, context.job, context.action]
+    : ['local'];
+  const key = [...run, kind, execution].join('/');
+  return IDEMPOTENCY_KEY.test(key) ? key : createHash('sha256').update(key).digest('base64url');
+}
+
+function defaultTitle(context: RunContext, inputs: Inputs): string {
+  const parts = [context.repository, context.workflow, inputs.status].filter(Boolean);
+  return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
+}
+
+/**
+ * The event and/or metric request of this step. Throws InputError for a bad input.
+ * `execution` identifies this run of the step (a random id, drawn once).
+ */
+export function planRequests(
+  inputs: Inputs,
+  context: RunContext,
+  execution: string = randomUUID(),
+): PlannedRequest[] {
+  const github = inputs.includeContext ? { github: githubFacts(context) } : {};
+  const planned: PlannedRequest[] = [];
+
+  if (inputs.event) {
+    const { event, chat, status } = inputs;
+    const body = validated('event', IngestEventRequest, {
+      projectId: inputs.projectId,
+      eventType: event.type,
+      ...(event.description === undefined ? {} : { description: event.description }),
+      payload: { ...event.payload, ...(status ? { status } : {}), ...github },
+      ...(event.color !== undefined
+        ? { color: event.color }
+        : status
+          ? { color: STATUS_COLORS[status] }
+          : {}),
+      ...(chat
+        ? {
+            chatWebhook: {
+              url: chat.webhookUrl,
+              title: chat.title ?? defaultTitle(context, inputs),
+              ...(chat.description === undefined ? {} : { description: chat.description }),
+              ...(chat.color === undefined ? {} : { color: chat.color }),
+            },
+          }
+        : {}),
+    });
+    planned.push({
+      kind: 'event',
+      path: Paths.ingestEvents,
+      body,
+      response: IngestEventResponse,
+      idempotencyKey: idempotencyKey(context, 'event', execution),
+    });
+  }
+
+  if (inputs.metrics) {
+    const body = validated('metric', IngestMetricRequest, {
+      projectId: inputs.projectId,
+      payload: { ...inputs.metrics, ...github },
+    });
+    planned.push({
+      kind: 'metric',
+      path: Paths.ingestMetrics,
+      body,
+      response: IngestMetricResponse,
+      idempotencyKey: idempotencyKey(context, 'metric', execution),
+    });
+  }
+  return planned;
+}

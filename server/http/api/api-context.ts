@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { SpecError } from '../../../contract/error-texts.js';
+import { Areas } from '../../../contract/paths.js';
+import { adminArea } from '../admin/admin-routes.js';
+import { apiArea } from './area.js';
+import { jsonErrorHandler } from './error-handler.js';
+import { acceptJsonOnly } from './json-body.js';
+import { accountRoutes } from './routes/account-routes.js';
+import { emailForwardingRoutes } from './routes/forwarding-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { pagesiteRoutes } from './routes/site-routes.js';
+import { statsRoutes } from './routes/stats-routes.js';
+
+/**
+ * The JSON API, in a context of its own: JSON bodies only, zod schemas on every route (the
+ * contract's), errors as `{ "error": "..." }` with the spec's texts. Each area is one prefix with
+ * its own 401 text; the admin area exists only with ADMIN_TOKEN.
+ */
+export async function apiContext(app: FastifyInstance) {
+  app.setValidatorCompiler(validatorCompiler);
+  acceptJsonOnly(app);
+  app.setErrorHandler(jsonErrorHandler);
+
+  await app.register(healthRoutes);
+  const areas = [
+    [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
+    [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes],
+    [Areas.account, SpecError.unauthorizedSite, accountRoutes],
+    [Areas.stats, SpecError.unauthorizedStats, statsRoutes],
+  ] as const;
+  for (const [prefix, unauthorized, routes] of areas) {
+    await app.register(apiArea(unauthorized, routes), { prefix });
+  }
+  const token = app.config.adminToken;
+  if (token) await app.register(adminArea, { prefix: Areas.admin, token });
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireApiKey } from './api-key-auth.js';
+import { jsonNotFound } from './error-handler.js';
+
+/** A route's path within its area's prefix: `within('/stats', '/stats/get-events')` is `/get-events`. */
+export function within(prefix: string, path: string): string {
+  if (!path.startsWith(`${prefix}/`)) throw new Error(`${path} is not under ${prefix}`);
+  return path.slice(prefix.length);
+}
+
+/**
+ * One API area (`/stats`, `/account`...): unknown paths under its prefix are JSON 404s, whoever
+ * asks, and its routes admit only a valid API key, refused with the area's own 401 text.
+ */
+export function apiArea(unauthorizedText: string, routes: FastifyPluginAsyncZod) {
+  return async (area: FastifyInstance) => {
+    area.setNotFoundHandler(jsonNotFound);
+    await area.register(async (authenticated) => {
+      authenticated.addHook('onRequest', requireApiKey(authenticated, unauthorizedText));
+      await authenticated.register(routes);
+    });
+  };
+}

@@ -1,0 +1,34 @@
+import { AdminError } from '../../../contract/admin.js';
+import { OwnError, SpecError } from '../../../contract/error-texts.js';
+import type { AnyDomainError } from '../../domain/domain-errors.js';
+
+const STATUS: Record<AnyDomainError['kind'], number> = {
+  'not-found': 404,
+  forbidden: 403,
+  conflict: 409,
+  invalid: 400,
+  // The spec answers a failed forwarding provider with 500.
+  unavailable: 500,
+};
+
+/** The `error` text of each reason: the spec's verbatim where it has one. */
+const TEXT: Record<AnyDomainError['reason'], string> = {
+  profile: SpecError.profileNotFound,
+  account: AdminError.accountNotFound,
+  key: AdminError.keyNotFound,
+  project: SpecError.forbiddenProject,
+  'display-name-taken': SpecError.displayNameTaken,
+  'idempotency-key-reused': OwnError.idempotencyKeyReused,
+  'display-name-length': OwnError.displayNameLength,
+  'display-name-reserved': OwnError.displayNameReserved,
+  'idempotency-key': OwnError.idempotencyKeyInvalid,
+  'forwarding-provider': SpecError.forwardingSyncFailed,
+};
+
+/** The one mapping from a domain error to an HTTP answer (the admin CLI prints the same text). */
+export function describeDomainError(error: AnyDomainError): { status: number; text: string } {
+  // A key reused for another request is not a state conflict but an unprocessable request, as
+  // the IETF Idempotency-Key draft has it.
+  const status = error.reason === 'idempotency-key-reused' ? 422 : STATUS[error.kind];
+  return { status, text: TEXT[error.reason] };
+}

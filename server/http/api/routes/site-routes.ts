@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { SpecError } from '../../../../contract/error-texts.js';
+import { Areas, Paths } from '../../../../contract/paths.js';
+import {
+  type SiteConfiguration,
+  ToggleVisibilityRequest,
+  type ToggleVisibilityResponse,
+  UpdateSiteConfigurationRequest,
+  type UpdateSiteConfigurationResponse,
+} from '../../../../contract/site.js';
+import { within } from '../area.js';
+
+/** E3, E4 and the read-back of the site configuration. */
+export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { site } = app.services;
+
+  app.post(
+    within(Areas.pagesite, Paths.toggleSiteVisibility),
+    {
+      schema: { body: ToggleVisibilityRequest },
+      config: { internalError: SpecError.visibilityFailed },
+    },
+    async (request): Promise<ToggleVisibilityResponse> => ({
+      success: true,
+      newStatus: await site.toggleVisibility(request.account.accountId),
+    }),
+  );
+
+  app.post(
+    within(Areas.pagesite, Paths.updateSiteConfiguration),
+    {
+      schema: { body: UpdateSiteConfigurationRequest },
+      config: { internalError: SpecError.siteConfigurationFailed },
+    },
+    async (request): Promise<UpdateSiteConfigurationResponse> => ({
+      success: true,
+      site: await site.update(request.account.accountId, request.body),
+    }),
+  );
+
+  app.get(
+    within(Areas.pagesite, Paths.getSiteConfiguration),
+    async (request): Promise<SiteConfiguration> => site.get(request.account.accountId),
+  );
+};

@@ -1,0 +1,61 @@
+import {
+  type DiscordWebhookTarget,
+  parseDiscordWebhookUrl,
+} from '../../contract/discord-webhook.js';
+import type { IngestEventRequest } from '../../contract/events.js';
+
+/** E7's chat notification; the message is built at delivery from these fields. */
+export interface ChatNotificationJob {
+  kind: 'chat-notification';
+  webhook: DiscordWebhookTarget;
+  title: string;
+  description: string | null;
+  color: number | null;
+  projectId: string;
+  projectName: string;
+  eventType: string;
+  eventCreatedAt: string;
+}
+
+/** E5 renamed an account while forwarding was on: the old alias must go at the provider. */
+export interface RemoveAliasJob {
+  kind: 'forwarding-remove-alias';
+  /** The local part, i.e. the old display name. */
+  alias: string;
+}
+
+/** E2 enabled forwarding: the contact is upserted at the contacts provider. */
+export interface UpsertContactJob {
+  kind: 'contacts-upsert';
+  /** The forwarding address. */
+  email: string;
+  /** The full alias address. */
+  alias: string;
+}
+
+export type OutboxJob = ChatNotificationJob | RemoveAliasJob | UpsertContactJob;
+
+/**
+ * The notification an event asks for, if any: the chatWebhook's description and colour, else
+ * the event's. Only a URL the contract accepted gets here, so it always parses.
+ */
+export function chatNotification(
+  event: IngestEventRequest,
+  projectName: string,
+  createdAt: number,
+): ChatNotificationJob | undefined {
+  const chat = event.chatWebhook;
+  const webhook = chat && parseDiscordWebhookUrl(chat.url);
+  if (!chat || !webhook) return undefined;
+  return {
+    kind: 'chat-notification',
+    webhook,
+    title: chat.title,
+    description: chat.description ?? event.description ?? null,
+    color: chat.color ?? event.color ?? null,
+    projectId: event.projectId,
+    projectName,
+    eventType: event.eventType,
+    eventCreatedAt: new Date(createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,30 @@
+import fp from 'fastify-plugin';
+import { jobExecutor } from '../outbox/job-executor.js';
+import { OutboxWorker } from '../outbox/outbox-worker.js';
+import { HOUR_MS } from '../outbox/retry-schedule.js';
+
+/**
+ * Delivers the outbox: starts when the app is ready, wakes when a commit queued jobs, and on
+ * close lets the deliveries under way finish (each bounded by its timeout) before the storage
+ * and the outbound client close.
+ */
+export const outboxWorkerPlugin = fp(
+  async (app) => {
+    const { storage, providers, config } = app;
+    const worker = new OutboxWorker({
+      outbox: storage.outbox,
+      execute: jobExecutor({ ...providers, storage }),
+      policy: {
+        baseMs: config.outbound.retryBaseMs,
+        capMs: HOUR_MS,
+        maxAttempts: config.outbound.maxAttempts,
+      },
+      log: app.log.child({ component: 'outbox' }),
+    });
+    // Jobs are sent once the change that queued them has committed.
+    storage.onJobsQueued(() => worker.wake());
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', () => worker.stop());
+  },
+  { name: 'outbox-worker', dependencies: ['storage', 'outbound'] },
+);

@@ -1,0 +1,24 @@
+import fp from 'fastify-plugin';
+import { createServices, type Services } from '../services/services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+/** Every operation of the product, for the routes and pages to call. */
+export const servicesPlugin = fp(
+  async (app) => {
+    app.decorate(
+      'services',
+      createServices(app.storage, {
+        mailDomain: app.config.mailDomain,
+        forwarding: app.providers.forwarding,
+        contacts: app.providers.contacts !== undefined,
+        log: app.log,
+      }),
+    );
+  },
+  { name: 'services', dependencies: ['storage', 'outbound'] },
+);

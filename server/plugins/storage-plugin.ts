@@ -1,0 +1,20 @@
+import fp from 'fastify-plugin';
+import { openStorage } from '../storage/open-storage.js';
+import type { Storage } from '../storage/storage.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    storage: Storage;
+  }
+}
+
+/** The database the configuration names, open for the app's life and closed last. */
+export const storagePlugin = fp(
+  async (app) => {
+    const storage = await openStorage(app.config);
+    app.decorate('storage', storage);
+    // Registered first, so closed last: after the requests, deliveries and timers that use it.
+    app.addHook('onClose', () => storage.close());
+  },
+  { name: 'storage', decorators: { fastify: ['config'] } },
+);

@@ -1,0 +1,34 @@
+import type { CreatedAccount, IssuedKey } from '../../contract/admin.js';
+import type { Project } from '../../contract/projects.js';
+import { NotFound } from '../domain/domain-errors.js';
+import type { Storage } from '../storage/storage.js';
+import type { ApiKeyService } from './api-key-service.js';
+
+/** Account, key and project administration, shared by the HTTP admin API and the offline CLI. */
+export function adminService(storage: Storage, keys: ApiKeyService) {
+  async function assertAccount(accountId: string): Promise<void> {
+    if (!(await storage.accounts.exists(accountId))) throw new NotFound('account');
+  }
+
+  return {
+    async createAccount(label: string | undefined): Promise<CreatedAccount> {
+      return keys.createAccount(label ?? null);
+    },
+
+    createKey: (accountId: string): Promise<IssuedKey> => keys.createKey(accountId),
+
+    revokeKey: (keyId: string): Promise<void> => keys.revoke(keyId),
+
+    async createProject(accountId: string, name: string): Promise<Project> {
+      await assertAccount(accountId);
+      return storage.projects.create(accountId, name);
+    },
+
+    async listProjects(accountId: string): Promise<Project[]> {
+      await assertAccount(accountId);
+      return storage.projects.list(accountId);
+    },
+  };
+}
+
+export type AdminService = ReturnType<typeof adminService>;

@@ -1,0 +1,70 @@
+import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
+import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
+import { newRecordId } from '../domain/ids.js';
+import { chatNotification } from '../outbox/outbox-jobs.js';
+import type { Storage } from '../storage/storage.js';
+import type { Answer, Idempotency } from './idempotency-service.js';
+import type { ProjectAccess } from './project-access.js';
+
+export interface IngestResponse {
+  message: string;
+  id: string;
+}
+
+/**
+ * E7 and E8: check the project belongs to the caller, store, once per Idempotency-Key. The
+ * answer is given only once the record is durable.
+ */
+export function ingestService(storage: Storage, access: ProjectAccess, idempotency: Idempotency) {
+  return {
+    async event(
+      accountId: string,
+      event: IngestEventRequest,
+      key: string | undefined,
+    ): Promise<Answer<IngestResponse>> {
+      const project = await access.assertOwn(accountId, event.projectId);
+      const response = { message: EVENT_CREATED, id: newRecordId() };
+      const createdAt = Date.now();
+      const record = {
+        kind: 'event' as const,
+        row: {
+          id: response.id,
+          projectId: event.projectId,
+          eventType: event.eventType,
+          description: event.description ?? null,
+          payload: event.payload === undefined ? null : JSON.stringify(event.payload),
+          color: event.color ?? null,
+          createdAt,
+        },
+        // Queued in the same transaction as the event: it is sent exactly when the event exists.
+        notification: chatNotification(event, project.name, createdAt),
+      };
+      return idempotency.once(accountId, key, { endpoint: 'E7', body: event }, response, (claim) =>
+        storage.records.append(record, claim),
+      );
+    },
+
+    async metric(
+      accountId: string,
+      metric: IngestMetricRequest,
+      key: string | undefined,
+    ): Promise<Answer<IngestResponse>> {
+      await access.assertOwn(accountId, metric.projectId);
+      const response = { message: METRIC_INGESTED, id: newRecordId() };
+      const record = {
+        kind: 'metric' as const,
+        row: {
+          id: response.id,
+          projectId: metric.projectId,
+          payload: JSON.stringify(metric.payload),
+          createdAt: Date.now(),
+        },
+      };
+      return idempotency.once(accountId, key, { endpoint: 'E8', body: metric }, response, (claim) =>
+        storage.records.append(record, claim),
+      );
+    },
+  };
+}
+
+export type IngestService = ReturnType<typeof ingestService>;

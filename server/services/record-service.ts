@@ -1,0 +1,25 @@
+import { encodeCursor } from '../../contract/cursor.js';
+import type { EventPage, MetricPage, PageQuery } from '../../contract/readback.js';
+import type { Storage } from '../storage/storage.js';
+import type { ProjectAccess } from './project-access.js';
+
+/** Read-back of a project's events and metrics, newest first, a page at a time. */
+export function recordService(storage: Storage, access: ProjectAccess) {
+  return {
+    async events(accountId: string, query: PageQuery): Promise<EventPage> {
+      await access.assertOwn(accountId, query.projectId);
+      const page = await storage.records.events(query.projectId, query.limit, query.cursor);
+      return { events: page.items, nextCursor: cursorOf(page.nextBefore) };
+    },
+
+    async metrics(accountId: string, query: PageQuery): Promise<MetricPage> {
+      await access.assertOwn(accountId, query.projectId);
+      const page = await storage.records.metrics(query.projectId, query.limit, query.cursor);
+      return { metrics: page.items, nextCursor: cursorOf(page.nextBefore) };
+    },
+  };
+}
+
+const cursorOf = (before: number | null) => (before === null ? null : encodeCursor(before));
+
+export type RecordService = ReturnType<typeof recordService>;

@@ -1,0 +1,59 @@
+import { IDEMPOTENCY_TTL_MS } from '../../contract/idempotency-key.js';
+import { type ForwardingProvider, localForwarding } from '../providers/forwarding-provider.js';
+import type { Storage } from '../storage/storage.js';
+import { adminService } from './admin-service.js';
+import { apiKeyService } from './api-key-service.js';
+import { credentials } from './credentials.js';
+import { displayNameService } from './display-name-service.js';
+import { forwardingService } from './forwarding-service.js';
+import { healthService } from './health-service.js';
+import { idempotency } from './idempotency-service.js';
+import { ingestService } from './ingest-service.js';
+import type { Logger } from './logger.js';
+import { projectAccess } from './project-access.js';
+import { projectService } from './project-service.js';
+import { recordService } from './record-service.js';
+import { siteService } from './site-service.js';
+
+export interface ServiceOptions {
+  mailDomain: string;
+  /** The external forwarding provider; undefined when forwarding lives only in our database. */
+  forwarding: ForwardingProvider | undefined;
+  /** Whether a contacts provider is configured. */
+  contacts: boolean;
+  log: Logger;
+}
+
+/**
+ * Every operation of the product, each in one place: the JSON API, the admin API and CLI, and
+ * any page call these, never the storage directly.
+ */
+export function createServices(storage: Storage, options: ServiceOptions) {
+  const verified = credentials(storage);
+  const apiKeys = apiKeyService(storage, verified);
+  const access = projectAccess(storage);
+  return {
+    credentials: verified,
+    apiKeys,
+    admin: adminService(storage, apiKeys),
+    forwarding: forwardingService(storage, {
+      provider: options.forwarding ?? localForwarding,
+      mailDomain: options.mailDomain,
+      syncContacts: options.contacts,
+      log: options.log,
+    }),
+    displayName: displayNameService(storage, {
+      mailDomain: options.mailDomain,
+      removeOldAlias: options.forwarding !== undefined,
+    }),
+    site: siteService(storage),
+    projects: projectService(storage),
+    ingest: ingestService(storage, access, idempotency()),
+    records: recordService(storage, access),
+    health: healthService(storage),
+    /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
+    purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,139 @@
+import type { Db } from './sqlite-database.js';
+
+interface Pending {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
+/**
+ * Group commit. Every write a client is answered for runs through `run()`: the writes queued
+ * during one turn of the event loop run together in one transaction, and each is answered once
+ * that transaction has committed. With `synchronous=FULL` the commit returns only after the WAL
+ * is flushed to disk, so one flush serves the whole group; while it runs, new requests wait in
+ * the socket buffers and form the next group.
+ *
+ * A write is a function of the connection alone. Ingest writes are synchronous; a service's
+ * transaction is an async function whose statements all run synchronously (better-sqlite3), so
+ * awaiting it only turns microtasks and never lets another group start.
+ *
+ * A write that throws must not take the others down: when one does, the group runs again with
+ * each write in its own savepoint, and only the failing one is rejected.
+ */
+export class GroupCommit {
+  readonly #db: Db;
+  readonly #statements: Record<
+    'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo',
+    { run(): unknown }
+  >;
+  readonly #listeners: (() => void)[] = [];
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #running: Promise<void> | undefined;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#statements = {
+      begin: db.prepare('BEGIN'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+      savepoint: db.prepare('SAVEPOINT one_write'),
+      release: db.prepare('RELEASE one_write'),
+      undo: db.prepare('ROLLBACK TO one_write'),
+    };
+  }
+
+  /** Runs `work` in the next group transaction; resolves with its result once that committed. */
+  run<T>(work: () => T | Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Commits what is queued now, instead of at the end of this loop turn (before closing). */
+  async drain(): Promise<void> {
+    await this.#running;
+    if (this.#queue.length > 0) await this.#flush();
+  }
+
+  /** `listener` runs after each group commit (the outbox worker wakes up that way). */
+  onCommit(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#running) return;
+    this.#scheduled = true;
+    // After this loop turn's I/O callbacks: every request parsed in it joins the group.
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#flush();
+    });
+  }
+
+  #flush(): Promise<void> {
+    const group = this.#queue;
+    this.#queue = [];
+    this.#running = this.#commit(group).finally(() => {
+      this.#running = undefined;
+      if (this.#queue.length > 0) this.#schedule();
+    });
+    return this.#running;
+  }
+
+  async #commit(group: Pending[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      try {
+        outcomes = await this.#runGroup(group, false);
+      } catch {
+        outcomes = await this.#runGroup(group, true);
+      }
+    } catch (error) {
+      // The commit itself failed (disk full, I/O error): nothing of the group is stored.
+      for (const item of group) item.reject(error);
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i] as Outcome;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** One transaction over the group; with `isolate`, each write in a savepoint of its own. */
+  async #runGroup(group: Pending[], isolate: boolean): Promise<Outcome[]> {
+    const s = this.#statements;
+    s.begin.run();
+    try {
+      const outcomes: Outcome[] = [];
+      for (const item of group) {
+        if (isolate) s.savepoint.run();
+        try {
+          let value = item.work();
+          if (isThenable(value)) value = await value;
+          if (isolate) s.release.run();
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          if (!isolate) throw error;
+          s.undo.run();
+          s.release.run();
+          outcomes.push({ ok: false, error });
+        }
+      }
+      s.commit.run();
+      return outcomes;
+    } catch (error) {
+      // SQLite may already have rolled back by itself (some I/O errors do).
+      if (this.#db.inTransaction) s.rollback.run();
+      throw error;
+    }
+  }
+}

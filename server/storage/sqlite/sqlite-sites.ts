@@ -1,0 +1,76 @@
+import type { SiteBlock, SiteConfiguration } from '../../../contract/site.js';
+import { nowIso } from '../../domain/time.js';
+import type { SiteRepository } from '../storage.js';
+import type { Db } from './sqlite-database.js';
+import type { Sync } from './sync.js';
+
+interface SiteRow {
+  bio: string | null;
+  avatar_url: string | null;
+  location: string | null;
+  mood: string | null;
+  theme_id: string | null;
+  visibility: 0 | 1;
+  blocks: string;
+}
+
+const EMPTY_SITE: SiteConfiguration = {
+  bio: null,
+  avatar_url: null,
+  location: null,
+  mood: null,
+  theme_id: null,
+  visibility: false,
+  blocks: [],
+};
+
+export const siteWrites = ['toggleVisibility', 'update'] as const;
+
+/** Personal page configuration; blocks are one JSON list, always replaced whole. */
+export function sqliteSites(db: Db): Sync<SiteRepository> {
+  const byAccount = db.prepare(
+    `SELECT bio, avatar_url, location, mood, theme_id, visibility, blocks
+       FROM sites WHERE account_id = ?`,
+  );
+  // One statement, so concurrent toggles can never lose a flip.
+  const toggle = db
+    .prepare(
+      `INSERT INTO sites (account_id, visibility, updated_at) VALUES (?, 1, ?)
+       ON CONFLICT (account_id) DO UPDATE SET visibility = 1 - visibility,
+                                              updated_at = excluded.updated_at
+       RETURNING visibility`,
+    )
+    .pluck();
+  const save = db.prepare(
+    `INSERT INTO sites (account_id, bio, avatar_url, location, mood, theme_id, blocks, updated_at)
+     VALUES (@accountId, @bio, @avatar_url, @location, @mood, @theme_id, @blocks, @updatedAt)
+     ON CONFLICT (account_id) DO UPDATE SET
+       bio = excluded.bio, avatar_url = excluded.avatar_url, location = excluded.location,
+       mood = excluded.mood, theme_id = excluded.theme_id, blocks = excluded.blocks,
+       updated_at = excluded.updated_at`,
+  );
+
+  function get(accountId: string): SiteConfiguration {
+    const row = byAccount.get(accountId) as SiteRow | undefined;
+    if (!row) return { ...EMPTY_SITE, blocks: [] };
+    return {
+      ...row,
+      visibility: row.visibility === 1,
+      blocks: JSON.parse(row.blocks) as SiteBlock[],
+    };
+  }
+
+  return {
+    get,
+
+    toggleVisibility: (accountId) => toggle.get(accountId, nowIso()) === 1,
+
+    // A write of the group commit: the read and the save run in one transaction.
+    update(accountId, change) {
+      const current = get(accountId);
+      const next = change(current);
+      save.run({ accountId, ...next, blocks: JSON.stringify(next.blocks), updatedAt: nowIso() });
+      return { ...next, visibility: current.visibility };
+    },
+  };
+}

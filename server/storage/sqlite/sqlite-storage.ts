@@ -1,0 +1,91 @@
+import { KeyedLock } from '../keyed-lock.js';
+import type { Repositories, Storage } from '../storage.js';
+import { GroupCommit } from './group-commit.js';
+import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
+import { openDatabase } from './sqlite-database.js';
+import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
+import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
+import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
+import { projectWrites, sqliteProjects } from './sqlite-projects.js';
+import { recordWrites, sqliteRecords } from './sqlite-records.js';
+import { siteWrites, sqliteSites } from './sqlite-sites.js';
+import { now, type Runner, wrap } from './sync.js';
+
+export interface SqliteOptions {
+  path: string;
+  durability: 'full' | 'normal';
+}
+
+/** How stale the view of other processes' commits may get (a read per request was costly). */
+const EXTERNAL_CHANGE_CHECK_MS = 1;
+
+/**
+ * The embedded backend: one SQLite file in WAL mode, one connection, every write through the
+ * group commit. Other processes (the admin CLI) may write to the same file; their commits are
+ * noticed through `PRAGMA data_version`.
+ */
+export function openSqliteStorage({ path, durability }: SqliteOptions): Storage {
+  const db = openDatabase(path, durability);
+  const commits = new GroupCommit(db);
+  const idempotency = sqliteIdempotency(db);
+  const outbox = sqliteOutbox(db);
+  const tables = {
+    accounts: sqliteAccounts(db),
+    profiles: sqliteProfiles(db),
+    sites: sqliteSites(db),
+    projects: sqliteProjects(db),
+    records: sqliteRecords(db, idempotency, outbox.repository),
+  };
+  const repositories = (write: Runner): Repositories => ({
+    accounts: wrap(tables.accounts, accountWrites, write),
+    profiles: wrap(tables.profiles, profileWrites, write),
+    sites: wrap(tables.sites, siteWrites, write),
+    projects: wrap(tables.projects, projectWrites, write),
+    records: wrap(tables.records, recordWrites, write),
+    outbox: wrap(outbox.repository, outboxWrites, write),
+    idempotency: wrap(idempotency.repository, idempotencyWrites, write),
+  });
+  // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
+  // inside one it runs at once, as part of it.
+  const inTransaction = repositories(now);
+
+  const locks = new KeyedLock();
+  const ping = db.prepare('SELECT 1').pluck();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion = dataVersion.get();
+  let checkedAt = performance.now();
+
+  return {
+    ...repositories((fn) => commits.run(fn)),
+
+    transaction: (work) => commits.run(() => work(inTransaction)),
+
+    // One process per file: an in-process lock serialises everything that matters.
+    lock: (key, task) => locks.run(key, task),
+
+    keysMayHaveChanged() {
+      const time = performance.now();
+      if (time - checkedAt < EXTERNAL_CHANGE_CHECK_MS) return false;
+      checkedAt = time;
+      const version = dataVersion.get();
+      if (version === seenVersion) return false;
+      seenVersion = version;
+      return true;
+    },
+
+    onJobsQueued(listener) {
+      commits.onCommit(() => {
+        if (outbox.takeQueued()) listener();
+      });
+    },
+
+    async ping() {
+      ping.get();
+    },
+
+    async close() {
+      await commits.drain();
+      db.close();
+    },
+  };
+}

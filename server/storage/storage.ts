@@ -1,0 +1,194 @@
+import type { Project } from '../../contract/projects.js';
+import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
+import type { SiteConfiguration } from '../../contract/site.js';
+import type { KeyDigest } from '../domain/api-keys.js';
+import type { SiteFields } from '../domain/site-update.js';
+import type { OutboxJob } from '../outbox/outbox-jobs.js';
+
+/**
+ * What the services need from a database, and all they know of it. Every method returns a
+ * promise; each backend (`sqlite/`, and any other) implements these interfaces in its own folder,
+ * and nothing outside that folder knows which database it is.
+ *
+ * Called on `Storage`, a method commits on its own before its promise resolves (a 2xx answered
+ * after it is durable). Called on the repositories a `transaction` hands out, it joins that
+ * transaction.
+ */
+
+export interface KeyOwner {
+  accountId: string;
+  keyId: string;
+}
+
+export interface AccountRepository {
+  count(): Promise<number>;
+  exists(accountId: string): Promise<boolean>;
+  /** A new account with its first key (stored only as its hash); returns both ids. */
+  create(label: string | null, key: KeyDigest): Promise<{ accountId: string; keyId: string }>;
+  /** Adds a key to an account; returns its id. */
+  createKey(accountId: string, key: KeyDigest): Promise<string>;
+  /** The owner of the unrevoked key with this hash. */
+  findKey(keyHash: string): Promise<KeyOwner | undefined>;
+  /** Revokes a key; false when no key has this id. Revoking twice keeps the first time. */
+  revokeKey(keyId: string): Promise<boolean>;
+}
+
+/** A profile exists once a display name is set (spec 2.1). */
+export interface Profile {
+  displayName: string;
+  forwardingEnabled: boolean;
+  forwardingEmail: string;
+}
+
+export interface ProfileRepository {
+  get(accountId: string): Promise<Profile | undefined>;
+  /** Whether some account forwards mail for this alias now. */
+  isForwarding(displayName: string): Promise<boolean>;
+  /**
+   * Creates the profile or renames it; forwarding is left as it is. False, changing nothing, when
+   * another account holds the name (display names are unique, whoever writes at the same time).
+   */
+  setDisplayName(accountId: string, displayName: string): Promise<boolean>;
+  setForwarding(accountId: string, enabled: boolean, email: string): Promise<void>;
+}
+
+export interface SiteRepository {
+  /** The site; one that was never touched is hidden and empty. */
+  get(accountId: string): Promise<SiteConfiguration>;
+  /** Flips visibility atomically (concurrent flips are never lost); returns the new value. */
+  toggleVisibility(accountId: string): Promise<boolean>;
+  /** Applies `change` to the stored fields atomically and returns the new site. */
+  update(
+    accountId: string,
+    change: (current: SiteConfiguration) => SiteFields,
+  ): Promise<SiteConfiguration>;
+}
+
+export interface ProjectRef {
+  accountId: string;
+  name: string;
+}
+
+export interface ProjectRepository {
+  create(accountId: string, name: string): Promise<Project>;
+  /** The account's projects, oldest first. */
+  list(accountId: string): Promise<Project[]>;
+  /** A project's owner and name, or undefined when there is no such project. */
+  find(projectId: string): Promise<ProjectRef | undefined>;
+}
+
+/** An event as written; payload is already serialised JSON, time is epoch ms. */
+export interface EventRow {
+  id: string;
+  projectId: string;
+  eventType: string;
+  description: string | null;
+  payload: string | null;
+  color: number | null;
+  createdAt: number;
+}
+
+export interface MetricRow {
+  id: string;
+  projectId: string;
+  payload: string;
+  createdAt: number;
+}
+
+export type NewRecord =
+  | { kind: 'event'; row: EventRow; notification: OutboxJob | undefined }
+  | { kind: 'metric'; row: MetricRow };
+
+/** The first answer to an (account, Idempotency-Key), stored with the record it acknowledges. */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+  response: string;
+}
+
+export interface StoredAnswer {
+  fingerprint: string;
+  response: string;
+}
+
+export type AppendResult = { stored: true } | { stored: false; earlier: StoredAnswer };
+
+/** A page, newest first; `nextBefore` is the position to continue from, null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextBefore: number | null;
+}
+
+export interface RecordRepository {
+  /**
+   * Stores an event (with its notification job) or a metric. With a claim, stores nothing when
+   * the (account, key) already has an answer, and returns that answer instead. Backends may group
+   * concurrent appends into one transaction; the promise resolves once the record is durable.
+   */
+  append(record: NewRecord, claim?: IdempotencyClaim): Promise<AppendResult>;
+  /** Events of a project newest first, before position `before` (exclusive), with notification state. */
+  events(projectId: string, limit: number, before?: number): Promise<Page<StoredEvent>>;
+  metrics(projectId: string, limit: number, before?: number): Promise<Page<StoredMetric>>;
+}
+
+export interface DueJob {
+  id: number;
+  payload: string;
+  attempts: number;
+}
+
+/**
+ * The durable outbox. A job leaves `pending` exactly once, as delivered or failed, and its
+ * payload (which may hold a webhook token) is erased then.
+ */
+export interface OutboxRepository {
+  /** Inside the transaction of the change that causes it: the job exists exactly when the change does. */
+  enqueue(job: OutboxJob, eventId?: string): Promise<void>;
+  /** Pending jobs due at `now`, at most `limit`, claimed for this worker until an outcome or release. */
+  claimDue(now: number, limit: number): Promise<DueJob[]>;
+  /** Epoch ms of the earliest pending job nobody has claimed, if any. */
+  nextDueAt(): Promise<number | undefined>;
+  delivered(id: number, attempts: number): Promise<void>;
+  failed(id: number, attempts: number, error: string): Promise<void>;
+  retryAt(id: number, attempts: number, at: number, error: string): Promise<void>;
+  /** Gives up a claim without an outcome (recording it failed): the job is picked again later. */
+  release(id: number): Promise<void>;
+}
+
+export interface IdempotencyRepository {
+  /** Forgets answers older than `before` (epoch ms); returns how many. */
+  purge(before: number): Promise<number>;
+}
+
+export interface Repositories {
+  accounts: AccountRepository;
+  profiles: ProfileRepository;
+  sites: SiteRepository;
+  projects: ProjectRepository;
+  records: RecordRepository;
+  outbox: OutboxRepository;
+  idempotency: IdempotencyRepository;
+}
+
+export interface Storage extends Repositories {
+  /**
+   * Runs `work` in one transaction and resolves once it committed; if `work` throws, nothing of it
+   * is stored. `work` must touch only `tx` (no other I/O): a backend may run it together with
+   * other transactions, and run it again when one of them fails.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Runs tasks with the same key one after another (across every process of this database). */
+  lock<T>(key: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * Whether a key may have been revoked by someone else (another process) since the last call.
+   * Called on every authenticated request, so it must be cheap and must not wait.
+   */
+  keysMayHaveChanged(): boolean;
+  /** `listener` runs after a commit that queued outbox jobs. */
+  onJobsQueued(listener: () => void): void;
+  /** A round trip to the database; throws when it cannot answer. */
+  ping(): Promise<void>;
+  /** Commits what is pending, then closes. */
+  close(): Promise<void>;
+}

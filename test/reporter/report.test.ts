@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { type Acknowledgement, SendFailure, type StatsClient } from '../../reporter/client.js';
+import { InputError } from '../../reporter/input-error.js';
+import { parseInputs } from '../../reporter/inputs.js';
+import { report } from '../../reporter/report.js';
+import type { PlannedRequest } from '../../reporter/requests.js';
+import { readContext } from '../../reporter/run-context.js';
+
+/** The reporting core in process, with a fake client: what it plans, sends and reports. */
+
+class FakeClient implements StatsClient {
+  readonly sent: PlannedRequest[] = [];
+  readonly failures = new Map<string, Error>();
+
+  async send(request: PlannedRequest): Promise<Acknowledgement> {
+    this.sent.push(request);
+    const failure = this.failures.get(request.kind);
+    if (failure) throw failure;
+    return { id: `${request.kind}-id`, message: 'stored', replayed: false };
+  }
+}
+
+const context = readContext({
+  GITHUB_REPOSITORY: 'octo-org/web-app',
+  GITHUB_RUN_ID: '77',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_JOB: 'build',
+  GITHUB_SHA: 'abc',
+});
+
+const inputs = (extra: Record<string, string>) =>
+  parseInputs(
+    (name) =>
+      ({ 'api-key': 'k', 'base-url': 'https://s.example', 'project-id': 'p1', ...extra })[name] ??
+      '',
+  );
+
+describe('report', () => {
+  it('sends the event first, then the metric, and reports both acknowledgements', async () => {
+    const client = new FakeClient();
+    const outcome = await report(
+      client,
+      context,
+      inputs({ 'event-type': 'build', status: 'success', metrics: '{"ms": 5}' }),
+    );
+    expect(client.sent.map((r) => r.path)).toEqual([
+      '/stats/ingest-events',
+      '/stats/ingest-metrics',
+    ]);
+    expect(client.sent[0]?.body).toMatchObject({
+      projectId: 'p1',
+      eventType: 'build',
+      payload: { status: 'success', github: { repository: 'octo-org/web-app', sha: 'abc' } },
+    });
+    expect(client.sent[1]?.body).toMatchObject({ payload: { ms: 5 } });
+    expect(outcome).toEqual({
+      dryRun: false,
+      results: [
+        {
+          request: client.sent[0],
+          acknowledgement: { id: 'event-id', message: 'stored', replayed: false },
+        },
+        {
+          request: client.sent[1],
+          acknowledgement: { id: 'metric-id', message: 'stored', replayed: false },
+        },
+      ],
+    });
+  });
+
+  it('a record that fails does not keep the other from being sent', async () => {
+    const client = new FakeClient();
+    const failure = new SendFailure('HTTP 503', 'unavailable');
+    client.failures.set('event', failure);
+    const outcome = await report(client, context, inputs({ 'event-type': 'x', metrics: '{}' }));
+    expect(client.sent).toHaveLength(2);
+    expect(outcome.results[0]).toMatchObject({ error: failure });
+    expect(outcome.results[0]).not.toHaveProperty('acknowledgement');
+    expect(outcome.results[1]?.acknowledgement?.id).toBe('metric-id');
+  });
+
+  it('a request the contract refuses throws before anything is sent', async () => {
+    const client = new FakeClient();
+    const huge = JSON.stringify({ blob: 'x'.repeat(40_000) });
+    await expect(
+      report(client, context, inputs({ 'event-type': 'x', payload: huge })),
+    ).rejects.toThrow(InputError);
+    expect(client.sent).toEqual([]);
+  });
+
+  it('each record carries one Idempotency-Key of its own', async () => {
+    const client = new FakeClient();
+    await report(client, context, inputs({ 'event-type': 'x', metrics: '{}' }));
+    const [event, metric] = client.sent.map((r) => r.idempotencyKey);
+    expect(event).toMatch(/^octo-org\/web-app\/77\/1\/build\/\/event\/[0-9a-f-]{36}$/);
+    expect(metric).toMatch(/\/metric\//);
+    expect(event?.split('/').at(-1)).toBe(metric?.split('/').at(-1));
+  });
+
+  it('a dry run says so', async () => {
+    const outcome = await report(
+      new FakeClient(),
+      context,
+      inputs({ 'event-type': 'x', 'dry-run': 'true' }),
+    );
+    expect(outcome.dryRun).toBe(true);
+  });
+});
