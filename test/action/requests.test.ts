@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryableStatus, parseRetryAfter } from '../../contract/retry.js';
 import { InputError } from '../../reporter/input-error.js';
-import { parseInputs } from '../../reporter/inputs.js';
 import { idempotencyKey, planRequests } from '../../reporter/requests.js';
 import { readContext } from '../../reporter/run-context.js';
+import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/token_abc';
 const context = readContext({
@@ -14,12 +14,7 @@ const context = readContext({
   GITHUB_ACTION: '__run_2',
   GITHUB_WORKFLOW: 'CI',
 });
-const inputs = (extra: Record<string, string>) =>
-  parseInputs(
-    (name) =>
-      ({ 'api-key': 'k', 'base-url': 'https://s.example', 'project-id': 'p1', ...extra })[name] ??
-      '',
-  );
+const inputs = reporterInputs;
 
 describe('planRequests', () => {
   it('builds the event with status, colour, context and a default chat title', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type Acknowledgement, SendFailure, type StatsClient } from '../../reporter/client.js';
 import { InputError } from '../../reporter/input-error.js';
-import { parseInputs } from '../../reporter/inputs.js';
 import { report } from '../../reporter/report.js';
 import type { PlannedRequest } from '../../reporter/requests.js';
 import { readContext } from '../../reporter/run-context.js';
+import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The reporting core in process, with a fake client: what it plans, sends and reports. */
 
@@ -28,12 +28,7 @@ const context = readContext({
   GITHUB_SHA: 'abc',
 });
 
-const inputs = (extra: Record<string, string>) =>
-  parseInputs(
-    (name) =>
-      ({ 'api-key': 'k', 'base-url': 'https://s.example', 'project-id': 'p1', ...extra })[name] ??
-      '',
-  );
+const inputs = reporterInputs;
 
 describe('report', () => {
   it('sends the event first, then the metric, and reports both acknowledgements', async () => {
