@@ -8,14 +8,19 @@ import { seedEvents } from './seed.js';
 
 /**
  * `npm run bench`: the production server against a bare Fastify route, in the same run.
- * Scenario 1: E7, E8 and E6 on a new database, alternating with the reference for several rounds.
- * Scenario 2: E7 again on a database that already holds a million events.
+ * Scenario `ingest`: E7, E8 and E6 on a new database, alternating with the reference.
+ * Scenario `seeded`: E7 again on a database that already holds a million events.
+ * Scenario `page`: the public page (200 and 304) against a bare route serving HTML of its size.
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 1_000_000);
+/** Which scenarios run: `ingest` (new database), `seeded`, `page`; all by default. */
+const SCENARIOS = new Set(
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page').split(',').map((name) => name.trim()),
+);
 const API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The server's DURABILITY; `full`, the default, is what the targets are about. */
 const DURABILITY = process.env.BENCH_DURABILITY ?? 'full';
@@ -144,7 +149,50 @@ async function rounds(targets: Target[]): Promise<Record<string, ReturnType<type
   return Object.fromEntries([...runs].map(([name, list]) => [name, summarise(list)]));
 }
 
-function targetsFor(server: string, reference: string, projectId: string) {
+/** A typical public page: the one the page scenario serves. */
+async function publishPage(
+  server: string,
+): Promise<{ etag: string; htmlBytes: number; cssBytes: number }> {
+  const post = (path: string, body?: unknown) =>
+    fetch(`${server}${path}`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': API_KEY,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  await post('/account/update-display-name', { display_name: 'bench-page' });
+  await post('/email-forwarding/email-forwarding-toggle', {
+    enabled: true,
+    email: 'b@example.org',
+  });
+  await post('/pagesite/update-site-configuration', {
+    bio: 'Platform engineer. I keep the build green and the release train on time.\nWriting about CI pipelines, flaky tests and the metrics that matter.',
+    avatar_url: 'https://images.example.com/avatars/bench-page.png',
+    location: 'Amsterdam',
+    mood: 'shipping',
+    theme_id: 'midnight',
+    blocks: [
+      { type: 'text', content: 'Now: cutting our median pipeline time in half.' },
+      { type: 'link', content: 'https://blog.example.com/posts/faster-pipelines' },
+      { type: 'link', content: 'https://github.com/bench-page' },
+      { type: 'link', content: 'https://talks.example.org/2026/flaky-tests' },
+    ],
+  });
+  await post('/pagesite/toggle-site-visibility');
+  const page = await fetch(`${server}/@bench-page`);
+  const html = await page.text();
+  const stylesheet = /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1] ?? '';
+  const css = await (await fetch(`${server}${stylesheet}`)).text();
+  return {
+    etag: page.headers.get('etag') ?? '',
+    htmlBytes: Buffer.byteLength(html),
+    cssBytes: Buffer.byteLength(css),
+  };
+}
+
+function targetsFor(server: string, reference: string, projectId: string, page = { etag: '' }) {
   const payload = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
   const eventBody = JSON.stringify({
     projectId,
@@ -191,6 +239,24 @@ function targetsFor(server: string, reference: string, projectId: string) {
       method: 'GET',
       headers: { 'x-api-key': API_KEY },
     } as Target,
+    referencePage: {
+      name: 'reference page',
+      url: `${reference}/page`,
+      method: 'GET',
+      headers: { accept: 'text/html' },
+    } as Target,
+    page200: {
+      name: 'GET /@name (200)',
+      url: `${server}/@bench-page`,
+      method: 'GET',
+      headers: { accept: 'text/html' },
+    } as Target,
+    page304: {
+      name: 'GET /@name (304)',
+      url: `${server}/@bench-page`,
+      method: 'GET',
+      headers: { accept: 'text/html', 'if-none-match': page.etag },
+    } as Target,
   };
 }
 
@@ -216,7 +282,12 @@ function table(
   return lines.join('\n');
 }
 
-async function scenario(dir: string, seed: number, names: (keyof ReturnType<typeof targetsFor>)[]) {
+async function scenario(
+  dir: string,
+  seed: number,
+  names: (keyof ReturnType<typeof targetsFor>)[],
+  withPage = false,
+) {
   const databasePath = join(dir, 'stats.db');
   const env = {
     DATABASE_PATH: databasePath,
@@ -237,45 +308,90 @@ async function scenario(dir: string, seed: number, names: (keyof ReturnType<type
     );
     server = await startProcess(['build/server/main.js'], env);
   }
-  const reference = await startProcess(['build/bench/reference-server.js'], {});
-  const targets = targetsFor(server.url, reference.url, projectId);
+  const page = withPage ? await publishPage(server.url) : undefined;
+  const reference = await startProcess(['build/bench/reference-server.js'], {
+    PAGE_BYTES: String(page?.htmlBytes ?? 2000),
+  });
+  const targets = targetsFor(server.url, reference.url, projectId, page);
   const results = await rounds(names.map((name) => targets[name]));
   const serverPeakRssMb = await stop(server);
   const referencePeakRssMb = await stop(reference);
-  return { results, serverPeakRssMb, referencePeakRssMb };
+  return { results, serverPeakRssMb, referencePeakRssMb, page };
 }
+
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
+const rpsOf = (results: Record<string, { rps: number }>, name: string) => results[name]?.rps ?? 0;
 
 const work = mkdtempSync(join(tmpdir(), 'ci-stats-bench-'));
 try {
-  mkdirSync(join(work, 'empty'));
-  mkdirSync(join(work, 'seeded'));
-  const empty = await scenario(join(work, 'empty'), 0, [
-    'reference',
-    'e7',
-    'e8',
-    'e6',
-    'e7idempotent',
-  ]);
-  const seeded = await scenario(join(work, 'seeded'), SEEDED_EVENTS, ['reference', 'e7']);
-
-  const e7Empty = empty.results['E7 ingest-events']?.rps ?? 0;
-  const e7Seeded = seeded.results['E7 ingest-events']?.rps ?? 0;
   const report = [
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
-    `${ROUNDS} rounds × ${SECONDS} s per target, ${CONNECTIONS} connections, medians of the rounds; server DURABILITY=${DURABILITY}.`,
-    '',
-    table('New database', empty.results, 'reference'),
-    '',
-    table(
-      `${SEEDED_EVENTS.toLocaleString('en')} events already stored`,
-      seeded.results,
+    `${ROUNDS} rounds × ${SECONDS} s per target, ${CONNECTIONS} connections, medians of the rounds; server DURABILITY=${DURABILITY}; scenarios: ${[...SCENARIOS].join(', ')}.`,
+  ];
+  const results: Record<string, unknown> = {};
+  const ratios: Record<string, number> = {};
+
+  if (SCENARIOS.has('ingest')) {
+    mkdirSync(join(work, 'empty'));
+    const empty = await scenario(join(work, 'empty'), 0, [
       'reference',
-    ),
-    '',
-    `E7 with ${SEEDED_EVENTS.toLocaleString('en')} events stored: ${((e7Seeded / e7Empty) * 100).toFixed(1)} % of the new-database figure.`,
-    `Peak RSS of the server: ${empty.serverPeakRssMb} MiB (new database), ${seeded.serverPeakRssMb} MiB (seeded); reference: ${empty.referencePeakRssMb} MiB.`,
-  ].join('\n');
-  process.stdout.write(`${report}\n`);
+      'e7',
+      'e8',
+      'e6',
+      'e7idempotent',
+    ]);
+    results.empty = empty;
+    const reference = rpsOf(empty.results, 'reference');
+    ratios.e7VsReference = rpsOf(empty.results, 'E7 ingest-events') / reference;
+    ratios.e8VsReference = rpsOf(empty.results, 'E8 ingest-metrics') / reference;
+    report.push(
+      '',
+      table('New database', empty.results, 'reference'),
+      '',
+      `Peak RSS: server ${empty.serverPeakRssMb} MiB, reference ${empty.referencePeakRssMb} MiB.`,
+    );
+  }
+
+  if (SCENARIOS.has('seeded')) {
+    mkdirSync(join(work, 'seeded'));
+    const seeded = await scenario(join(work, 'seeded'), SEEDED_EVENTS, ['reference', 'e7']);
+    results.seeded = seeded;
+    const stored = SEEDED_EVENTS.toLocaleString('en');
+    report.push('', table(`${stored} events already stored`, seeded.results, 'reference'));
+    const empty = results.empty as typeof seeded | undefined;
+    if (empty) {
+      ratios.e7SeededVsEmpty =
+        rpsOf(seeded.results, 'E7 ingest-events') / rpsOf(empty.results, 'E7 ingest-events');
+      report.push(
+        '',
+        `E7 with ${stored} events stored: ${percent(ratios.e7SeededVsEmpty)} of the new-database figure; peak RSS of the server ${seeded.serverPeakRssMb} MiB.`,
+      );
+    }
+  }
+
+  if (SCENARIOS.has('page')) {
+    mkdirSync(join(work, 'page'));
+    const pages = await scenario(
+      join(work, 'page'),
+      0,
+      ['referencePage', 'page200', 'page304'],
+      true,
+    );
+    results.pages = pages;
+    const reference = rpsOf(pages.results, 'reference page');
+    ratios.page200VsReference = rpsOf(pages.results, 'GET /@name (200)') / reference;
+    ratios.page304VsReference = rpsOf(pages.results, 'GET /@name (304)') / reference;
+    const html = pages.page?.htmlBytes ?? 0;
+    const css = pages.page?.cssBytes ?? 0;
+    report.push(
+      '',
+      table('The public page', pages.results, 'reference page'),
+      '',
+      `Page: 200 at ${percent(ratios.page200VsReference)} and 304 at ${percent(ratios.page304VsReference)} of the bare route; HTML ${html} B + stylesheet ${css} B = ${html + css} B.`,
+    );
+  }
+
+  process.stdout.write(`${report.join('\n')}\n`);
   writeFileSync(
     'bench/results.json',
     `${JSON.stringify(
@@ -293,15 +409,10 @@ try {
           connections: CONNECTIONS,
           seededEvents: SEEDED_EVENTS,
           durability: DURABILITY,
+          scenarios: [...SCENARIOS],
         },
-        empty,
-        seeded,
-        ratios: {
-          e7VsReference: e7Empty / (empty.results.reference?.rps ?? 1),
-          e8VsReference:
-            (empty.results['E8 ingest-metrics']?.rps ?? 0) / (empty.results.reference?.rps ?? 1),
-          e7SeededVsEmpty: e7Seeded / e7Empty,
-        },
+        ...results,
+        ratios,
       },
       null,
       2,
