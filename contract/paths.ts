@@ -12,6 +12,8 @@ export const Paths = {
   /** E4 */
   updateSiteConfiguration: '/pagesite/update-site-configuration',
   getSiteConfiguration: '/pagesite/get-site-configuration',
+  /** Public: the theme catalogue. */
+  getThemes: '/pagesite/get-themes',
   /** E5 */
   updateDisplayName: '/account/update-display-name',
   getDisplayName: '/account/get-display-name',
@@ -25,6 +27,9 @@ export const Paths = {
   getMetrics: '/stats/get-metrics',
   health: '/healthz',
 } as const;
+
+/** An account's public page (HTML, or JSON with `Accept: application/json`). */
+export const publicPagePath = (displayName: string): string => `/@${displayName}`;
 
 export const Areas = {
   forwarding: '/email-forwarding',

@@ -1,9 +1,13 @@
+import accepts from 'accepts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { DebugAccessLog } from './http/access-log.js';
 import { apiContext } from './http/api/api-context.js';
 import { jsonErrorHandler, jsonNotFound } from './http/api/error-handler.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { pageContext } from './http/pages/page-context.js';
+import { createPageKit } from './http/pages/page-kit.js';
+import { STATIC_PAGE_POLICY, securityHeaders } from './http/pages/security-headers.js';
 import { connectionSweepPlugin } from './plugins/connection-sweep-plugin.js';
 import { maintenancePlugin } from './plugins/maintenance-plugin.js';
 import { outboundPlugin } from './plugins/outbound-plugin.js';
@@ -31,6 +35,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logController: new DebugAccessLog(),
     clientErrorHandler,
     bodyLimit: config.bodyLimit,
+    ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
   });
   app.decorate('config', config);
 
@@ -42,8 +47,18 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(connectionSweepPlugin);
 
   await app.register(apiContext);
-  // Outside every area: a JSON 404 (a page context, when there is one, answers its own paths).
+  const kit = createPageKit();
+  await app.register(pageContext, { kit });
+
+  // Outside every context: JSON, except for a browser asking for a page that is not there.
   app.setErrorHandler(jsonErrorHandler);
-  app.setNotFoundHandler(jsonNotFound);
+  app.setNotFoundHandler({ preHandler: securityHeaders(STATIC_PAGE_POLICY) }, (request, reply) => {
+    if (accepts(request.raw).type(['json', 'html']) !== 'html') return jsonNotFound(request, reply);
+    return reply
+      .code(404)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(kit.notFoundHtml);
+  });
   return app;
 }

@@ -63,6 +63,14 @@ const EnvSchema = z
       })
       .default('info'),
     BODY_LIMIT: integer('BODY_LIMIT', 1024, 100 * 1024 * 1024).default(1024 * 1024),
+    PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
+    TRUST_PROXY: z
+      .string()
+      .regex(
+        /^(?:true|\d{1,2}|[0-9a-fA-F.:/, ]+)$/,
+        'TRUST_PROXY must be true, a number of hops, or addresses/CIDR ranges separated by commas',
+      )
+      .optional(),
     BOOTSTRAP_API_KEY: z
       .string()
       .regex(HEADER_TOKEN, 'BOOTSTRAP_API_KEY must be visible ASCII without spaces')
@@ -146,6 +154,13 @@ export interface Config {
   adminToken: string | undefined;
   logLevel: LogLevel;
   bodyLimit: number;
+  /** Base URL of the public pages (canonical links); unset: taken from each request. */
+  publicUrl: string | undefined;
+  /**
+   * Which proxies' X-Forwarded-* headers to believe (client address, protocol, host): Fastify's
+   * `trustProxy`. Unset: none.
+   */
+  trustProxy: boolean | string | ((address: string, hop: number) => boolean) | undefined;
   bootstrapApiKey: string | undefined;
   /** full: a 2xx means the write is on disk. normal: it is committed, flushed moments later. */
   durability: 'full' | 'normal';
@@ -163,6 +178,17 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  // A number of hops: trust the first `hops` proxies in front of us, as Fastify does for a number.
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -184,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
+    publicUrl: e.PUBLIC_URL,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     durability: e.DURABILITY,
     forwarding:

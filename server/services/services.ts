@@ -12,6 +12,7 @@ import { ingestService } from './ingest-service.js';
 import type { Logger } from './logger.js';
 import { projectAccess } from './project-access.js';
 import { projectService } from './project-service.js';
+import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
 import { siteService } from './site-service.js';
 
@@ -47,6 +48,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       removeOldAlias: options.forwarding !== undefined,
     }),
     site: siteService(storage),
+    publicPage: publicPageService(storage, options.mailDomain),
     projects: projectService(storage),
     ingest: ingestService(storage, access, idempotency()),
     records: recordService(storage, access),

@@ -52,7 +52,16 @@ export interface ProfileRepository {
   setForwarding(accountId: string, enabled: boolean, email: string): Promise<void>;
 }
 
+/** A visible site with the parts of its owner's profile that its public page shows. */
+export interface PublicSite {
+  displayName: string;
+  forwardingEnabled: boolean;
+  site: SiteConfiguration;
+}
+
 export interface SiteRepository {
+  /** The site of the account holding `displayName`, when that site is visible; else undefined. */
+  findVisible(displayName: string): Promise<PublicSite | undefined>;
   /** The site; one that was never touched is hidden and empty. */
   get(accountId: string): Promise<SiteConfiguration>;
   /** Flips visibility atomically (concurrent flips are never lost); returns the new value. */
@@ -185,6 +194,12 @@ export interface Storage extends Repositories {
    * Called on every authenticated request, so it must be cheap and must not wait.
    */
   keysMayHaveChanged(): boolean;
+  /**
+   * A number that changes after every committed change to what public pages show (sites, display
+   * names, forwarding), made in this process or any other. Asked on every page view, so it must be
+   * cheap and must not wait; it moves only after the change is visible to readers.
+   */
+  pagesVersion(): number;
   /** `listener` runs after a commit that queued outbox jobs. */
   onJobsQueued(listener: () => void): void;
   /** A round trip to the database; throws when it cannot answer. */

@@ -18,3 +18,13 @@ export function selectRows(dir: string, sql: string): Record<string, unknown>[] 
 export function selectColumn(dir: string, sql: string): unknown[] {
   return selectRows(dir, sql).map((row) => Object.values(row)[0]);
 }
+
+/** Writes to a test server's database behind its back, as an old version of the server might have. */
+export function executeSql(dir: string, sql: string, ...params: unknown[]): void {
+  const db = new Database(join(dir, 'stats.db'));
+  try {
+    db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}

@@ -9,7 +9,7 @@ import { acceptJsonOnly } from './json-body.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
-import { pagesiteRoutes } from './routes/site-routes.js';
+import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
 
 /**
@@ -25,12 +25,12 @@ export async function apiContext(app: FastifyInstance) {
   await app.register(healthRoutes);
   const areas = [
     [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
-    [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes],
+    [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
     [Areas.account, SpecError.unauthorizedSite, accountRoutes],
     [Areas.stats, SpecError.unauthorizedStats, statsRoutes],
   ] as const;
-  for (const [prefix, unauthorized, routes] of areas) {
-    await app.register(apiArea(unauthorized, routes), { prefix });
+  for (const [prefix, unauthorized, routes, publicRoutes] of areas) {
+    await app.register(apiArea(unauthorized, routes, publicRoutes), { prefix });
   }
   const token = app.config.adminToken;
   if (token) await app.register(adminArea, { prefix: Areas.admin, token });

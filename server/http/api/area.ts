@@ -12,10 +12,16 @@ export function within(prefix: string, path: string): string {
 /**
  * One API area (`/stats`, `/account`...): unknown paths under its prefix are JSON 404s, whoever
  * asks, and its routes admit only a valid API key, refused with the area's own 401 text.
+ * `publicRoutes`, when given, need no key.
  */
-export function apiArea(unauthorizedText: string, routes: FastifyPluginAsyncZod) {
+export function apiArea(
+  unauthorizedText: string,
+  routes: FastifyPluginAsyncZod,
+  publicRoutes?: FastifyPluginAsyncZod,
+) {
   return async (area: FastifyInstance) => {
     area.setNotFoundHandler(jsonNotFound);
+    if (publicRoutes) await area.register(publicRoutes);
     await area.register(async (authenticated) => {
       authenticated.addHook('onRequest', requireApiKey(authenticated, unauthorizedText));
       await authenticated.register(routes);

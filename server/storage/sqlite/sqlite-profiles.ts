@@ -12,7 +12,7 @@ interface ProfileRow {
 export const profileWrites = ['setDisplayName', 'setForwarding'] as const;
 
 /** Account profiles: display name (the alias) and forwarding state. */
-export function sqliteProfiles(db: Db): Sync<ProfileRepository> {
+export function sqliteProfiles(db: Db, changed: () => void): Sync<ProfileRepository> {
   const byAccount = db.prepare(
     `SELECT display_name AS displayName, forwarding_enabled AS forwardingEnabled,
             forwarding_email AS forwardingEmail
@@ -44,11 +44,13 @@ export function sqliteProfiles(db: Db): Sync<ProfileRepository> {
     setDisplayName(accountId, name) {
       const owner = nameOwner.get(name) as string | undefined;
       if (owner !== undefined && owner !== accountId) return false;
+      changed();
       upsertName.run(accountId, name, nowIso());
       return true;
     },
 
     setForwarding(accountId, enabled, email) {
+      changed();
       updateForwarding.run(enabled ? 1 : 0, email, nowIso(), accountId);
     },
   };

@@ -1,6 +1,6 @@
 import type { SiteBlock, SiteConfiguration } from '../../../contract/site.js';
 import { nowIso } from '../../domain/time.js';
-import type { SiteRepository } from '../storage.js';
+import type { PublicSite, SiteRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
@@ -27,7 +27,7 @@ const EMPTY_SITE: SiteConfiguration = {
 export const siteWrites = ['toggleVisibility', 'update'] as const;
 
 /** Personal page configuration; blocks are one JSON list, always replaced whole. */
-export function sqliteSites(db: Db): Sync<SiteRepository> {
+export function sqliteSites(db: Db, changed: () => void): Sync<SiteRepository> {
   const byAccount = db.prepare(
     `SELECT bio, avatar_url, location, mood, theme_id, visibility, blocks
        FROM sites WHERE account_id = ?`,
@@ -50,23 +50,53 @@ export function sqliteSites(db: Db): Sync<SiteRepository> {
        updated_at = excluded.updated_at`,
   );
 
+  // Display names are unique (indexed): one row at most.
+  const visibleByName = db.prepare(
+    `SELECT p.display_name AS displayName, p.forwarding_enabled AS forwardingEnabled,
+            s.bio, s.avatar_url, s.location, s.mood, s.theme_id, s.visibility, s.blocks
+       FROM profiles p JOIN sites s ON s.account_id = p.account_id
+      WHERE p.display_name = ? AND s.visibility = 1`,
+  );
+
+  const siteOf = (row: SiteRow): SiteConfiguration => ({
+    bio: row.bio,
+    avatar_url: row.avatar_url,
+    location: row.location,
+    mood: row.mood,
+    theme_id: row.theme_id,
+    visibility: row.visibility === 1,
+    blocks: JSON.parse(row.blocks) as SiteBlock[],
+  });
+
   function get(accountId: string): SiteConfiguration {
     const row = byAccount.get(accountId) as SiteRow | undefined;
-    if (!row) return { ...EMPTY_SITE, blocks: [] };
-    return {
-      ...row,
-      visibility: row.visibility === 1,
-      blocks: JSON.parse(row.blocks) as SiteBlock[],
-    };
+    return row ? siteOf(row) : { ...EMPTY_SITE, blocks: [] };
   }
 
   return {
     get,
 
-    toggleVisibility: (accountId) => toggle.get(accountId, nowIso()) === 1,
+    findVisible(displayName): PublicSite | undefined {
+      const row = visibleByName.get(displayName) as
+        | (SiteRow & { displayName: string; forwardingEnabled: 0 | 1 })
+        | undefined;
+      return (
+        row && {
+          displayName: row.displayName,
+          forwardingEnabled: row.forwardingEnabled === 1,
+          site: siteOf(row),
+        }
+      );
+    },
+
+    toggleVisibility(accountId) {
+      changed();
+      return toggle.get(accountId, nowIso()) === 1;
+    },
 
     // A write of the group commit: the read and the save run in one transaction.
     update(accountId, change) {
+      changed();
       const current = get(accountId);
       const next = change(current);
       save.run({ accountId, ...next, blocks: JSON.stringify(next.blocks), updatedAt: nowIso() });

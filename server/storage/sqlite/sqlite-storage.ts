@@ -29,10 +29,20 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
   const commits = new GroupCommit(db);
   const idempotency = sqliteIdempotency(db);
   const outbox = sqliteOutbox(db);
+  // What pages show changed in this process: counted once the change has committed.
+  let pagesWritten = false;
+  let pagesCommitted = 0;
+  const pagesChanged = () => {
+    pagesWritten = true;
+  };
+  commits.onCommit(() => {
+    if (pagesWritten) pagesCommitted += 1;
+    pagesWritten = false;
+  });
   const tables = {
     accounts: sqliteAccounts(db),
-    profiles: sqliteProfiles(db),
-    sites: sqliteSites(db),
+    profiles: sqliteProfiles(db, pagesChanged),
+    sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository),
   };
@@ -51,9 +61,26 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
 
   const locks = new KeyedLock();
   const ping = db.prepare('SELECT 1').pluck();
+
+  // Commits by other connections (the admin CLI, an operator's sqlite3): SQLite's data_version
+  // moves for each; looked at on the first question of each millisecond.
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
   let checkedAt = performance.now();
+  let externalCommits = 0;
+  const countExternalCommits = (): number => {
+    const time = performance.now();
+    if (time - checkedAt >= EXTERNAL_CHANGE_CHECK_MS) {
+      checkedAt = time;
+      const version = dataVersion.get();
+      if (version !== seenVersion) {
+        seenVersion = version;
+        externalCommits += 1;
+      }
+    }
+    return externalCommits;
+  };
+  let keysSeenAt = 0;
 
   return {
     ...repositories((fn) => commits.run(fn)),
@@ -63,15 +90,16 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
     // One process per file: an in-process lock serialises everything that matters.
     lock: (key, task) => locks.run(key, task),
 
+    // Keys are revoked in this process through the key service, which empties its own cache.
     keysMayHaveChanged() {
-      const time = performance.now();
-      if (time - checkedAt < EXTERNAL_CHANGE_CHECK_MS) return false;
-      checkedAt = time;
-      const version = dataVersion.get();
-      if (version === seenVersion) return false;
-      seenVersion = version;
+      const external = countExternalCommits();
+      if (external === keysSeenAt) return false;
+      keysSeenAt = external;
       return true;
     },
+
+    // Both counts only grow, so their sum moves whenever either does.
+    pagesVersion: () => pagesCommitted + countExternalCommits(),
 
     onJobsQueued(listener) {
       commits.onCommit(() => {

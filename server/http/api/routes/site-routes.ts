@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SpecError } from '../../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
+import type { ThemeList } from '../../../../contract/public-page.js';
 import {
   type SiteConfiguration,
   ToggleVisibilityRequest,
@@ -42,4 +43,10 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
     within(Areas.pagesite, Paths.getSiteConfiguration),
     async (request): Promise<SiteConfiguration> => site.get(request.account.accountId),
   );
+};
+
+/** The theme catalogue, for anyone (a page editor needs it before signing in). */
+export const publicSiteRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { site } = app.services;
+  app.get(within(Areas.pagesite, Paths.getThemes), async (): Promise<ThemeList> => site.themes());
 };

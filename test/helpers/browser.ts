@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { describe } from 'vitest';
+
+/** Debian's Chromium, which `.ci/run` installs; `npx playwright install` cannot download here. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI) {
+  throw new Error(`CI is set but ${CHROMIUM} is missing: the browser tests cannot run`);
+}
+let warned = false;
+
+/**
+ * `describe` for tests that need a real browser: skipped, with one visible line, on a machine
+ * without Chromium; in CI a missing browser fails instead (above).
+ */
+export function describeInBrowser(name: string, tests: () => void): void {
+  if (!available && !warned) {
+    warned = true;
+    process.stderr.write(
+      `Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)\n`,
+    );
+  }
+  describe.skipIf(!available)(name, tests);
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** What a page said it could not do: console errors (CSP refusals among them) and exceptions. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return problems;
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. The page must have been
+ * opened in a context with `bypassCSP: true`: our CSP (rightly) refuses the injected script.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
+      .axe;
+    return (await axe.run()).violations as AxeViolation[];
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
