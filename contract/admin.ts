@@ -28,12 +28,11 @@ export const AdminError = {
 export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string =>
   isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
 
-/** POST /admin/accounts/:accountId/projects. */
-export const CreateProjectRequest = z.looseObject({
-  name: z.pipe(ProjectName, z.string().check(z.minLength(1))),
-});
-export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;
+/** POST /admin/accounts/:accountId/projects: fields other than `name` are ignored. */
+export const AdminCreateProjectRequest = z.looseObject({ name: ProjectName });
+export type AdminCreateProjectRequest = z.infer<typeof AdminCreateProjectRequest>;
 
+/** The 400 texts of a project name (admin API, CLI and POST /stats/create-project). */
 export function createProjectErrorText(paths: IssuePaths, body: unknown): string {
   const name = (body as { name?: unknown } | null)?.name;
   if (!concerns(paths, 'name') || name === undefined || name === null) {

@@ -35,4 +35,7 @@ export const OwnError = {
   bodyTooLarge: 'Request body is too large.',
   unsupportedMediaType: 'Unsupported Media Type: send application/json.',
   adminUnauthorized: 'Unauthorized',
+  ingestOnly: 'Forbidden: This API key can only ingest events and metrics.',
+  apiKeyNotFound: 'API key not found.',
+  projectNameTaken: 'A project with this name already exists.',
 } as const;

@@ -22,6 +22,8 @@ export const Limits = {
   displayNameMax: 32,
   labelLength: 100,
   projectNameLength: 100,
+  projectsPerKey: 100,
+  keyIdLength: 64,
   pageSizeDefault: 50,
   pageSizeMax: 200,
 } as const;

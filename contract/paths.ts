@@ -17,8 +17,12 @@ export const Paths = {
   /** E5 */
   updateDisplayName: '/account/update-display-name',
   getDisplayName: '/account/get-display-name',
+  getApiKeys: '/account/get-api-keys',
+  createApiKey: '/account/create-api-key',
+  revokeApiKey: '/account/revoke-api-key',
   /** E6 */
   getProjects: '/stats/get-projects',
+  createProject: '/stats/create-project',
   /** E7 */
   ingestEvents: '/stats/ingest-events',
   /** E8 */

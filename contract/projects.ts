@@ -9,5 +9,11 @@ export type Project = z.infer<typeof Project>;
 export const ProjectList = z.object({ projects: z.array(Project) });
 export type ProjectList = z.infer<typeof ProjectList>;
 
-/** A project's name: trimmed, 1-100 characters. */
-export const ProjectName = z.string().check(z.trim(), z.maxLength(Limits.projectNameLength));
+/** A project's name: trimmed, then 1-100 characters. */
+export const ProjectName = z
+  .string()
+  .check(z.trim(), z.minLength(1), z.maxLength(Limits.projectNameLength));
+
+/** POST /stats/create-project: a project of the caller's own. */
+export const CreateProjectRequest = z.strictObject({ name: ProjectName });
+export type CreateProjectRequest = z.infer<typeof CreateProjectRequest>;

@@ -1,17 +1,20 @@
 import { parseArgs } from 'node:util';
 import type * as z from 'zod/mini';
 import {
+  AdminCreateProjectRequest,
   CreateAccountRequest,
-  CreateProjectRequest,
   createAccountErrorText,
   createProjectErrorText,
 } from '../contract/admin.js';
+import { CreateApiKeyRequest } from '../contract/api-keys.js';
+import { SpecError } from '../contract/error-texts.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type AnyDomainError, DomainError } from './domain/domain-errors.js';
 import { describeDomainError } from './http/api/domain-error-mapping.js';
 import { adminService } from './services/admin-service.js';
 import { apiKeyService } from './services/api-key-service.js';
 import { credentials } from './services/credentials.js';
+import { projectService } from './services/project-service.js';
 import { openStorage } from './storage/open-storage.js';
 
 /**
@@ -21,7 +24,8 @@ import { openStorage } from './storage/open-storage.js';
  */
 const USAGE = `usage: npm run admin -- <command> [options]
   account:create [--label <text>]                  -> { accountId, apiKey, keyId }
-  key:create     --account <accountId>             -> { keyId, apiKey }
+  key:create     --account <accountId> [--label <text>] [--scope full|ingest] [--project <id>]...
+                                                   -> { keyId, apiKey }
   key:revoke     --key <keyId>                     -> { keyId, revoked }
   project:create --account <accountId> --name <n>  -> { id, name, created_at }
   project:list   --account <accountId>             -> { projects }
@@ -42,6 +46,8 @@ const { positionals, values } = (() => {
         account: { type: 'string' },
         key: { type: 'string' },
         name: { type: 'string' },
+        scope: { type: 'string' },
+        project: { type: 'string', multiple: true },
       },
     });
   } catch (error) {
@@ -77,7 +83,11 @@ try {
 }
 
 const storage = await openStorage(config);
-const admin = adminService(storage, apiKeyService(storage, credentials(storage)));
+const admin = adminService(
+  storage,
+  apiKeyService(storage, credentials(storage)),
+  projectService(storage),
+);
 
 const commands: Record<string, () => Promise<unknown>> = {
   'account:create': () =>
@@ -85,7 +95,19 @@ const commands: Record<string, () => Promise<unknown>> = {
       parsed(CreateAccountRequest, { label: values.label }, createAccountErrorText)?.label ??
         undefined,
     ),
-  'key:create': () => admin.createKey(required('account')),
+  'key:create': async () => {
+    const spec = parsed(
+      CreateApiKeyRequest,
+      { label: values.label, scope: values.scope, projectIds: values.project },
+      () => SpecError.invalidBody,
+    );
+    const { keyId, apiKey } = await admin.createKey(required('account'), {
+      label: spec.label ?? null,
+      scope: spec.scope,
+      projectIds: spec.projectIds ?? null,
+    });
+    return { keyId, apiKey };
+  },
   'key:revoke': async () => {
     const keyId = required('key');
     await admin.revokeKey(keyId);
@@ -94,7 +116,7 @@ const commands: Record<string, () => Promise<unknown>> = {
   'project:create': () => {
     const accountId = required('account');
     const { name } = parsed(
-      CreateProjectRequest,
+      AdminCreateProjectRequest,
       { name: required('name') },
       createProjectErrorText,
     );

@@ -19,7 +19,7 @@ function readConfig(): Config {
 const config = readConfig();
 const app = await buildApp(config);
 
-const boot = await bootstrapIfEmpty(app.storage, app.services.apiKeys, config.bootstrapApiKey);
+const boot = await bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
 if (boot) {
   // Written to stdout, not to the log: the only time this key is ever shown.
   const lines = [

@@ -8,9 +8,14 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** What the database keeps instead of the key. (The one-shot `hash` is the cheap form.) */
+/** What the database keeps instead of a key or a token. (The one-shot `hash` is the cheap form.) */
 export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
+}
+
+/** A secret token (a session's): 256 random bits, base64url. Stored only as its hash. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 /** A key as stored: its hash, and its first characters for people telling keys apart. */

@@ -4,7 +4,13 @@
  * and the admin CLI prints the same text.
  */
 export abstract class DomainError<Reason extends string = string> extends Error {
-  abstract readonly kind: 'not-found' | 'forbidden' | 'conflict' | 'invalid' | 'unavailable';
+  abstract readonly kind:
+    | 'unauthorized'
+    | 'not-found'
+    | 'forbidden'
+    | 'conflict'
+    | 'invalid'
+    | 'unavailable';
 
   constructor(readonly reason: Reason) {
     super(reason);
@@ -12,18 +18,28 @@ export abstract class DomainError<Reason extends string = string> extends Error 
   }
 }
 
-/** The thing named does not exist (for this caller). */
-export class NotFound extends DomainError<'profile' | 'account' | 'key'> {
+/** The credentials presented (a key at sign-in) are not valid. */
+export class Unauthorized extends DomainError<'key'> {
+  readonly kind = 'unauthorized';
+}
+
+/** The thing named does not exist (for this caller). `key` is the admin's, `api-key` an account's. */
+export class NotFound extends DomainError<'profile' | 'account' | 'key' | 'api-key'> {
   readonly kind = 'not-found';
 }
 
-/** The caller may not touch it. Unknown projects are reported this way too, so ids do not leak. */
-export class Forbidden extends DomainError<'project'> {
+/**
+ * The caller may not do this. Unknown projects are reported as `project` too, so ids do not leak;
+ * `ingest-only` is an ingest key asking for anything but E6, E7 and E8.
+ */
+export class Forbidden extends DomainError<'project' | 'ingest-only'> {
   readonly kind = 'forbidden';
 }
 
 /** The request contradicts what is stored. */
-export class Conflict extends DomainError<'display-name-taken' | 'idempotency-key-reused'> {
+export class Conflict extends DomainError<
+  'display-name-taken' | 'idempotency-key-reused' | 'project-name-taken'
+> {
   readonly kind = 'conflict';
 }
 
@@ -39,4 +55,4 @@ export class Unavailable extends DomainError<'forwarding-provider'> {
   readonly kind = 'unavailable';
 }
 
-export type AnyDomainError = NotFound | Forbidden | Conflict | Invalid | Unavailable;
+export type AnyDomainError = Unauthorized | NotFound | Forbidden | Conflict | Invalid | Unavailable;

@@ -1,19 +1,31 @@
 import fp from 'fastify-plugin';
 import { HOUR_MS } from '../outbox/retry-schedule.js';
 
-/** Idempotency answers older than their TTL go, once at start and then every hour. */
+const MINUTE_MS = 60_000;
+
+/**
+ * Housekeeping on timers: Idempotency-Key answers older than their TTL and expired sessions go,
+ * at start and then every hour; when keys were last used is written every minute (and at close),
+ * so that using a key is never a write.
+ */
 export const maintenancePlugin = fp(
   async (app) => {
-    const purge = () =>
-      app.services
-        .purgeIdempotencyKeys()
-        .catch((error) => app.log.error({ err: error }, 'could not purge idempotency keys'));
-    let timer: NodeJS.Timeout | undefined;
+    const { services } = app;
+    const guarded = (what: string, task: () => Promise<unknown>) => () =>
+      task().catch((error) => app.log.error({ err: error }, `could not ${what}`));
+    const purge = guarded('purge expired idempotency keys and sessions', () =>
+      Promise.all([services.purgeIdempotencyKeys(), services.sessions.purgeExpired()]),
+    );
+    const flushKeyUse = guarded('record when keys were used', () => services.apiKeys.flushKeyUse());
+    const timers: NodeJS.Timeout[] = [];
     app.addHook('onReady', async () => {
       void purge();
-      timer = setInterval(purge, HOUR_MS).unref();
+      timers.push(setInterval(purge, HOUR_MS).unref(), setInterval(flushKeyUse, MINUTE_MS).unref());
     });
-    app.addHook('onClose', async () => clearInterval(timer));
+    app.addHook('onClose', async () => {
+      for (const timer of timers) clearInterval(timer);
+      await flushKeyUse();
+    });
   },
   { name: 'maintenance', dependencies: ['services'] },
 );

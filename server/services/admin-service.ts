@@ -2,10 +2,11 @@ import type { CreatedAccount, IssuedKey } from '../../contract/admin.js';
 import type { Project } from '../../contract/projects.js';
 import { NotFound } from '../domain/domain-errors.js';
 import type { Storage } from '../storage/storage.js';
-import type { ApiKeyService } from './api-key-service.js';
+import type { ApiKeyService, KeySpec } from './api-key-service.js';
+import type { ProjectService } from './project-service.js';
 
 /** Account, key and project administration, shared by the HTTP admin API and the offline CLI. */
-export function adminService(storage: Storage, keys: ApiKeyService) {
+export function adminService(storage: Storage, keys: ApiKeyService, projects: ProjectService) {
   async function assertAccount(accountId: string): Promise<void> {
     if (!(await storage.accounts.exists(accountId))) throw new NotFound('account');
   }
@@ -15,13 +16,14 @@ export function adminService(storage: Storage, keys: ApiKeyService) {
       return keys.createAccount(label ?? null);
     },
 
-    createKey: (accountId: string): Promise<IssuedKey> => keys.createKey(accountId),
+    createKey: (accountId: string, spec?: KeySpec): Promise<IssuedKey> =>
+      keys.createKey(accountId, spec),
 
     revokeKey: (keyId: string): Promise<void> => keys.revoke(keyId),
 
     async createProject(accountId: string, name: string): Promise<Project> {
       await assertAccount(accountId);
-      return storage.projects.create(accountId, name);
+      return projects.create(accountId, name);
     },
 
     async listProjects(accountId: string): Promise<Project[]> {

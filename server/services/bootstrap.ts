@@ -1,5 +1,6 @@
 import type { Storage } from '../storage/storage.js';
 import type { ApiKeyService } from './api-key-service.js';
+import type { ProjectService } from './project-service.js';
 
 export interface Bootstrapped {
   accountId: string;
@@ -15,14 +16,14 @@ export interface Bootstrapped {
  */
 export function bootstrapIfEmpty(
   storage: Storage,
-  keys: ApiKeyService,
+  services: { apiKeys: ApiKeyService; projects: ProjectService },
   bootstrapApiKey: string | undefined,
 ): Promise<Bootstrapped | undefined> {
   return storage.lock('bootstrap', () =>
     storage.transaction(async (tx) => {
       if ((await tx.accounts.count()) > 0) return undefined;
-      const account = await keys.createAccount('default', bootstrapApiKey, tx);
-      const project = await tx.projects.create(account.accountId, 'default');
+      const account = await services.apiKeys.createAccount('default', bootstrapApiKey, tx);
+      const project = await services.projects.create(account.accountId, 'default', tx);
       return {
         accountId: account.accountId,
         projectId: project.id,

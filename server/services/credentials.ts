@@ -11,6 +11,8 @@ const MAX_KEY_LENGTH = 512;
  */
 export function credentials(storage: Storage) {
   const cache = new Map<string, KeyOwner>();
+  // When each key was last used, kept here until the next flush (see api-key-service).
+  let uses = new Map<string, number>();
 
   return {
     /** The owner of a presented key, or undefined for a missing, unknown or revoked one. */
@@ -20,14 +22,22 @@ export function credentials(storage: Storage) {
       }
       if (storage.keysMayHaveChanged()) cache.clear();
       const hash = hashApiKey(key);
-      const cached = cache.get(hash);
-      if (cached) return cached;
-      const owner = await storage.accounts.findKey(hash);
-      if (owner) {
+      let owner = cache.get(hash);
+      if (owner === undefined) {
+        owner = await storage.accounts.findKey(hash);
+        if (owner === undefined) return undefined;
         if (cache.size >= MAX_CACHED_KEYS) cache.clear();
         cache.set(hash, owner);
       }
+      uses.set(owner.keyId, Date.now());
       return owner;
+    },
+
+    /** The keys used since the last call, and when each was last used. */
+    takeUses(): [string, number][] {
+      const taken = [...uses];
+      uses = new Map();
+      return taken;
     },
 
     /** After a revocation: no key is trusted from the cache any more. */

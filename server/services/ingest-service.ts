@@ -2,7 +2,7 @@ import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
 import { newRecordId } from '../domain/ids.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
-import type { Storage } from '../storage/storage.js';
+import type { KeyOwner, Storage } from '../storage/storage.js';
 import type { Answer, Idempotency } from './idempotency-service.js';
 import type { ProjectAccess } from './project-access.js';
 
@@ -18,11 +18,11 @@ export interface IngestResponse {
 export function ingestService(storage: Storage, access: ProjectAccess, idempotency: Idempotency) {
   return {
     async event(
-      accountId: string,
+      caller: KeyOwner,
       event: IngestEventRequest,
       key: string | undefined,
     ): Promise<Answer<IngestResponse>> {
-      const project = await access.assertOwn(accountId, event.projectId);
+      const project = await access.assertOwn(caller, event.projectId);
       const response = { message: EVENT_CREATED, id: newRecordId() };
       const createdAt = Date.now();
       const record = {
@@ -39,17 +39,21 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
         // Queued in the same transaction as the event: it is sent exactly when the event exists.
         notification: chatNotification(event, project.name, createdAt),
       };
-      return idempotency.once(accountId, key, { endpoint: 'E7', body: event }, response, (claim) =>
-        storage.records.append(record, claim),
+      return idempotency.once(
+        caller.accountId,
+        key,
+        { endpoint: 'E7', body: event },
+        response,
+        (claim) => storage.records.append(record, claim),
       );
     },
 
     async metric(
-      accountId: string,
+      caller: KeyOwner,
       metric: IngestMetricRequest,
       key: string | undefined,
     ): Promise<Answer<IngestResponse>> {
-      await access.assertOwn(accountId, metric.projectId);
+      await access.assertOwn(caller, metric.projectId);
       const response = { message: METRIC_INGESTED, id: newRecordId() };
       const record = {
         kind: 'metric' as const,
@@ -60,8 +64,12 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
           createdAt: Date.now(),
         },
       };
-      return idempotency.once(accountId, key, { endpoint: 'E8', body: metric }, response, (claim) =>
-        storage.records.append(record, claim),
+      return idempotency.once(
+        caller.accountId,
+        key,
+        { endpoint: 'E8', body: metric },
+        response,
+        (claim) => storage.records.append(record, claim),
       );
     },
   };

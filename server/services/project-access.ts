@@ -1,5 +1,5 @@
 import { Forbidden } from '../domain/domain-errors.js';
-import type { ProjectRef, Storage } from '../storage/storage.js';
+import type { KeyOwner, ProjectRef, Storage } from '../storage/storage.js';
 
 const MAX_CACHED_PROJECTS = 100_000;
 
@@ -14,9 +14,12 @@ export function projectAccess(storage: Storage) {
   return {
     /**
      * The caller's project, or Forbidden. Unknown projects answer like foreign ones, so nobody
-     * learns which project ids exist.
+     * learns which project ids exist; so does a project an ingest key is not limited to.
      */
-    async assertOwn(accountId: string, projectId: string): Promise<ProjectRef> {
+    async assertOwn(
+      caller: Pick<KeyOwner, 'accountId' | 'projectIds'>,
+      projectId: string,
+    ): Promise<ProjectRef> {
       let project = known.get(projectId);
       if (project === undefined) {
         project = await storage.projects.find(projectId);
@@ -25,7 +28,10 @@ export function projectAccess(storage: Storage) {
           known.set(projectId, project);
         }
       }
-      if (project?.accountId !== accountId) throw new Forbidden('project');
+      if (project?.accountId !== caller.accountId) throw new Forbidden('project');
+      if (caller.projectIds !== null && !caller.projectIds.includes(projectId)) {
+        throw new Forbidden('project');
+      }
       return project;
     },
   };

@@ -7,13 +7,13 @@ import type { ProjectAccess } from './project-access.js';
 export function recordService(storage: Storage, access: ProjectAccess) {
   return {
     async events(accountId: string, query: PageQuery): Promise<EventPage> {
-      await access.assertOwn(accountId, query.projectId);
+      await access.assertOwn({ accountId, projectIds: null }, query.projectId);
       const page = await storage.records.events(query.projectId, query.limit, query.cursor);
       return { events: page.items, nextCursor: cursorOf(page.nextBefore) };
     },
 
     async metrics(accountId: string, query: PageQuery): Promise<MetricPage> {
-      await access.assertOwn(accountId, query.projectId);
+      await access.assertOwn({ accountId, projectIds: null }, query.projectId);
       const page = await storage.records.metrics(query.projectId, query.limit, query.cursor);
       return { metrics: page.items, nextCursor: cursorOf(page.nextBefore) };
     },

@@ -14,6 +14,7 @@ import { projectAccess } from './project-access.js';
 import { projectService } from './project-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
+import { sessionService } from './session-service.js';
 import { siteService } from './site-service.js';
 
 export interface ServiceOptions {
@@ -33,10 +34,12 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const verified = credentials(storage);
   const apiKeys = apiKeyService(storage, verified);
   const access = projectAccess(storage);
+  const projects = projectService(storage);
   return {
     credentials: verified,
     apiKeys,
-    admin: adminService(storage, apiKeys),
+    sessions: sessionService(storage, verified),
+    admin: adminService(storage, apiKeys, projects),
     forwarding: forwardingService(storage, {
       provider: options.forwarding ?? localForwarding,
       mailDomain: options.mailDomain,
@@ -49,7 +52,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     }),
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
-    projects: projectService(storage),
+    projects,
     ingest: ingestService(storage, access, idempotency()),
     records: recordService(storage, access),
     health: healthService(storage),

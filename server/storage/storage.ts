@@ -1,3 +1,4 @@
+import type { KeyScope } from '../../contract/api-keys.js';
 import type { Project } from '../../contract/projects.js';
 import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
@@ -15,22 +16,69 @@ import type { OutboxJob } from '../outbox/outbox-jobs.js';
  * transaction.
  */
 
+/** Who is calling, as their key says. */
 export interface KeyOwner {
   accountId: string;
   keyId: string;
+  scope: KeyScope;
+  /** For an ingest key, the projects it may send to; null: every project of the account. */
+  projectIds: string[] | null;
+}
+
+/** A key to store: its digest (never the key), and what it may do. */
+export interface NewKey {
+  digest: KeyDigest;
+  label: string | null;
+  scope: KeyScope;
+  projectIds: string[] | null;
+}
+
+/** A key as its account sees it listed. Times are ISO 8601; last use is at most a minute stale. */
+export interface KeyInfo {
+  id: string;
+  label: string | null;
+  prefix: string;
+  scope: KeyScope;
+  projectIds: string[] | null;
+  created_at: string;
+  last_used_at: string | null;
 }
 
 export interface AccountRepository {
   count(): Promise<number>;
   exists(accountId: string): Promise<boolean>;
-  /** A new account with its first key (stored only as its hash); returns both ids. */
-  create(label: string | null, key: KeyDigest): Promise<{ accountId: string; keyId: string }>;
+  /** A new account with its first key; returns both ids. */
+  create(label: string | null, key: NewKey): Promise<{ accountId: string; keyId: string }>;
   /** Adds a key to an account; returns its id. */
-  createKey(accountId: string, key: KeyDigest): Promise<string>;
+  createKey(accountId: string, key: NewKey): Promise<string>;
   /** The owner of the unrevoked key with this hash. */
   findKey(keyHash: string): Promise<KeyOwner | undefined>;
-  /** Revokes a key; false when no key has this id. Revoking twice keeps the first time. */
-  revokeKey(keyId: string): Promise<boolean>;
+  /** The account's unrevoked keys, oldest first. */
+  listKeys(accountId: string): Promise<KeyInfo[]>;
+  /**
+   * Revokes a key (only one of `accountId`'s, when given); false when there is no such key.
+   * Revoking twice keeps the first time.
+   */
+  revokeKey(keyId: string, accountId?: string): Promise<boolean>;
+  /** Records when keys were last used (epoch ms), a batch at a time. */
+  recordKeyUse(uses: readonly (readonly [keyId: string, at: number])[]): Promise<void>;
+}
+
+/**
+ * Dashboard sessions; only the hash of a token is stored. Times are epoch ms. A session ends with
+ * the key that opened it: once that key is revoked, `find` no longer finds it.
+ */
+export interface SessionRepository {
+  create(tokenHash: string, owner: KeyOwner, expiresAt: number): Promise<void>;
+  /** The session, unless it is unknown, expired at `now`, or its key was revoked. */
+  find(
+    tokenHash: string,
+    now: number,
+  ): Promise<{ accountId: string; expiresAt: number } | undefined>;
+  renew(tokenHash: string, expiresAt: number): Promise<void>;
+  delete(tokenHash: string): Promise<void>;
+  /** Forgets sessions expired before `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>;
 }
 
 /** A profile exists once a display name is set (spec 2.1). */
@@ -79,7 +127,11 @@ export interface ProjectRef {
 }
 
 export interface ProjectRepository {
-  create(accountId: string, name: string): Promise<Project>;
+  /**
+   * A new project; undefined, creating nothing, when the account already has a project whose
+   * `nameKey` (the name folded for comparison) is the same, whoever writes at the same time.
+   */
+  create(accountId: string, name: string, nameKey: string): Promise<Project | undefined>;
   /** The account's projects, oldest first. */
   list(accountId: string): Promise<Project[]>;
   /** A project's owner and name, or undefined when there is no such project. */
@@ -172,6 +224,7 @@ export interface IdempotencyRepository {
 
 export interface Repositories {
   accounts: AccountRepository;
+  sessions: SessionRepository;
   profiles: ProfileRepository;
   sites: SiteRepository;
   projects: ProjectRepository;

@@ -1,14 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import * as z from 'zod/mini';
 import {
   AccountParams,
+  AdminCreateProjectRequest,
   CreateAccountRequest,
-  CreateProjectRequest,
   createAccountErrorText,
   createProjectErrorText,
   KeyParams,
 } from '../../../contract/admin.js';
+import { CreateApiKeyRequest } from '../../../contract/api-keys.js';
 import { OwnError } from '../../../contract/error-texts.js';
 import { jsonNotFound } from '../api/error-handler.js';
 
@@ -24,10 +26,20 @@ const routes: FastifyPluginAsyncZod = async (app) => {
       reply.code(201).send(await admin.createAccount(request.body?.label ?? undefined)),
   );
 
+  // The same body as POST /account/create-api-key, or none (a full key); the answer stays
+  // `{ keyId, apiKey }` as before.
   app.post(
     '/accounts/:accountId/keys',
-    { schema: { params: AccountParams } },
-    async (request, reply) => reply.code(201).send(await admin.createKey(request.params.accountId)),
+    { schema: { params: AccountParams, body: z.nullish(CreateApiKeyRequest) } },
+    async (request, reply) => {
+      const spec = request.body ?? { scope: 'full' as const };
+      const { keyId, apiKey } = await admin.createKey(request.params.accountId, {
+        label: spec.label ?? null,
+        scope: spec.scope,
+        projectIds: spec.projectIds ?? null,
+      });
+      return reply.code(201).header('cache-control', 'no-store').send({ keyId, apiKey });
+    },
   );
 
   app.delete('/keys/:keyId', { schema: { params: KeyParams } }, async (request, reply) => {
@@ -38,7 +50,7 @@ const routes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/accounts/:accountId/projects',
     {
-      schema: { params: AccountParams, body: CreateProjectRequest },
+      schema: { params: AccountParams, body: AdminCreateProjectRequest },
       config: { invalid: createProjectErrorText },
     },
     async (request, reply) =>

@@ -3,6 +3,7 @@ import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import type { AnyDomainError } from '../../domain/domain-errors.js';
 
 const STATUS: Record<AnyDomainError['kind'], number> = {
+  unauthorized: 401,
   'not-found': 404,
   forbidden: 403,
   conflict: 409,
@@ -15,8 +16,12 @@ const STATUS: Record<AnyDomainError['kind'], number> = {
 const TEXT: Record<AnyDomainError['reason'], string> = {
   profile: SpecError.profileNotFound,
   account: AdminError.accountNotFound,
+  // An admin's unknown key; at sign-in (Unauthorized) the page says so in its own words.
   key: AdminError.keyNotFound,
+  'api-key': OwnError.apiKeyNotFound,
   project: SpecError.forbiddenProject,
+  'ingest-only': OwnError.ingestOnly,
+  'project-name-taken': OwnError.projectNameTaken,
   'display-name-taken': SpecError.displayNameTaken,
   'idempotency-key-reused': OwnError.idempotencyKeyReused,
   'display-name-length': OwnError.displayNameLength,

@@ -1,17 +1,21 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { dashboardContext } from './dashboard/dashboard-context.js';
+import { renderDocument } from './html-document.js';
+import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
 import { publicPageRoutes } from './public-page/public-page-routes.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
 
 /**
- * The HTML pages, in a context of their own beside the JSON API: security headers (CSP) on every
- * answer, errors as clear HTML pages, and the assets they link to.
+ * The HTML pages, in a context of their own beside the JSON API: errors as clear HTML pages, the
+ * assets they link to, the public pages (no script, no forms) and the dashboard (forms, sessions,
+ * CSRF) each with its own security policy.
  */
 export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit }) {
-  app.addHook('onRequest', securityHeaders(STATIC_PAGE_POLICY));
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode !== undefined && error.statusCode < 500 ? 400 : 500;
-    if (status === 500) request.log.error({ err: error }, 'page failed');
+    const status =
+      error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'page failed');
     return reply
       .code(status)
       .header('cache-control', 'no-store')
@@ -19,6 +23,16 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
       .send(kit.errorHtml(status, request.id));
   });
 
-  kit.assets.routes(app);
-  await app.register(publicPageRoutes(kit));
+  await app.register(async (publicPages) => {
+    publicPages.addHook('onRequest', securityHeaders(STATIC_PAGE_POLICY));
+    kit.assets.routes(publicPages);
+    await publicPages.register(publicPageRoutes(kit));
+    const landing = renderDocument(
+      LandingView({ chrome: { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon } }),
+    );
+    publicPages.get('/', async (_request, reply) =>
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(landing),
+    );
+  });
+  await app.register(dashboardContext(kit), { prefix: '/dashboard' });
 }

@@ -3,6 +3,7 @@ import { AssetRegistry } from './assets.js';
 import { FAVICON_SVG } from './favicon.js';
 import { renderDocument } from './html-document.js';
 import { StatusPageView } from './status-page-view.js';
+import { dashboardCss } from './styles/dashboard-css.js';
 import { publicPageCss } from './styles/public-page-css.js';
 
 /** What every page needs from the others: assets by name, and the pages that never change. */
@@ -11,11 +12,25 @@ export interface PageKit {
   favicon: string;
   /** The stylesheet of a theme of the public page. */
   stylesheetOf(theme: Theme): string;
+  /** The dashboard's and the landing page's stylesheet. */
+  dashboardStylesheet: string;
   /** The one 404 page: the same body for a hidden page, an unknown name and an unknown path. */
   notFoundHtml: string;
-  /** An error page (400 or 500). */
+  /** The page of an error status (4xx or 500). */
   errorHtml(status: number, requestId: string): string;
 }
+
+/** What a client error says, by status; others read as 400. */
+const ERROR_PAGES: Record<number, [string, string]> = {
+  400: ['Bad request', 'This request could not be understood.'],
+  403: [
+    'This form has expired',
+    'For your safety the form could not be accepted. Go back, reload the page and try again.',
+  ],
+  413: ['Too large', 'What was sent is larger than this server accepts.'],
+  415: ['Not a form', 'This page accepts forms only.'],
+  429: ['Too many attempts', 'Wait a few minutes before trying again.'],
+};
 
 export function createPageKit(): PageKit {
   const assets = new AssetRegistry();
@@ -27,6 +42,12 @@ export function createPageKit(): PageKit {
     ]),
   );
   const stylesheetOf = (theme: Theme) => stylesheets.get(theme.id) as string;
+  const dashboardStylesheet = assets.add(
+    'dashboard',
+    'css',
+    'text/css; charset=utf-8',
+    dashboardCss(THEMES),
+  );
   const statusPage = (title: string, message: string, requestId?: string) =>
     renderDocument(
       StatusPageView({
@@ -43,14 +64,19 @@ export function createPageKit(): PageKit {
     assets,
     favicon,
     stylesheetOf,
+    dashboardStylesheet,
     notFoundHtml,
-    errorHtml: (status, requestId) =>
-      status < 500
-        ? statusPage('Bad request', 'This request could not be understood.')
-        : statusPage(
-            'Something went wrong',
-            'The server could not answer this request. Please try again.',
-            requestId,
-          ),
+    errorHtml: (status, requestId) => {
+      if (status === 404) return notFoundHtml;
+      if (status >= 500) {
+        return statusPage(
+          'Something went wrong',
+          'The server could not answer this request. Please try again.',
+          requestId,
+        );
+      }
+      const [title, message] = ERROR_PAGES[status] ?? (ERROR_PAGES[400] as [string, string]);
+      return statusPage(title, message);
+    },
   };
 }

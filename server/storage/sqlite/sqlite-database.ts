@@ -55,6 +55,7 @@ export function migrate(db: Db, migrations: Migration[]): void {
     db.transaction(() => {
       if (isApplied.get(migration.version)) return;
       db.exec(migration.sql);
+      migration.run?.(db);
       record.run(migration.version, migration.name, new Date().toISOString());
     }).immediate();
   }

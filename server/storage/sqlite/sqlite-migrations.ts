@@ -1,11 +1,16 @@
+import { projectNameKey } from '../../domain/project-names.js';
+import type { Db } from './sqlite-database.js';
+
 /**
  * Numbered schema migrations, applied in order at start-up and recorded in `schema_migrations`.
- * Never edit a migration that has shipped: add the next number.
+ * Never edit a migration that has shipped: add the next number. `run`, when present, follows the
+ * SQL in the same transaction (for what SQL cannot do, such as Unicode case folding).
  */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  run?: (db: Db) => void;
 }
 
 export const migrations: Migration[] = [
@@ -122,5 +127,48 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
       CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
     `,
+  },
+  {
+    version: 4,
+    name: 'key labels, scopes and last use; dashboard sessions; unique project names',
+    sql: `
+      -- scope 'ingest' may only send events and metrics, to project_ids (a JSON array) when set.
+      -- last_used_at is epoch ms, written at most once a minute per key.
+      ALTER TABLE api_keys ADD COLUMN label TEXT;
+      ALTER TABLE api_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'full'
+        CHECK (scope IN ('full', 'ingest'));
+      ALTER TABLE api_keys ADD COLUMN project_ids TEXT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+
+      -- Dashboard sessions: only the SHA-256 of the cookie's token is stored. Times are epoch ms.
+      -- A session lasts only while the key that opened it is not revoked.
+      CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id     TEXT NOT NULL REFERENCES api_keys(id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+
+      -- name_key: the name folded for comparison (see domain/project-names.ts), unique per account.
+      ALTER TABLE projects ADD COLUMN name_key TEXT;
+    `,
+    run(db) {
+      // Folded in code (Unicode-aware). Names that were already duplicates keep their projects:
+      // the later ones get a key no new name can produce (a NUL and their id).
+      const projects = db
+        .prepare('SELECT id, account_id AS accountId, name FROM projects ORDER BY created_at, id')
+        .all() as { id: string; accountId: string; name: string }[];
+      const setKey = db.prepare('UPDATE projects SET name_key = ? WHERE id = ?');
+      const seen = new Set<string>();
+      for (const project of projects) {
+        let key = projectNameKey(project.name);
+        if (seen.has(`${project.accountId}\n${key}`)) key = `${key}\u0000${project.id}`;
+        seen.add(`${project.accountId}\n${key}`);
+        setKey.run(key, project.id);
+      }
+      db.exec('CREATE UNIQUE INDEX projects_unique_name ON projects(account_id, name_key)');
+    },
   },
 ];

@@ -8,8 +8,10 @@ import type { Sync } from './sync.js';
 export const projectWrites = ['create'] as const;
 
 export function sqliteProjects(db: Db): Sync<ProjectRepository> {
+  // The unique (account_id, name_key) index decides between two creations of one name.
   const insert = db.prepare(
-    'INSERT INTO projects (id, account_id, name, created_at) VALUES (?, ?, ?, ?)',
+    `INSERT INTO projects (id, account_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
   );
   const byAccount = db.prepare(
     'SELECT id, name, created_at FROM projects WHERE account_id = ? ORDER BY created_at, id',
@@ -17,10 +19,10 @@ export function sqliteProjects(db: Db): Sync<ProjectRepository> {
   const byId = db.prepare('SELECT account_id AS accountId, name FROM projects WHERE id = ?');
 
   return {
-    create(accountId, name) {
+    create(accountId, name, nameKey) {
       const project = { id: randomUUID(), name, created_at: nowIso() };
-      insert.run(project.id, accountId, project.name, project.created_at);
-      return project;
+      const inserted = insert.run(project.id, accountId, name, nameKey, project.created_at);
+      return inserted.changes > 0 ? project : undefined;
     },
 
     list: (accountId) => byAccount.all(accountId) as Project[],

@@ -8,6 +8,7 @@ import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
+import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { now, type Runner, wrap } from './sync.js';
 
@@ -41,6 +42,7 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
   });
   const tables = {
     accounts: sqliteAccounts(db),
+    sessions: sqliteSessions(db),
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
@@ -48,6 +50,7 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
+    sessions: wrap(tables.sessions, sessionWrites, write),
     profiles: wrap(tables.profiles, profileWrites, write),
     sites: wrap(tables.sites, siteWrites, write),
     projects: wrap(tables.projects, projectWrites, write),

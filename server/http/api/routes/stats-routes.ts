@@ -1,11 +1,16 @@
 import type { FastifyReply, preValidationHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { createProjectErrorText } from '../../../../contract/admin.js';
 import { IngestEventRequest } from '../../../../contract/events.js';
 import { Headers } from '../../../../contract/headers.js';
 import { IDEMPOTENCY_KEY } from '../../../../contract/idempotency-key.js';
 import { IngestMetricRequest, ingestMetricErrorText } from '../../../../contract/metrics.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
-import type { ProjectList } from '../../../../contract/projects.js';
+import {
+  CreateProjectRequest,
+  type Project,
+  type ProjectList,
+} from '../../../../contract/projects.js';
 import {
   type EventPage,
   getEventsErrorText,
@@ -45,33 +50,39 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getProjects),
+    { config: { ingestKeys: true } },
     async (request): Promise<ProjectList> => ({
-      projects: await projects.list(request.account.accountId),
+      projects: await projects.list(request.account),
     }),
   );
 
   app.post(
+    within(Areas.stats, Paths.createProject),
+    { schema: { body: CreateProjectRequest }, config: { invalid: createProjectErrorText } },
+    async (request, reply): Promise<Project> =>
+      reply.code(201).send(await projects.create(request.account.accountId, request.body.name)),
+  );
+
+  app.post(
     within(Areas.stats, Paths.ingestEvents),
-    { schema: { body: IngestEventRequest }, preValidation: checkIdempotencyKey },
+    {
+      schema: { body: IngestEventRequest },
+      config: { ingestKeys: true },
+      preValidation: checkIdempotencyKey,
+    },
     async (request, reply) =>
-      answer(
-        reply,
-        await ingest.event(request.account.accountId, request.body, keyOf(request.headers)),
-      ),
+      answer(reply, await ingest.event(request.account, request.body, keyOf(request.headers))),
   );
 
   app.post(
     within(Areas.stats, Paths.ingestMetrics),
     {
       schema: { body: IngestMetricRequest },
-      config: { invalid: ingestMetricErrorText },
+      config: { invalid: ingestMetricErrorText, ingestKeys: true },
       preValidation: checkIdempotencyKey,
     },
     async (request, reply) =>
-      answer(
-        reply,
-        await ingest.metric(request.account.accountId, request.body, keyOf(request.headers)),
-      ),
+      answer(reply, await ingest.metric(request.account, request.body, keyOf(request.headers))),
   );
 
   app.get(

@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import type { Session } from '../../../services/session-service.js';
+import { renderDocument } from '../html-document.js';
+import type { Chrome } from './views/dashboard-layout.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on every signed-in dashboard route. */
+    session: Session;
+  }
+}
+
+export const SESSION_COOKIE = 'cistats_session';
+export const SIGN_IN_PATH = '/dashboard/sign-in';
+
+/** The session cookie: never readable by scripts, sent on top-level navigations only. */
+export function sessionCookie(secure: boolean, expiresAt: number) {
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure,
+    expires: new Date(expiresAt),
+  };
+}
+
+/** Cookies are Secure when the request came over HTTPS, directly or through a trusted proxy. */
+export const overHttps = (request: FastifyRequest) => request.protocol === 'https';
+
+export function sendPage(reply: FastifyReply, view: VNode, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(renderDocument(view));
+}
+
+/** POST-redirect-GET: 303 to the page, with what happened as a notice code. */
+export function redirectTo(reply: FastifyReply, path: string, done?: Notice): FastifyReply {
+  return reply.redirect(done ? `${path}?done=${done}` : path, 303);
+}
+
+/** What a redirect may say happened; anything else in `?done=` is ignored. */
+const NOTICES = {
+  'site-saved': 'Your page is saved.',
+  'site-shown': 'Your page is visible.',
+  'site-hidden': 'Your page is hidden.',
+  'name-saved': 'Your display name is saved.',
+  'forwarding-on': 'Email forwarding is on.',
+  'forwarding-off': 'Email forwarding is off.',
+  'key-revoked': 'The key is revoked. Requests with it are refused from now on.',
+  'project-created': 'The project is created.',
+  'signed-out': 'You are signed out.',
+} as const;
+export type Notice = keyof typeof NOTICES;
+
+export function noticeOf(request: FastifyRequest): { tone: 'ok'; text: string } | undefined {
+  const done = (request.query as { done?: unknown }).done;
+  const text = typeof done === 'string' ? NOTICES[done as Notice] : undefined;
+  return text === undefined ? undefined : { tone: 'ok', text };
+}
+
+/** What every signed-in page's layout needs. */
+export async function layoutOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  chrome: Chrome,
+): Promise<{ chrome: Chrome; csrf: string; who: string; notice: ReturnType<typeof noticeOf> }> {
+  const { alias } = await request.server.services.displayName.get(request.session.accountId);
+  return {
+    chrome,
+    csrf: reply.generateCsrf({ secure: overHttps(request) }),
+    who: alias ?? 'No display name yet',
+    notice: noticeOf(request),
+  };
+}
+
+/** The form's value of a field as text ('' when absent or not text). */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');

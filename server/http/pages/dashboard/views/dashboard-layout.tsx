@@ -1,0 +1,92 @@
+import type { ComponentChildren } from 'preact';
+import { Csrf, Notice } from '../form-controls.js';
+
+export interface Chrome {
+  stylesheet: string;
+  favicon: string;
+}
+
+export type Section = 'overview' | 'site' | 'account' | 'keys' | 'projects';
+
+const SECTIONS: [Section, string, string][] = [
+  ['overview', 'Overview', '/dashboard'],
+  ['site', 'Site', '/dashboard/site'],
+  ['account', 'Account', '/dashboard/account'],
+  ['keys', 'API keys', '/dashboard/keys'],
+  ['projects', 'Projects', '/dashboard/projects'],
+];
+
+/** The <head> every dashboard page shares. */
+export function DashboardHead({ title, chrome }: { title: string; chrome: Chrome }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex" />
+      <title>{`${title} · ci-stats`}</title>
+      <link rel="icon" href={chrome.favicon} type="image/svg+xml" />
+      <link rel="stylesheet" href={chrome.stylesheet} />
+    </head>
+  );
+}
+
+export interface LayoutProps {
+  title: string;
+  section: Section;
+  chrome: Chrome;
+  /** Who is signed in, as the header shows it: the alias, or a hint to set one. */
+  who: string;
+  csrf: string;
+  notice?: { tone: 'ok' | 'bad' | 'warn'; text: string } | undefined;
+  children: ComponentChildren;
+}
+
+/** A signed-in page: the navigation, who is signed in, sign-out, and the page itself. */
+export function DashboardLayout({
+  title,
+  section,
+  chrome,
+  who,
+  csrf,
+  notice,
+  children,
+}: LayoutProps) {
+  return (
+    <html lang="en">
+      <DashboardHead title={title} chrome={chrome} />
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="topbar">
+          <div class="topbar-inner">
+            <a class="brand" href="/dashboard">
+              <img src={chrome.favicon} alt="" width={24} height={24} />
+              ci-stats
+            </a>
+            <nav class="nav" aria-label="Dashboard">
+              {SECTIONS.map(([id, label, href]) => (
+                <a href={href} aria-current={id === section ? 'page' : undefined}>
+                  {label}
+                </a>
+              ))}
+            </nav>
+            <div class="who">
+              <span>{who}</span>
+              <form method="post" action="/dashboard/sign-out" class="inline-form">
+                <Csrf token={csrf} />
+                <button class="button secondary small" type="submit">
+                  Sign out
+                </button>
+              </form>
+            </div>
+          </div>
+        </header>
+        <main class="main" id="main">
+          {notice && <Notice tone={notice.tone}>{notice.text}</Notice>}
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

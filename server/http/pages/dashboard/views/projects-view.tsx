@@ -1,0 +1,78 @@
+import { Limits } from '../../../../../contract/limits.js';
+import type { Project } from '../../../../../contract/projects.js';
+import { Csrf, TextField } from '../form-controls.js';
+import type { FieldErrors } from '../form-errors.js';
+import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
+
+export interface ProjectsProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
+  projects: Project[];
+  errors: FieldErrors;
+  name?: string | undefined;
+}
+
+/** GET /dashboard/projects: the account's projects, each leading to its statistics. */
+export function ProjectsView(props: ProjectsProps) {
+  const { projects, errors, name, csrf } = props;
+  return (
+    <DashboardLayout {...props} title="Projects" section="projects">
+      <div class="page-head">
+        <div>
+          <h1>Projects</h1>
+          <p class="lead">Each project collects its own events and metrics.</p>
+        </div>
+      </div>
+      <div class="two-col">
+        <section class="card" aria-labelledby="list-title">
+          <h2 id="list-title">Your projects</h2>
+          {projects.length === 0 ? (
+            <p class="empty">No projects yet.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Project id</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {projects.map((project) => (
+                    <tr>
+                      <td>
+                        <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>
+                          {project.name}
+                        </a>
+                      </td>
+                      <td>
+                        <code>{project.id}</code>
+                      </td>
+                      <td class="muted">{project.created_at.slice(0, 10)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+        <form method="post" action="/dashboard/projects" class="card" novalidate>
+          <Csrf token={csrf} />
+          <h2>New project</h2>
+          <TextField
+            name="name"
+            label="Name"
+            value={name}
+            error={errors.name}
+            maxLength={Limits.projectNameLength}
+            hint="Unique in your account, whatever the case."
+          />
+          <div class="actions">
+            <button class="button" type="submit">
+              Create the project
+            </button>
+          </div>
+        </form>
+      </div>
+    </DashboardLayout>
+  );
+}

@@ -1,0 +1,173 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  describeInBrowser,
+  launchBrowser,
+  seriousAccessibilityViolations,
+  watchProblems,
+} from '../helpers/browser.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+/** Set SCREENSHOTS_DIR to refresh the README's screenshots (docs/screenshots). */
+const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
+
+describeInBrowser('the dashboard in Chromium', () => {
+  let server: TestServer;
+  let me: TestAccount;
+  let url: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    me = await server.account();
+    await server.call('POST', '/stats/ingest-events', {
+      key: me.apiKey,
+      body: { projectId: me.projectId, eventType: 'deploy', description: 'v2.4.0 to production' },
+    });
+    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchBrowser();
+    // bypassCSP only lets axe-core's script in; the dashboard itself ships none.
+    context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+    if (SCREENSHOTS_DIR) mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const shoot = async (name: string) => {
+    if (SCREENSHOTS_DIR)
+      await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+  };
+  const accessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  it('signs in with a key, lands on the overview', async () => {
+    await page.goto(`${url}/dashboard`);
+    expect(page.url()).toBe(`${url}/dashboard/sign-in`);
+    await accessible();
+    await page.fill('#api_key', me.apiKey);
+    await page.click('button[type=submit]');
+    expect(page.url()).toBe(`${url}/dashboard`);
+    expect(await page.locator('h1').textContent()).toBe('Overview');
+    await accessible();
+  });
+
+  it('sets a display name, edits the page, makes it visible, and the public page follows', async () => {
+    await page.goto(`${url}/dashboard/account`);
+    await accessible();
+    await page.fill('#display_name', 'Grace Hopper');
+    await page.click('form[action="/dashboard/account/name"] button[type=submit]');
+    expect(await page.locator('.notice').textContent()).toBe('Your display name is saved.');
+
+    await page.goto(`${url}/dashboard/site`);
+    await accessible();
+    await page.fill('#bio', 'Rear admiral. Compilers before they were cool.');
+    await page.fill('#location', 'Arlington');
+    await page.fill('#mood', 'debugging');
+    await page.click('label.theme-option:has-text("Ocean")');
+    await page.selectOption('#new-block-type', 'link');
+    await page.fill('#new-block-content', 'https://example.com/cobol');
+    await page.click('button[value=save]');
+    expect(await page.locator('.notice').textContent()).toBe('Your page is saved.');
+    await page.fill('#new-block-content', 'Nanoseconds are 30 cm of wire.');
+    await page.click('button[value=save]');
+    // Move the text block above the link, with the button of its row.
+    await page.click('button[value="up-1"]');
+    await shoot('dashboard-site');
+
+    const hidden = await page.request.get(`${url}/@grace-hopper`);
+    expect(hidden.status()).toBe(404);
+    await page.click('form[action="/dashboard/site/visibility"] button');
+    expect(await page.locator('.notice').textContent()).toBe('Your page is visible.');
+
+    const publicPage = await context.newPage();
+    await publicPage.goto(`${url}/@grace-hopper`);
+    expect(await publicPage.locator('h1').textContent()).toBe('grace-hopper');
+    expect(await publicPage.locator('.bio').textContent()).toBe(
+      'Rear admiral. Compilers before they were cool.',
+    );
+    const blocks = await publicPage.locator('.blocks li').allTextContents();
+    expect(blocks).toEqual(['Nanoseconds are 30 cm of wire.', 'example.com/cobol']);
+    expect(await publicPage.locator('link[rel=stylesheet]').getAttribute('href')).toMatch(
+      /page-ocean/,
+    );
+    await publicPage.close();
+  });
+
+  it('creates an ingest key shown once, which works, then revokes it', async () => {
+    await page.goto(`${url}/dashboard/keys`);
+    await accessible();
+    await page.fill('#label', 'GitHub Actions');
+    await page.click('button:has-text("Create the key")');
+    const key = (await page.locator('code.secret').textContent()) as string;
+    expect(key).toMatch(/^cis_/);
+    await shoot('dashboard-keys');
+    const sent = await page.request.post(`${url}/stats/ingest-metrics`, {
+      headers: { 'x-api-key': key },
+      data: { projectId: me.projectId, payload: { ms: 1 } },
+    });
+    expect(sent.status()).toBe(200);
+
+    await page.goto(`${url}/dashboard/keys`);
+    expect(await page.content()).not.toContain(key);
+    await page.click('tr:has-text("GitHub Actions") button:has-text("Revoke")');
+    expect(await page.locator('.notice').textContent()).toContain('The key is revoked');
+    const refused = await page.request.post(`${url}/stats/ingest-metrics`, {
+      headers: { 'x-api-key': key },
+      data: { projectId: me.projectId, payload: { ms: 1 } },
+    });
+    expect(refused.status()).toBe(401);
+  });
+
+  it('creates a project and shows every page without serious accessibility issues', async () => {
+    await page.goto(`${url}/dashboard/projects`);
+    await page.fill('#name', 'api-gateway');
+    await page.click('button:has-text("Create the project")');
+    expect(await page.locator('.notice').textContent()).toBe('The project is created.');
+    await accessible();
+    await page.goto(`${url}/dashboard`);
+    await accessible();
+    await shoot('dashboard-overview');
+    expect(await page.locator('tbody tr').count()).toBe(2);
+  });
+
+  it('every page passes axe in the light and the dark scheme (it follows the system)', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const path of ['', '/site', '/account', '/keys', '/projects']) {
+        await page.goto(`${url}/dashboard${path}`);
+        expect({
+          colorScheme,
+          path,
+          violations: await seriousAccessibilityViolations(page),
+        }).toEqual({
+          colorScheme,
+          path,
+          violations: [],
+        });
+      }
+    }
+    await page.goto(`${url}/dashboard`);
+    await shoot('dashboard-overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('signs out: the dashboard is closed again', async () => {
+    await page.click('button:has-text("Sign out")');
+    expect(page.url()).toBe(`${url}/dashboard/sign-in?done=signed-out`);
+    await page.goto(`${url}/dashboard/keys`);
+    expect(page.url()).toBe(`${url}/dashboard/sign-in`);
+  });
+
+  it('no page logged an error or a CSP violation on the way', () => {
+    expect(problems).toEqual([]);
+  });
+});
