@@ -1,5 +1,6 @@
 import accepts from 'accepts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { DebugAccessLog } from './http/access-log.js';
 import { apiContext } from './http/api/api-context.js';
@@ -8,6 +9,7 @@ import { clientErrorHandler } from './http/client-errors.js';
 import { pageContext } from './http/pages/page-context.js';
 import { createPageKit } from './http/pages/page-kit.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './http/pages/security-headers.js';
+import { createLogger, logsRequests } from './logger.js';
 import { connectionSweepPlugin } from './plugins/connection-sweep-plugin.js';
 import { maintenancePlugin } from './plugins/maintenance-plugin.js';
 import { outboundPlugin } from './plugins/outbound-plugin.js';
@@ -18,6 +20,8 @@ import { storagePlugin } from './plugins/storage-plugin.js';
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
+    /** The application's logger; `app.log` is Fastify's, attached only to log requests. */
+    logger: Logger;
   }
 }
 
@@ -27,17 +31,17 @@ declare module 'fastify' {
  * order, the storage last), then the JSON API in its own context.
  */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const logger = createLogger(config.logLevel);
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
-    },
-    logController: new DebugAccessLog(),
+    ...(logsRequests(config.logLevel)
+      ? { loggerInstance: logger as FastifyBaseLogger, logController: new DebugAccessLog() }
+      : { logger: false }),
     clientErrorHandler,
     bodyLimit: config.bodyLimit,
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
   });
   app.decorate('config', config);
+  app.decorate('logger', logger);
 
   await app.register(storagePlugin);
   await app.register(outboundPlugin);

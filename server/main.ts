@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { logsRequests } from './logger.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
 
 /** Exit code for a configuration the server cannot start with. */
@@ -31,24 +32,26 @@ if (boot) {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 } else if (config.bootstrapApiKey !== undefined) {
-  app.log.info('BOOTSTRAP_API_KEY is ignored: the database already has accounts');
+  app.logger.info('BOOTSTRAP_API_KEY is ignored: the database already has accounts');
 }
 if (config.adminToken !== undefined && config.adminToken.length < 16) {
-  app.log.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
+  app.logger.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
 }
 
 // Long enough for the requests in flight and for deliveries, which each end within their timeout.
 const shutdownDeadlineMs = config.outbound.timeoutMs + 10_000;
-closeWithGrace({ delay: shutdownDeadlineMs, logger: app.log }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'closing after an unexpected error');
-  else app.log.info({ signal }, 'closing: finishing requests in flight');
+closeWithGrace({ delay: shutdownDeadlineMs, logger: app.logger }, async ({ signal, err }) => {
+  if (err) app.logger.error({ err }, 'closing after an unexpected error');
+  else app.logger.info({ signal }, 'closing: finishing requests in flight');
   await app.close();
 });
 
 try {
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  // Fastify says it itself when it logs requests; otherwise the application's logger does.
+  if (!logsRequests(config.logLevel)) app.logger.info(`Server listening at ${address}`);
 } catch (error) {
-  app.log.error({ err: error }, 'could not listen');
+  app.logger.error({ err: error }, 'could not listen');
   await app.close();
   process.exit(1);
 }

@@ -12,7 +12,7 @@ export const maintenancePlugin = fp(
   async (app) => {
     const { services } = app;
     const guarded = (what: string, task: () => Promise<unknown>) => () =>
-      task().catch((error) => app.log.error({ err: error }, `could not ${what}`));
+      task().catch((error) => app.logger.error({ err: error }, `could not ${what}`));
     const purge = guarded('purge expired idempotency keys and sessions', () =>
       Promise.all([services.purgeIdempotencyKeys(), services.sessions.purgeExpired()]),
     );

@@ -19,7 +19,7 @@ export const outboxWorkerPlugin = fp(
         capMs: HOUR_MS,
         maxAttempts: config.outbound.maxAttempts,
       },
-      log: app.log.child({ component: 'outbox' }),
+      log: app.logger.child({ component: 'outbox' }),
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

@@ -16,7 +16,7 @@ export const servicesPlugin = fp(
         mailDomain: app.config.mailDomain,
         forwarding: app.providers.forwarding,
         contacts: app.providers.contacts !== undefined,
-        log: app.log,
+        log: app.logger,
       }),
     );
   },

@@ -57,7 +57,7 @@ export function jsonErrorHandler(
       .code(status)
       .send({ error: status === 400 ? SpecError.invalidBody : error.message });
   }
-  request.log.error({ err: error }, 'request failed');
+  request.server.logger.error({ reqId: request.id, err: error }, 'request failed');
   return reply
     .code(500)
     .header(Headers.requestId, request.id)

@@ -15,7 +15,8 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status =
       error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
-    if (status >= 500) request.log.error({ err: error }, 'page failed');
+    if (status >= 500)
+      request.server.logger.error({ reqId: request.id, err: error }, 'page failed');
     return reply
       .code(status)
       .header('cache-control', 'no-store')

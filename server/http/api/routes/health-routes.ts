@@ -10,7 +10,7 @@ export async function healthRoutes(app: FastifyInstance) {
       await health.check();
       return { status: 'ok' };
     } catch (error) {
-      request.log.error({ err: error }, 'health check failed');
+      request.server.logger.error({ reqId: request.id, err: error }, 'health check failed');
       return reply.code(503).send({ error: 'Database unavailable.' });
     }
   });
