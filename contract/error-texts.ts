@@ -38,4 +38,5 @@ export const OwnError = {
   ingestOnly: 'Forbidden: This API key can only ingest events and metrics.',
   apiKeyNotFound: 'API key not found.',
   projectNameTaken: 'A project with this name already exists.',
+  shareLinkNotFound: 'Share link not found.',
 } as const;

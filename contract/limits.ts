@@ -24,6 +24,8 @@ export const Limits = {
   projectNameLength: 100,
   projectsPerKey: 100,
   keyIdLength: 64,
+  bucketsDefault: 100,
+  bucketsMax: 1000,
   pageSizeDefault: 50,
   pageSizeMax: 200,
 } as const;

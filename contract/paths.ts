@@ -29,6 +29,12 @@ export const Paths = {
   ingestMetrics: '/stats/ingest-metrics',
   getEvents: '/stats/get-events',
   getMetrics: '/stats/get-metrics',
+  getMetricKeys: '/stats/get-metric-keys',
+  getMetricSeries: '/stats/get-metric-series',
+  getBuildSummary: '/stats/get-build-summary',
+  createShareLink: '/stats/create-share-link',
+  getShareLinks: '/stats/get-share-links',
+  revokeShareLink: '/stats/revoke-share-link',
   health: '/healthz',
 } as const;
 

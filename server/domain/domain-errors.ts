@@ -24,7 +24,9 @@ export class Unauthorized extends DomainError<'key'> {
 }
 
 /** The thing named does not exist (for this caller). `key` is the admin's, `api-key` an account's. */
-export class NotFound extends DomainError<'profile' | 'account' | 'key' | 'api-key'> {
+export class NotFound extends DomainError<
+  'profile' | 'account' | 'key' | 'api-key' | 'share-link'
+> {
   readonly kind = 'not-found';
 }
 
@@ -45,7 +47,7 @@ export class Conflict extends DomainError<
 
 /** The input breaks a domain rule that a schema cannot express. */
 export class Invalid extends DomainError<
-  'display-name-length' | 'display-name-reserved' | 'idempotency-key'
+  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range'
 > {
   readonly kind = 'invalid';
 }

@@ -1,6 +1,7 @@
 import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
 import { newRecordId } from '../domain/ids.js';
+import { branchOf, statusOf } from '../domain/record-facts.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
 import type { Answer, Idempotency } from './idempotency-service.js';
@@ -35,6 +36,8 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
           payload: event.payload === undefined ? null : JSON.stringify(event.payload),
           color: event.color ?? null,
           createdAt,
+          branch: branchOf(event.payload),
+          status: statusOf(event.payload),
         },
         // Queued in the same transaction as the event: it is sent exactly when the event exists.
         notification: chatNotification(event, project.name, createdAt),
@@ -62,6 +65,7 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
           projectId: metric.projectId,
           payload: JSON.stringify(metric.payload),
           createdAt: Date.now(),
+          branch: branchOf(metric.payload),
         },
       };
       return idempotency.once(

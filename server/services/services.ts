@@ -15,7 +15,9 @@ import { projectService } from './project-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
 import { sessionService } from './session-service.js';
+import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
+import { statsService } from './stats-service.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -55,6 +57,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     projects,
     ingest: ingestService(storage, access, idempotency()),
     records: recordService(storage, access),
+    stats: statsService(storage, access),
+    shareLinks: shareLinkService(storage, access),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
     purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),

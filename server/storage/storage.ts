@@ -4,6 +4,7 @@ import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
 import type { KeyDigest } from '../domain/api-keys.js';
 import type { SiteFields } from '../domain/site-update.js';
+import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
 
 /**
@@ -138,7 +139,10 @@ export interface ProjectRepository {
   find(projectId: string): Promise<ProjectRef | undefined>;
 }
 
-/** An event as written; payload is already serialised JSON, time is epoch ms. */
+/**
+ * An event as written; payload is already serialised JSON, time is epoch ms. `branch` and
+ * `status` are read from the payload (domain/record-facts.ts), for filters and summaries.
+ */
 export interface EventRow {
   id: string;
   projectId: string;
@@ -147,6 +151,8 @@ export interface EventRow {
   payload: string | null;
   color: number | null;
   createdAt: number;
+  branch: string | null;
+  status: string | null;
 }
 
 export interface MetricRow {
@@ -154,6 +160,7 @@ export interface MetricRow {
   projectId: string;
   payload: string;
   createdAt: number;
+  branch: string | null;
 }
 
 export type NewRecord =
@@ -181,6 +188,15 @@ export interface Page<T> {
   nextBefore: number | null;
 }
 
+/** Read-back filters, combined with AND; times are epoch ms, `from` inclusive, `to` exclusive. */
+export interface RecordFilter {
+  eventType?: string | undefined;
+  status?: string | undefined;
+  branch?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
 export interface RecordRepository {
   /**
    * Stores an event (with its notification job) or a metric. With a claim, stores nothing when
@@ -188,9 +204,94 @@ export interface RecordRepository {
    * concurrent appends into one transaction; the promise resolves once the record is durable.
    */
   append(record: NewRecord, claim?: IdempotencyClaim): Promise<AppendResult>;
-  /** Events of a project newest first, before position `before` (exclusive), with notification state. */
-  events(projectId: string, limit: number, before?: number): Promise<Page<StoredEvent>>;
-  metrics(projectId: string, limit: number, before?: number): Promise<Page<StoredMetric>>;
+  /**
+   * Events of a project newest first, before position `before` (exclusive), matching `filter`,
+   * with their notification's state. (Metrics ignore the filter's eventType and status.)
+   */
+  events(
+    projectId: string,
+    filter: RecordFilter,
+    limit: number,
+    before?: number,
+  ): Promise<Page<StoredEvent>>;
+  metrics(
+    projectId: string,
+    filter: RecordFilter,
+    limit: number,
+    before?: number,
+  ): Promise<Page<StoredMetric>>;
+}
+
+/** A series key of a project: how many records have it, and its latest value. */
+export interface SeriesKeyInfo {
+  key: string;
+  count: number;
+  lastValue: number;
+  lastAt: number;
+}
+
+/** A pre-aggregated minute or hour of a series, in the bucket of a read plan. */
+export interface SeriesCell {
+  bucket: number;
+  count: number;
+  min: number;
+  max: number;
+  sum: number;
+  lastAt: number;
+  lastValue: number;
+  /** The sketch's bins: [bin, count]. */
+  bins: [number, number][];
+}
+
+/** Event counts by status of a minute or hour, in the bucket of a read plan. */
+export interface EventCountCell {
+  bucket: number;
+  success: number;
+  failure: number;
+  cancelled: number;
+  other: number;
+}
+
+/**
+ * Statistics over time. Backends keep, with each record and in its transaction, per-minute and
+ * per-hour cells (by series key or event type, and branch); a read plan (domain/time-buckets.ts)
+ * says which cells and which raw records make up each bucket.
+ */
+export interface StatsRepository {
+  seriesKeys(projectId: string): Promise<SeriesKeyInfo[]>;
+  /** The plan's cells of a series, and its raw records (to read the key from), by bucket. */
+  seriesData(
+    projectId: string,
+    key: string,
+    branch: string | undefined,
+    plan: ReadPlan,
+  ): Promise<{
+    cells: SeriesCell[];
+    records: { bucket: number; t: number; payload: Record<string, unknown> }[];
+  }>;
+  /** The plan's event count cells and raw events (their status), by bucket. */
+  eventData(
+    projectId: string,
+    filter: { branch?: string | undefined; eventType?: string | undefined },
+    plan: ReadPlan,
+  ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
+}
+
+export interface ShareLinkInfo {
+  id: string;
+  prefix: string;
+  created_at: string;
+}
+
+/** Read-only links to a project's statistics; only the hash of a token is stored. */
+export interface ShareLinkRepository {
+  create(projectId: string, tokenHash: string, prefix: string): Promise<ShareLinkInfo>;
+  /** The project's unrevoked links, oldest first. */
+  list(projectId: string): Promise<ShareLinkInfo[]>;
+  /** The project of an unrevoked link. */
+  find(tokenHash: string): Promise<{ projectId: string } | undefined>;
+  /** Revokes the link, when it belongs to one of `accountId`'s projects; false when none did. */
+  revoke(tokenHash: string, accountId: string): Promise<boolean>;
 }
 
 export interface DueJob {
@@ -229,6 +330,8 @@ export interface Repositories {
   sites: SiteRepository;
   projects: ProjectRepository;
   records: RecordRepository;
+  stats: StatsRepository;
+  shareLinks: ShareLinkRepository;
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
 }

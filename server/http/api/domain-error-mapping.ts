@@ -19,6 +19,8 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   // An admin's unknown key; at sign-in (Unauthorized) the page says so in its own words.
   key: AdminError.keyNotFound,
   'api-key': OwnError.apiKeyNotFound,
+  'share-link': OwnError.shareLinkNotFound,
+  range: SpecError.invalidBody,
   project: SpecError.forbiddenProject,
   'ingest-only': OwnError.ingestOnly,
   'project-name-taken': OwnError.projectNameTaken,

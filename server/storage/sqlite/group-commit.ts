@@ -32,6 +32,7 @@ export class GroupCommit {
     { run(): unknown }
   >;
   readonly #listeners: (() => void)[] = [];
+  readonly #beforeCommit: (() => void)[] = [];
   #queue: Pending[] = [];
   #scheduled = false;
   #running: Promise<void> | undefined;
@@ -65,6 +66,14 @@ export class GroupCommit {
   /** `listener` runs after each group commit (the outbox worker wakes up that way). */
   onCommit(listener: () => void): void {
     this.#listeners.push(listener);
+  }
+
+  /**
+   * `work` runs inside each group's transaction, after its writes and before its commit (the
+   * statistics cells are folded from the group's records so). If it throws, the group fails.
+   */
+  beforeCommit(work: () => void): void {
+    this.#beforeCommit.push(work);
   }
 
   #schedule(): void {
@@ -128,6 +137,7 @@ export class GroupCommit {
           outcomes.push({ ok: false, error });
         }
       }
+      for (const work of this.#beforeCommit) work();
       s.commit.run();
       return outcomes;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { projectNameKey } from '../../domain/project-names.js';
 import type { Db } from './sqlite-database.js';
+import { backfillRecordFacts, sqliteStatsIndex } from './sqlite-stats.js';
 
 /**
  * Numbered schema migrations, applied in order at start-up and recorded in `schema_migrations`.
@@ -169,6 +170,79 @@ export const migrations: Migration[] = [
         setKey.run(key, project.id);
       }
       db.exec('CREATE UNIQUE INDEX projects_unique_name ON projects(account_id, name_key)');
+    },
+  },
+  {
+    version: 5,
+    name: 'branch and status of records, statistics cells, share links',
+    sql: `
+      -- Read from the payload when stored (domain/record-facts.ts), for filters and summaries.
+      ALTER TABLE events ADD COLUMN branch TEXT;
+      ALTER TABLE events ADD COLUMN status TEXT;
+      ALTER TABLE metrics ADD COLUMN branch TEXT;
+      CREATE INDEX events_by_type ON events(project_id, event_type, seq);
+      CREATE INDEX events_by_branch ON events(project_id, branch, seq);
+      CREATE INDEX events_by_status ON events(project_id, status, seq);
+      CREATE INDEX events_by_time ON events(project_id, created_at);
+      CREATE INDEX metrics_by_branch ON metrics(project_id, branch, seq);
+      CREATE INDEX metrics_by_time ON metrics(project_id, created_at);
+
+      -- Each numeric leaf of a project's metrics: how many records have it, its latest value.
+      CREATE TABLE series (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        count      INTEGER NOT NULL,
+        last_at    INTEGER NOT NULL,
+        last_value REAL NOT NULL,
+        PRIMARY KEY (project_id, key)
+      ) WITHOUT ROWID;
+
+      -- A series over one minute or one hour (unit, in ms) and one branch ('' for none): exact
+      -- count, min, max, sum and last, and the sketch's bins (JSON) for percentiles.
+      CREATE TABLE series_cells (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      INTEGER NOT NULL,
+        branch     TEXT NOT NULL,
+        count      INTEGER NOT NULL,
+        min        REAL NOT NULL,
+        max        REAL NOT NULL,
+        sum        REAL NOT NULL,
+        last_at    INTEGER NOT NULL,
+        last_value REAL NOT NULL,
+        bins       TEXT NOT NULL,
+        PRIMARY KEY (project_id, key, unit, start, branch)
+      ) WITHOUT ROWID;
+
+      -- Events over one minute or one hour, by type and branch, counted by status.
+      CREATE TABLE event_cells (
+        project_id TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      INTEGER NOT NULL,
+        event_type TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        success    INTEGER NOT NULL,
+        failure    INTEGER NOT NULL,
+        cancelled  INTEGER NOT NULL,
+        other      INTEGER NOT NULL,
+        PRIMARY KEY (project_id, unit, start, event_type, branch)
+      ) WITHOUT ROWID;
+
+      -- Read-only links to a project's statistics; only the SHA-256 of a token is stored.
+      CREATE TABLE share_links (
+        id         TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        token_hash TEXT NOT NULL UNIQUE,
+        prefix     TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE INDEX share_links_by_project ON share_links(project_id);
+    `,
+    run(db) {
+      backfillRecordFacts(db);
+      sqliteStatsIndex(db).indexAfter(0, 0);
     },
   },
 ];

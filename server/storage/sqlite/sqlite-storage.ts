@@ -9,7 +9,9 @@ import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
 import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
+import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
+import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
 import { now, type Runner, wrap } from './sync.js';
 
 export interface SqliteOptions {
@@ -40,8 +42,14 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
     if (pagesWritten) pagesCommitted += 1;
     pagesWritten = false;
   });
+  // The statistics cells follow the records in the same transaction as the records.
+  const statsIndex = sqliteStatsIndex(db);
+  commits.beforeCommit(() => statsIndex.beforeCommit());
+  commits.onCommit(() => statsIndex.committed());
   const tables = {
     accounts: sqliteAccounts(db),
+    stats: sqliteStats(db),
+    shareLinks: sqliteShareLinks(db),
     sessions: sqliteSessions(db),
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
@@ -55,6 +63,8 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
     sites: wrap(tables.sites, siteWrites, write),
     projects: wrap(tables.projects, projectWrites, write),
     records: wrap(tables.records, recordWrites, write),
+    stats: wrap(tables.stats, [], write),
+    shareLinks: wrap(tables.shareLinks, shareLinkWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
   });

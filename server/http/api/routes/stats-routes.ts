@@ -11,13 +11,24 @@ import {
   type Project,
   type ProjectList,
 } from '../../../../contract/projects.js';
+import type { EventPage, MetricPage } from '../../../../contract/readback.js';
 import {
-  type EventPage,
+  type CreatedShareLink,
+  CreateShareLinkRequest,
+  RevokeShareLinkRequest,
+  type ShareLinkList,
+} from '../../../../contract/share-links.js';
+import {
+  type BuildSummary,
+  BuildSummaryQuery,
   getEventsErrorText,
-  getMetricsErrorText,
-  type MetricPage,
-  PageQuery,
-} from '../../../../contract/readback.js';
+  type MetricKeys,
+  type MetricSeries,
+  metricQueryErrorText,
+  ProjectQuery,
+  RecordQuery,
+  SeriesQuery,
+} from '../../../../contract/stats-queries.js';
 import { Invalid } from '../../../domain/domain-errors.js';
 import type { Answer } from '../../../services/idempotency-service.js';
 import { within } from '../area.js';
@@ -46,7 +57,8 @@ const keyOf = (headers: Record<string, unknown>) =>
 
 /** E6, E7, E8 and the read-back of events and metrics. */
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { ingest, projects, records } = app.services;
+  const { ingest, projects, records, stats, shareLinks } = app.services;
+  const publicUrl = app.config.publicUrl;
 
   app.get(
     within(Areas.stats, Paths.getProjects),
@@ -87,14 +99,66 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getEvents),
-    { schema: { querystring: PageQuery }, config: { invalid: getEventsErrorText } },
+    { schema: { querystring: RecordQuery }, config: { invalid: getEventsErrorText } },
     async (request): Promise<EventPage> => records.events(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetrics),
-    { schema: { querystring: PageQuery }, config: { invalid: getMetricsErrorText } },
+    { schema: { querystring: RecordQuery }, config: { invalid: metricQueryErrorText } },
     async (request): Promise<MetricPage> =>
       records.metrics(request.account.accountId, request.query),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getMetricKeys),
+    { schema: { querystring: ProjectQuery }, config: { invalid: metricQueryErrorText } },
+    async (request): Promise<MetricKeys> =>
+      stats.keys(request.account.accountId, request.query.projectId),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getMetricSeries),
+    { schema: { querystring: SeriesQuery }, config: { invalid: metricQueryErrorText } },
+    async (request): Promise<MetricSeries> =>
+      stats.series(request.account.accountId, request.query),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getBuildSummary),
+    { schema: { querystring: BuildSummaryQuery }, config: { invalid: getEventsErrorText } },
+    async (request): Promise<BuildSummary> =>
+      stats.buildSummary(request.account.accountId, request.query),
+  );
+
+  app.post(
+    within(Areas.stats, Paths.createShareLink),
+    { schema: { body: CreateShareLinkRequest } },
+    async (request, reply): Promise<CreatedShareLink> => {
+      const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+      const link = await shareLinks.create(
+        request.account.accountId,
+        request.body.projectId,
+        origin,
+      );
+      // The token is in this answer and nowhere else.
+      return reply.code(201).header('cache-control', 'no-store').send(link);
+    },
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getShareLinks),
+    { schema: { querystring: ProjectQuery } },
+    async (request): Promise<ShareLinkList> =>
+      shareLinks.list(request.account.accountId, request.query.projectId),
+  );
+
+  app.post(
+    within(Areas.stats, Paths.revokeShareLink),
+    { schema: { body: RevokeShareLinkRequest } },
+    async (request) => {
+      await shareLinks.revoke(request.account.accountId, request.body.token);
+      return { success: true };
+    },
   );
 };

@@ -1,0 +1,137 @@
+import * as z from 'zod/mini';
+import { decodeCursor } from './cursor.js';
+import { SpecError } from './error-texts.js';
+import { concerns, type IssuePaths, requiredText } from './fields.js';
+import { Limits } from './limits.js';
+
+/** An ISO 8601 instant with a time zone (`2026-11-24T10:00:00Z`, `…+01:00`), as epoch ms. */
+export const Instant = z.pipe(
+  z.string().check(
+    z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:Z|[+-]\d\d:\d\d)$/),
+    z.refine((text) => !Number.isNaN(Date.parse(text))),
+  ),
+  z.transform((text) => Date.parse(text)),
+);
+
+const name = requiredText(200);
+
+/** `limit`: 1-200, written as plain digits. */
+const PageSize = z.pipe(
+  z.string().check(
+    z.regex(/^\d{1,3}$/),
+    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.pageSizeMax),
+  ),
+  z.transform(Number),
+);
+
+/** `cursor`: the opaque `nextCursor` of the previous page, as the position it encodes. */
+const Cursor = z.pipe(
+  z.string(),
+  z.transform((cursor, ctx) => {
+    const seq = decodeCursor(cursor);
+    if (seq === undefined) ctx.issues.push({ code: 'custom', input: cursor, message: 'cursor' });
+    return seq ?? 0;
+  }),
+);
+
+/** A range `from` (inclusive) to `to` (exclusive) must not be empty. */
+const rangeOrdered = (query: { from?: number | undefined; to?: number | undefined }) =>
+  query.from === undefined || query.to === undefined || query.from < query.to;
+
+/**
+ * GET /stats/get-events and /stats/get-metrics: the project, paging, and filters combined with
+ * AND (`eventType` and `status` for events only; unknown parameters are ignored).
+ */
+export const RecordQuery = z
+  .object({
+    projectId: requiredText(Limits.projectIdLength),
+    limit: z._default(PageSize, Limits.pageSizeDefault),
+    cursor: z.optional(Cursor),
+    eventType: z.optional(requiredText(Limits.eventTypeLength)),
+    status: z.optional(name),
+    branch: z.optional(name),
+    from: z.optional(Instant),
+    to: z.optional(Instant),
+  })
+  .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
+export type RecordQuery = z.infer<typeof RecordQuery>;
+
+/** get-events answers a bad query with E7's 400 text. */
+export const getEventsErrorText = SpecError.invalidBody;
+
+/** get-metrics and the series endpoints answer with E8's: its project-id text first. */
+export const metricQueryErrorText = (paths: IssuePaths): string =>
+  concerns(paths, 'projectId') ? SpecError.projectIdRequired : SpecError.invalidBody;
+
+export const ProjectQuery = z.object({ projectId: requiredText(Limits.projectIdLength) });
+
+/** 1-1000 buckets, default 100. */
+const BucketCount = z.pipe(
+  z.string().check(
+    z.regex(/^\d{1,4}$/),
+    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.bucketsMax),
+  ),
+  z.transform(Number),
+);
+
+const rangeFields = {
+  projectId: requiredText(Limits.projectIdLength),
+  from: z.optional(Instant),
+  to: z.optional(Instant),
+  buckets: z._default(BucketCount, Limits.bucketsDefault),
+  branch: z.optional(name),
+};
+
+/** GET /stats/get-metric-series: `from`/`to` default to the last 30 days. */
+export const SeriesQuery = z
+  .object({ ...rangeFields, key: requiredText(200) })
+  .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
+export type SeriesQuery = z.infer<typeof SeriesQuery>;
+
+/** GET /stats/get-build-summary: the same range rules, optionally one event type. */
+export const BuildSummaryQuery = z
+  .object({ ...rangeFields, eventType: z.optional(requiredText(Limits.eventTypeLength)) })
+  .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
+export type BuildSummaryQuery = z.infer<typeof BuildSummaryQuery>;
+
+/** GET /stats/get-metric-keys 200 body: each series key, how many records have it, its last value. */
+export interface MetricKeys {
+  keys: { key: string; count: number; last_value: number; last_at: string }[];
+}
+
+/** One non-empty bucket of a series. p50 and p95 are within 2 % of the exact values. */
+export interface SeriesBucket {
+  start: string;
+  end: string;
+  count: number;
+  min: number;
+  max: number;
+  avg: number;
+  p50: number;
+  p95: number;
+  last: number;
+}
+
+export interface MetricSeries {
+  key: string;
+  from: string;
+  to: string;
+  buckets: SeriesBucket[];
+}
+
+export interface BuildSummaryBucket {
+  start: string;
+  end: string;
+  success: number;
+  failure: number;
+  cancelled: number;
+  other: number;
+}
+
+/** success_rate = success / (success + failure) over the range; null when both are 0. */
+export interface BuildSummary {
+  from: string;
+  to: string;
+  buckets: BuildSummaryBucket[];
+  success_rate: number | null;
+}

@@ -1,0 +1,57 @@
+import { isJsonObject } from '../../contract/json.js';
+
+/**
+ * What the statistics read from a record's payload (issue 12's definitions):
+ * - its branch: `payload.ci.branch` when present, else `payload.github.ref` without its
+ *   `refs/heads/` prefix (tags and pull-request refs have no branch);
+ * - its status: `payload.status`;
+ * - its series: the numeric leaves, nested objects' keys joined with `.`, arrays ignored.
+ */
+
+/** The longest branch name and series key kept; longer ones are not counted. */
+export const MAX_NAME_LENGTH = 200;
+/** Series read from one record; a payload with more keeps its first ones (in key order). */
+export const MAX_SERIES_PER_RECORD = 100;
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value !== '' && value.length <= MAX_NAME_LENGTH ? value : null;
+
+export function branchOf(payload: Record<string, unknown> | null | undefined): string | null {
+  if (!payload) return null;
+  const ci = payload.ci;
+  if (isJsonObject(ci) && ci.branch !== undefined && ci.branch !== null) return text(ci.branch);
+  const github = payload.github;
+  const ref = isJsonObject(github) ? github.ref : undefined;
+  return typeof ref === 'string' && ref.startsWith('refs/heads/')
+    ? text(ref.slice('refs/heads/'.length))
+    : null;
+}
+
+export function statusOf(payload: Record<string, unknown> | null | undefined): string | null {
+  return payload ? text(payload.status) : null;
+}
+
+/** The four columns of the build summary: `other` is any other status, or none. */
+export type StatusClass = 'success' | 'failure' | 'cancelled' | 'other';
+
+export function statusClass(status: string | null): StatusClass {
+  return status === 'success' || status === 'failure' || status === 'cancelled' ? status : 'other';
+}
+
+/** The numeric leaves of a metric payload: `[key, value]`, finite numbers only. */
+export function seriesOf(payload: Record<string, unknown>): [string, number][] {
+  const found: [string, number][] = [];
+  const walk = (object: Record<string, unknown>, prefix: string) => {
+    for (const [name, value] of Object.entries(object)) {
+      if (found.length >= MAX_SERIES_PER_RECORD) return;
+      const key = prefix === '' ? name : `${prefix}.${name}`;
+      if (typeof value === 'number') {
+        if (Number.isFinite(value) && key.length <= MAX_NAME_LENGTH) found.push([key, value]);
+      } else if (isJsonObject(value)) {
+        walk(value, key);
+      }
+    }
+  };
+  walk(payload, '');
+  return found;
+}

@@ -1,0 +1,84 @@
+/**
+ * A range [from, to) cut into `count` equal intervals, with the exact rule for which interval a
+ * time belongs to, and the plan to read each interval from the pre-aggregated cells: whole hours
+ * from hour cells, whole minutes from minute cells, and the partial minutes at the edges from
+ * the raw rows. Any bucket edges then give exact counts, sums, minima, maxima and last values.
+ */
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+
+export interface Bucket {
+  index: number;
+  /** Epoch ms, inclusive. */
+  start: number;
+  /** Epoch ms, exclusive. */
+  end: number;
+}
+
+/** A span of time read from one source, for one bucket. */
+export interface Span {
+  bucket: number;
+  from: number;
+  to: number;
+}
+
+export interface ReadPlan {
+  buckets: Bucket[];
+  /** Whole hours: their cells. */
+  hours: Span[];
+  /** Whole minutes outside whole hours: their cells. */
+  minutes: Span[];
+  /** What remains (less than a minute at each end of a span): the raw rows. */
+  raw: Span[];
+}
+
+/**
+ * The buckets of [from, to): a time t is in bucket floor((t - from) * count / (to - from)), so
+ * bucket i covers [from + ceil(i * span / count), from + ceil((i + 1) * span / count)).
+ */
+export function bucketsOf(from: number, to: number, count: number): Bucket[] {
+  const span = to - from;
+  const edge = (i: number) => from + Math.ceil((i * span) / count);
+  const buckets: Bucket[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = edge(i);
+    const end = edge(i + 1);
+    if (end > start) buckets.push({ index: i, start, end });
+  }
+  return buckets;
+}
+
+export const bucketOf = (t: number, from: number, to: number, count: number): number =>
+  Math.floor(((t - from) * count) / (to - from));
+
+const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
+const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
+
+/** [from, to) as whole units of `unit` and what is left on each side. */
+function split(from: number, to: number, unit: number) {
+  const first = ceilTo(from, unit);
+  const last = floorTo(to, unit);
+  if (first >= last) return { whole: undefined, rest: [[from, to]] as [number, number][] };
+  const rest: [number, number][] = [];
+  if (from < first) rest.push([from, first]);
+  if (last < to) rest.push([last, to]);
+  return { whole: [first, last] as [number, number], rest };
+}
+
+export function readPlan(from: number, to: number, count: number): ReadPlan {
+  const plan: ReadPlan = { buckets: bucketsOf(from, to, count), hours: [], minutes: [], raw: [] };
+  for (const bucket of plan.buckets) {
+    const byHour = split(bucket.start, bucket.end, HOUR_MS);
+    if (byHour.whole)
+      plan.hours.push({ bucket: bucket.index, from: byHour.whole[0], to: byHour.whole[1] });
+    for (const [start, end] of byHour.rest) {
+      const byMinute = split(start, end, MINUTE_MS);
+      if (byMinute.whole) {
+        plan.minutes.push({ bucket: bucket.index, from: byMinute.whole[0], to: byMinute.whole[1] });
+      }
+      for (const [rawFrom, rawTo] of byMinute.rest)
+        plan.raw.push({ bucket: bucket.index, from: rawFrom, to: rawTo });
+    }
+  }
+  return plan;
+}
