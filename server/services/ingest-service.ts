@@ -1,7 +1,7 @@
 import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
 import { newRecordId } from '../domain/ids.js';
-import { branchOf, statusOf } from '../domain/record-facts.js';
+import { branchOf, seriesOf, statusOf } from '../domain/record-facts.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
 import type { Answer, Idempotency } from './idempotency-service.js';
@@ -67,6 +67,7 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
           createdAt: Date.now(),
           branch: branchOf(metric.payload),
         },
+        series: seriesOf(metric.payload),
       };
       return idempotency.once(
         caller.accountId,

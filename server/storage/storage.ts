@@ -163,9 +163,10 @@ export interface MetricRow {
   branch: string | null;
 }
 
+/** A record to store; a metric comes with its series (numeric leaves), read once by the service. */
 export type NewRecord =
   | { kind: 'event'; row: EventRow; notification: OutboxJob | undefined }
-  | { kind: 'metric'; row: MetricRow };
+  | { kind: 'metric'; row: MetricRow; series: [string, number][] };
 
 /** The first answer to an (account, Idempotency-Key), stored with the record it acknowledges. */
 export interface IdempotencyClaim {

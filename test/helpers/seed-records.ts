@@ -1,5 +1,5 @@
 import { newRecordId } from '../../server/domain/ids.js';
-import { branchOf, statusOf } from '../../server/domain/record-facts.js';
+import { branchOf, seriesOf, statusOf } from '../../server/domain/record-facts.js';
 import type { TestServer } from './server.js';
 
 /**
@@ -21,6 +21,7 @@ export async function storeMetric(
       createdAt,
       branch: branchOf(payload),
     },
+    series: seriesOf(payload),
   });
 }
 

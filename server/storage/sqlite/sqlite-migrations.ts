@@ -180,11 +180,11 @@ export const migrations: Migration[] = [
       ALTER TABLE events ADD COLUMN branch TEXT;
       ALTER TABLE events ADD COLUMN status TEXT;
       ALTER TABLE metrics ADD COLUMN branch TEXT;
-      CREATE INDEX events_by_type ON events(project_id, event_type, seq);
+      -- Every index is paid by every ingest: time (ranges, bucket edges) on both tables, and
+      -- branch on events, the selective filter of the timeline. Type and status filters scan
+      -- the project's events newest first.
       CREATE INDEX events_by_branch ON events(project_id, branch, seq);
-      CREATE INDEX events_by_status ON events(project_id, status, seq);
       CREATE INDEX events_by_time ON events(project_id, created_at);
-      CREATE INDEX metrics_by_branch ON metrics(project_id, branch, seq);
       CREATE INDEX metrics_by_time ON metrics(project_id, created_at);
 
       -- Each numeric leaf of a project's metrics: how many records have it, its latest value.

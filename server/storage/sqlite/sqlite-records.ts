@@ -4,6 +4,7 @@ import type { EventRow, MetricRow, Page, RecordFilter, RecordRepository } from '
 import type { Db } from './sqlite-database.js';
 import type { sqliteIdempotency } from './sqlite-idempotency.js';
 import type { sqliteOutbox } from './sqlite-outbox.js';
+import type { sqliteStatsIndex } from './sqlite-stats.js';
 import type { Sync } from './sync.js';
 
 /** A row as read back: the row as written, its position, and its notification's state. */
@@ -66,6 +67,7 @@ export function sqliteRecords(
   db: Db,
   idempotency: ReturnType<typeof sqliteIdempotency>,
   outbox: ReturnType<typeof sqliteOutbox>['repository'],
+  statsIndex: ReturnType<typeof sqliteStatsIndex>,
 ): Sync<RecordRepository> {
   // Positional parameters: binding by name cost a measurable share of an ingest.
   const insertEvent = db.prepare(
@@ -105,6 +107,7 @@ export function sqliteRecords(
       if (record.kind === 'metric') {
         const m = record.row;
         insertMetric.run(m.id, m.projectId, m.payload, m.createdAt, m.branch);
+        statsIndex.appended(m.id, record.series);
       } else {
         const e = record.row;
         insertEvent.run(

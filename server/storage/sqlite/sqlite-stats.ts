@@ -55,9 +55,13 @@ export function sqliteStatsIndex(db: Db) {
             created_at AS createdAt FROM events WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`,
   );
   const newMetrics = db.prepare(
-    `SELECT seq, project_id AS projectId, branch, payload, created_at AS createdAt
+    `SELECT seq, id, project_id AS projectId, branch, created_at AS createdAt
        FROM metrics WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`,
   );
+  const payloadOf = db.prepare('SELECT payload FROM metrics WHERE seq = ?').pluck();
+  // The leaves of the metrics appended since the last fold, by id: `append` parsed them already.
+  // The fold still lists the records from the database, so one rolled back is never counted.
+  let appended = new Map<string, [string, number][]>();
   const addEvents = db.prepare(
     `INSERT INTO event_cells (project_id, unit, start, event_type, branch, success, failure, cancelled, other)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -124,14 +128,17 @@ export function sqliteStatsIndex(db: Db) {
     let last = after;
     for (const row of newMetrics.all(after) as Iterable<{
       seq: number;
+      id: string;
       projectId: string;
       branch: string | null;
-      payload: string;
       createdAt: number;
     }>) {
       last = row.seq;
       const t = row.createdAt;
-      for (const [key, value] of seriesOf(JSON.parse(row.payload) as Record<string, unknown>)) {
+      const leaves =
+        appended.get(row.id) ??
+        seriesOf(JSON.parse(payloadOf.get(row.seq) as string) as Record<string, unknown>);
+      for (const [key, value] of leaves) {
         const seriesId = `${row.projectId}\n${key}`;
         let series = keys.get(seriesId);
         if (!series) {
@@ -205,12 +212,18 @@ export function sqliteStatsIndex(db: Db) {
   let pending = indexed;
 
   return {
+    /** Keeps a metric's leaves for the fold (called by `append`, inside the transaction). */
+    appended(id: string, leaves: [string, number][]): void {
+      appended.set(id, leaves);
+    },
     /** Indexes what was stored since the last commit; must run inside that transaction. */
     beforeCommit(): void {
       pending = {
         events: exhaust(indexEvents, indexed.events),
         metrics: exhaust(indexMetrics, indexed.metrics),
       };
+      // Whatever was not folded now was rolled back.
+      appended = new Map();
     },
     /** The transaction committed: its records are indexed for good. */
     committed(): void {

@@ -54,7 +54,7 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
-    records: sqliteRecords(db, idempotency, outbox.repository),
+    records: sqliteRecords(db, idempotency, outbox.repository, statsIndex),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
