@@ -82,3 +82,27 @@ export function readPlan(from: number, to: number, count: number): ReadPlan {
   }
   return plan;
 }
+
+/** The last element of sorted `items` whose `key` is at most `t`. */
+function lastAtOrBefore<T>(items: T[], t: number, key: (item: T) => number): T | undefined {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(items[mid] as T) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return items[lo - 1];
+}
+
+/**
+ * The bucket whose cells cover time `t`, or undefined when `t` is outside the range or in one
+ * of the raw spans (read from the records already). For records the cells do not hold yet.
+ */
+export function cellBucketOf(plan: ReadPlan, t: number): number | undefined {
+  const bucket = lastAtOrBefore(plan.buckets, t, (b) => b.start);
+  if (!bucket || t >= bucket.end) return undefined;
+  const raw = lastAtOrBefore(plan.raw, t, (span) => span.from);
+  if (raw && t < raw.to) return undefined;
+  return bucket.index;
+}

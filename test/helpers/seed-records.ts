@@ -60,3 +60,15 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+/**
+ * Makes the server fold every record into its statistics cells: records are folded at most once
+ * a second, by the next commit that stores one, so this waits a second and stores one (in a
+ * project of its own, at `after`, a time no earlier than any record stored). Statistics are read
+ * from cells and from the records not folded yet; tests check both ways.
+ */
+export async function foldStatistics(server: TestServer, after: number): Promise<void> {
+  const elsewhere = await server.account();
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await storeMetric(server, elsewhere.projectId, after, { fold: 1 });
+}

@@ -45,6 +45,8 @@ async function all(path: string, query: Record<string, string | number>) {
   return seen;
 }
 
+const ns = (records: { payload: unknown }[]) => records.map((r) => (r.payload as { n: number }).n);
+
 describe('filters', () => {
   beforeEach(async () => {
     const rows: [number, string, Record<string, unknown>][] = [
@@ -65,9 +67,6 @@ describe('filters', () => {
       await storeMetric(server, me.projectId, t, payload);
     }
   });
-
-  const ns = (records: { payload: unknown }[]) =>
-    records.map((r) => (r.payload as { n: number }).n);
 
   it('each filter alone, and combined with AND, across pages, newest first', async () => {
     const q = { projectId: me.projectId };
@@ -108,5 +107,50 @@ describe('filters', () => {
       const res = await page(path, { projectId: me.projectId, ...query });
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
     }
+  });
+});
+
+describe('time ranges', () => {
+  const MINUTE = 60_000;
+
+  it('stay exact across minutes and hours, whatever minutes have no records', async () => {
+    const other = await server.account();
+    // Records of two projects, interleaved, over three hours with gaps of whole minutes.
+    const times: number[] = [];
+    for (let t = BASE - 3 * MINUTE; t < BASE + 3 * 60 * MINUTE; t += 7 * MINUTE + 13_001) {
+      times.push(t, t + 1, t + MINUTE - 1);
+    }
+    for (const [n, t] of times.entries()) {
+      await storeMetric(server, me.projectId, t, { n });
+      await storeEvent(server, other.projectId, t, 'build', { n });
+      await storeEvent(server, me.projectId, t, 'build', { n });
+    }
+    const edges = [BASE, BASE + 1, BASE + MINUTE, BASE + 61 * MINUTE - 1, BASE + 2 * 60 * MINUTE];
+    for (const from of edges) {
+      for (const to of [...edges, BASE + 5 * 60 * MINUTE].filter((to) => to > from)) {
+        const want = times
+          .map((t, n) => [t, n] as const)
+          .filter(([t]) => t >= from && t < to)
+          .map(([, n]) => n)
+          .reverse();
+        const range = { projectId: me.projectId, from: iso(from), to: iso(to) };
+        expect(ns(await all(Paths.getEvents, range))).toEqual(want);
+        expect(ns(await all(Paths.getMetrics, range))).toEqual(want);
+      }
+    }
+  });
+
+  it('a clock that steps back holds the time still: a record is never before the last one', async () => {
+    await storeMetric(server, me.projectId, BASE + 5 * MINUTE, { n: 0 });
+    await storeMetric(server, me.projectId, BASE + MINUTE, { n: 1 });
+    await storeMetric(server, me.projectId, BASE + 6 * MINUTE, { n: 2 });
+    const stored = await all(Paths.getMetrics, { projectId: me.projectId });
+    expect(stored.map((m) => m.created_at)).toEqual([
+      iso(BASE + 6 * MINUTE),
+      iso(BASE + 5 * MINUTE),
+      iso(BASE + 5 * MINUTE),
+    ]);
+    const range = { projectId: me.projectId, from: iso(BASE), to: iso(BASE + 5 * MINUTE + 1) };
+    expect(ns(await all(Paths.getMetrics, range))).toEqual([1, 0]);
   });
 });

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import type { BuildSummary, MetricSeries } from '../../contract/stats-queries.js';
-import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { selectColumn } from '../helpers/database.js';
+import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Series and build summaries against answers computed here, independently, from the raw data. */
@@ -88,10 +89,13 @@ describe('GET /stats/get-metric-series', () => {
     for (let i = 0; i < 1500; i++) {
       const t = BASE + Math.floor(random() * 72 * HOUR);
       const value = i % 50 === 0 ? 0 : Math.round((random() * 2000 - 200) * 1000) / 1000;
-      const branch = BRANCHES[i % 3] ?? null;
+      points.push({ t, value, branch: BRANCHES[i % 3] ?? null, order: i });
+    }
+    // Stored as they would arrive: in time order (a record's time never goes back).
+    points.sort((a, b) => a.t - b.t || a.order - b.order);
+    for (const { t, value, branch } of points) {
       const ci = branch === null ? {} : { ci: { branch } };
       await storeMetric(server, me.projectId, t, { duration_ms: value, ...ci });
-      points.push({ t, value, branch, order: i });
     }
     const cases: [number, number, number, string | undefined][] = [
       [BASE, BASE + 72 * HOUR, 200, undefined],
@@ -100,6 +104,20 @@ describe('GET /stats/get-metric-series', () => {
       [BASE - 5 * HOUR, BASE + 80 * HOUR, 1, undefined],
       [BASE + 10 * HOUR, BASE + 10 * HOUR + 45 * 60_000, 13, 'develop'],
     ];
+    const folded = () => selectColumn(server.dir, 'SELECT metrics FROM stats_progress')[0];
+    const before = folded();
+    // Read from the records not folded yet, then from the cells: the same answers.
+    for (const fold of [false, true]) {
+      if (fold) await foldStatistics(server, BASE + 100 * HOUR);
+      expect(folded() === before).toBe(!fold);
+      await checkCases(cases, points);
+    }
+  });
+
+  async function checkCases(
+    cases: [number, number, number, string | undefined][],
+    points: Point[],
+  ) {
     for (const [from, to, buckets, branch] of cases) {
       const res = await get<MetricSeries>(Paths.getMetricSeries, {
         projectId: me.projectId,
@@ -117,18 +135,18 @@ describe('GET /stats/get-metric-series', () => {
       });
       expectSameSeries(res.body.buckets, expectedSeries(points, from, to, buckets, branch));
     }
-  });
+  }
 
   it('puts a point exactly on an edge into the bucket that starts there; `to` is exclusive', async () => {
     const from = BASE;
     const to = BASE + 4 * HOUR;
     for (const [t, value] of [
+      [from - 1, 98],
       [from, 1],
-      [from + HOUR, 2],
       [from + HOUR - 1, 3],
+      [from + HOUR, 2],
       [to - 1, 4],
       [to, 99],
-      [from - 1, 98],
     ] as const) {
       await storeMetric(server, me.projectId, t, { v: value });
     }
@@ -225,8 +243,8 @@ describe('GET /stats/get-metric-series', () => {
 describe('GET /stats/get-metric-keys', () => {
   it('counts each key and keeps its latest value (the later record on a tie)', async () => {
     await storeMetric(server, me.projectId, BASE + 10, { a: 1, nested: { b: 7 } });
-    await storeMetric(server, me.projectId, BASE + 30, { a: 3 });
     await storeMetric(server, me.projectId, BASE + 20, { a: 2 });
+    await storeMetric(server, me.projectId, BASE + 30, { a: 3 });
     await storeMetric(server, me.projectId, BASE + 30, { a: 4 });
     // Ties inside one group commit too (stored in the same turn of the event loop).
     await Promise.all([
@@ -257,8 +275,10 @@ describe('GET /stats/get-build-summary', () => {
     const random = seededRandom(7);
     const statuses = ['success', 'success', 'failure', 'cancelled', 'skipped', null] as const;
     const events: { t: number; status: string | null; branch: string | null; type: string }[] = [];
+    const times = Array.from({ length: 600 }, () => BASE + Math.floor(random() * 30 * HOUR));
+    times.sort((a, b) => a - b);
     for (let i = 0; i < 600; i++) {
-      const t = BASE + Math.floor(random() * 30 * HOUR);
+      const t = times[i] as number;
       const status = statuses[i % statuses.length] ?? null;
       const branch = BRANCHES[i % 3] ?? null;
       const type = i % 4 === 0 ? 'deploy' : 'build';
@@ -271,11 +291,21 @@ describe('GET /stats/get-build-summary', () => {
     }
     const from = BASE + 77_777;
     const to = BASE + 25 * HOUR + 1;
-    for (const [count, branch, type] of [
+    const cases = [
       [24, undefined, undefined],
       [100, 'main', undefined],
       [5, undefined, 'deploy'],
-    ] as const) {
+    ] as const;
+    // From the events not folded yet, then from the cells.
+    const folded = () => selectColumn(server.dir, 'SELECT events FROM stats_progress')[0];
+    const before = folded();
+    for (const [fold, [count, branch, type]] of [false, true].flatMap((fold) =>
+      cases.map((c) => [fold, c] as const),
+    )) {
+      if (fold && folded() === before) {
+        await foldStatistics(server, BASE + 100 * HOUR);
+        expect(folded()).not.toBe(before);
+      }
       const res = await get<BuildSummary>(Paths.getBuildSummary, {
         projectId: me.projectId,
         from: iso(from),

@@ -1,6 +1,10 @@
 import { projectNameKey } from '../../domain/project-names.js';
 import type { Db } from './sqlite-database.js';
 import { backfillRecordFacts, sqliteStatsIndex } from './sqlite-stats.js';
+import { markStoredRecords } from './sqlite-time-marks.js';
+
+/** Rows read at a time by a migration's pass over the records. */
+const MIGRATION_CHUNK = 20_000;
 
 /**
  * Numbered schema migrations, applied in order at start-up and recorded in `schema_migrations`.
@@ -180,12 +184,10 @@ export const migrations: Migration[] = [
       ALTER TABLE events ADD COLUMN branch TEXT;
       ALTER TABLE events ADD COLUMN status TEXT;
       ALTER TABLE metrics ADD COLUMN branch TEXT;
-      -- Every index is paid by every ingest: time (ranges, bucket edges) on both tables, and
-      -- branch on events, the selective filter of the timeline. Type and status filters scan
-      -- the project's events newest first.
-      CREATE INDEX events_by_branch ON events(project_id, branch, seq);
-      CREATE INDEX events_by_time ON events(project_id, created_at);
-      CREATE INDEX metrics_by_time ON metrics(project_id, created_at);
+      -- Time ranges: no index on time (each index costs every ingest), but the first seq of
+      -- each minute (sqlite-time-marks.ts), read with the (project_id, seq) indexes.
+      CREATE TABLE event_marks (minute INTEGER PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE metric_marks (minute INTEGER PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 
       -- Each numeric leaf of a project's metrics: how many records have it, its latest value.
       CREATE TABLE series (
@@ -229,6 +231,10 @@ export const migrations: Migration[] = [
         PRIMARY KEY (project_id, unit, start, event_type, branch)
       ) WITHOUT ROWID;
 
+      -- The last records folded into the cells; later ones are read from the records.
+      CREATE TABLE stats_progress (events INTEGER NOT NULL, metrics INTEGER NOT NULL);
+      INSERT INTO stats_progress VALUES (0, 0);
+
       -- Read-only links to a project's statistics; only the SHA-256 of a token is stored.
       CREATE TABLE share_links (
         id         TEXT PRIMARY KEY,
@@ -242,7 +248,9 @@ export const migrations: Migration[] = [
     `,
     run(db) {
       backfillRecordFacts(db);
-      sqliteStatsIndex(db).indexAfter(0, 0);
+      markStoredRecords(db, 'events', MIGRATION_CHUNK);
+      markStoredRecords(db, 'metrics', MIGRATION_CHUNK);
+      sqliteStatsIndex(db).foldAll();
     },
   },
 ];

@@ -5,6 +5,7 @@ import type { Db } from './sqlite-database.js';
 import type { sqliteIdempotency } from './sqlite-idempotency.js';
 import type { sqliteOutbox } from './sqlite-outbox.js';
 import type { sqliteStatsIndex } from './sqlite-stats.js';
+import type { RecordTable, SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
 
 /** A row as read back: the row as written, its position, and its notification's state. */
@@ -32,12 +33,14 @@ function page<Row extends { seq: number }, T>(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Each filter: its condition (`$` is the table's alias) and its parameters. */
 const FILTERS = [
-  ['eventType', 'event_type = ?'],
-  ['status', 'status = ?'],
-  ['branch', 'branch = ?'],
-  ['from', 'created_at >= ?'],
-  ['to', 'created_at < ?'],
+  ['eventType', '$event_type = ?'],
+  ['status', '$status = ?'],
+  ['branch', '$branch = ?'],
+  // Time through the seq range of the minute marks (no time index), then exactly.
+  ['from', '$seq >= ? AND $created_at >= ?'],
+  ['to', '$seq < ? AND $created_at < ?'],
 ] as const;
 
 /**
@@ -45,18 +48,30 @@ const FILTERS = [
  * the project and position conditions, `tail` orders and limits. Runs with the head's
  * parameters, then the filters', then the tail's.
  */
-function filteredPage(db: Db, head: string, alias: string, tail: string) {
+function filteredPage(
+  db: Db,
+  marks: SqliteTimeMarks,
+  table: RecordTable,
+  [head, alias, tail]: [string, string, string],
+) {
   const prepared = new Map<string, Statement<unknown[]>>();
   return (filter: RecordFilter, ...[projectId, before, limit]: [string, number, number]) => {
     const set = FILTERS.filter(([name]) => filter[name] !== undefined);
     const shape = set.map(([name]) => name).join();
     let statement = prepared.get(shape);
     if (!statement) {
-      const where = set.map(([, condition]) => ` AND ${alias}${condition}`).join('');
-      statement = db.prepare(`${head}${where} ${tail}`);
+      const where = set.map(([, condition]) => ` AND ${condition.replaceAll('$', alias)}`);
+      statement = db.prepare(`${head}${where.join('')} ${tail}`);
       prepared.set(shape, statement);
     }
-    return statement.all(projectId, before, ...set.map(([name]) => filter[name]), limit);
+    const [lo, hi] =
+      filter.from === undefined && filter.to === undefined
+        ? [0, 0]
+        : marks.seqRange(table, filter.from ?? 0, filter.to ?? Number.MAX_SAFE_INTEGER);
+    const values = set.flatMap(([name]): unknown[] =>
+      name === 'from' ? [lo, filter.from] : name === 'to' ? [hi, filter.to] : [filter[name]],
+    );
+    return statement.all(projectId, before, ...values, limit);
   };
 }
 
@@ -68,6 +83,7 @@ export function sqliteRecords(
   idempotency: ReturnType<typeof sqliteIdempotency>,
   outbox: ReturnType<typeof sqliteOutbox>['repository'],
   statsIndex: ReturnType<typeof sqliteStatsIndex>,
+  marks: SqliteTimeMarks,
 ): Sync<RecordRepository> {
   // Positional parameters: binding by name cost a measurable share of an ingest.
   const insertEvent = db.prepare(
@@ -78,8 +94,7 @@ export function sqliteRecords(
   const insertMetric = db.prepare(
     'INSERT INTO metrics (id, project_id, payload, created_at, branch) VALUES (?, ?, ?, ?, ?)',
   );
-  const eventPage = filteredPage(
-    db,
+  const eventPage = filteredPage(db, marks, 'events', [
     `SELECT e.seq, e.id, e.project_id AS projectId, e.event_type AS eventType, e.description,
             e.payload, e.color, e.created_at AS createdAt,
             o.status AS notificationStatus, o.attempts AS notificationAttempts,
@@ -88,14 +103,13 @@ export function sqliteRecords(
       WHERE e.project_id = ? AND e.seq < ?`,
     'e.',
     'ORDER BY e.seq DESC LIMIT ?',
-  );
-  const metricPage = filteredPage(
-    db,
+  ]);
+  const metricPage = filteredPage(db, marks, 'metrics', [
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt
        FROM metrics WHERE project_id = ? AND seq < ?`,
     '',
     'ORDER BY seq DESC LIMIT ?',
-  );
+  ]);
 
   return {
     // A write of the group commit: the key, the record and its job commit together.
@@ -106,21 +120,38 @@ export function sqliteRecords(
       }
       if (record.kind === 'metric') {
         const m = record.row;
-        insertMetric.run(m.id, m.projectId, m.payload, m.createdAt, m.branch);
-        statsIndex.appended(m.id, record.series);
+        const createdAt = marks.stamp(m.createdAt);
+        const { lastInsertRowid } = insertMetric.run(
+          m.id,
+          m.projectId,
+          m.payload,
+          createdAt,
+          m.branch,
+        );
+        const seq = Number(lastInsertRowid);
+        marks.stored('metrics', seq, createdAt);
+        statsIndex.appended(seq, {
+          projectId: m.projectId,
+          branch: m.branch,
+          t: createdAt,
+          leaves: record.series,
+        });
       } else {
         const e = record.row;
-        insertEvent.run(
+        const createdAt = marks.stamp(e.createdAt);
+        const { lastInsertRowid } = insertEvent.run(
           e.id,
           e.projectId,
           e.eventType,
           e.description,
           e.payload,
           e.color,
-          e.createdAt,
+          createdAt,
           e.branch,
           e.status,
         );
+        marks.stored('events', Number(lastInsertRowid), createdAt);
+        statsIndex.appended(Number(lastInsertRowid));
         if (record.notification) outbox.enqueue(record.notification, e.id);
       }
       return { stored: true };

@@ -12,6 +12,7 @@ import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
+import { sqliteTimeMarks } from './sqlite-time-marks.js';
 import { now, type Runner, wrap } from './sync.js';
 
 export interface SqliteOptions {
@@ -42,19 +43,20 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
     if (pagesWritten) pagesCommitted += 1;
     pagesWritten = false;
   });
-  // The statistics cells follow the records in the same transaction as the records.
+  // The statistics cells follow the records: folded at most once a second, inside a commit.
   const statsIndex = sqliteStatsIndex(db);
+  const marks = sqliteTimeMarks(db);
   commits.beforeCommit(() => statsIndex.beforeCommit());
   commits.onCommit(() => statsIndex.committed());
   const tables = {
     accounts: sqliteAccounts(db),
-    stats: sqliteStats(db),
+    stats: sqliteStats(db, marks, statsIndex),
     shareLinks: sqliteShareLinks(db),
     sessions: sqliteSessions(db),
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
-    records: sqliteRecords(db, idempotency, outbox.repository, statsIndex),
+    records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
