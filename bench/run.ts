@@ -4,22 +4,28 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { seedEvents } from './seed.js';
+import { seedEvents, seedHistory } from './seed.js';
 
 /**
  * `npm run bench`: the production server against a bare Fastify route, in the same run.
  * Scenario `ingest`: E7, E8 and E6 on a new database, alternating with the reference.
  * Scenario `seeded`: E7 again on a database that already holds a million events.
  * Scenario `page`: the public page (200 and 304) against a bare route serving HTML of its size.
+ * Scenario `stats`: statistics queries on a project with a million metrics and a million events
+ *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route.
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 1_000_000);
-/** Which scenarios run: `ingest` (new database), `seeded`, `page`; all by default. */
+/** Metric records and events (each) of the statistics scenario. */
+const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
+/** Requests per statistics query (after 10 unmeasured ones). */
+const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
+/** Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`; all by default. */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page').split(',').map((name) => name.trim()),
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats').split(',').map((name) => name.trim()),
 );
 const API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The server's DURABILITY; `full`, the default, is what the targets are about. */
@@ -319,6 +325,96 @@ async function scenario(
   return { results, serverPeakRssMb, referencePeakRssMb, page };
 }
 
+/** p50 and p99 (ms) of `QUERY_SAMPLES` requests made one after another. */
+async function latencies(url: string, headers: Record<string, string>) {
+  const times: number[] = [];
+  for (let i = 0; i < QUERY_SAMPLES + 10; i++) {
+    const started = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+    if (i >= 10) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const rank = (q: number) => times[Math.floor(q * (times.length - 1))] as number;
+  return { p50: Number(rank(0.5).toFixed(2)), p99: Number(rank(0.99).toFixed(2)) };
+}
+
+/** The statistics queries of issue 12 on a seeded project, one request at a time. */
+async function statsScenario(dir: string) {
+  const databasePath = join(dir, 'stats.db');
+  const env = {
+    DATABASE_PATH: databasePath,
+    BOOTSTRAP_API_KEY: API_KEY,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    DURABILITY,
+  };
+  let server = await startProcess(['build/server/main.js'], env);
+  const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
+  await stop(server);
+  const started = Date.now();
+  seedHistory(databasePath, projectId, HISTORY_RECORDS, 90);
+  const seedSeconds = (Date.now() - started) / 1000;
+  process.stderr.write(`seeded ${HISTORY_RECORDS} metrics and events in ${seedSeconds} s\n`);
+  server = await startProcess(['build/server/main.js'], env);
+  const reference = await startProcess(['build/bench/reference-server.js'], { PAGE_BYTES: '2000' });
+  const day = 24 * 60 * 60 * 1000;
+  const from = new Date(Date.now() - 30 * day).toISOString();
+  const to = new Date().toISOString();
+  const key = { 'x-api-key': API_KEY };
+  const q = (path: string, query: Record<string, string>) =>
+    `${server.url}${path}?${new URLSearchParams({ projectId, ...query })}`;
+  const queries: [string, string, Record<string, string>][] = [
+    ['bare GET (reference)', `${reference.url}/page`, {}],
+    [
+      'get-metric-series (30 d, 200 buckets)',
+      q('/stats/get-metric-series', { key: 'duration_ms', from, to, buckets: '200' }),
+      key,
+    ],
+    [
+      'get-metric-series (30 d, 200 buckets, one branch)',
+      q('/stats/get-metric-series', {
+        key: 'duration_ms',
+        from,
+        to,
+        buckets: '200',
+        branch: 'main',
+      }),
+      key,
+    ],
+    ['get-metric-keys', q('/stats/get-metric-keys', {}), key],
+    ['get-build-summary (30 d)', q('/stats/get-build-summary', { from, to }), key],
+    [
+      'get-events (branch + type + status, 50)',
+      q('/stats/get-events', {
+        branch: 'develop',
+        eventType: 'build',
+        status: 'failure',
+        limit: '50',
+      }),
+      key,
+    ],
+    [
+      'get-events (7 days ago, one day, 50)',
+      q('/stats/get-events', {
+        from: new Date(Date.now() - 7 * day).toISOString(),
+        to: new Date(Date.now() - 6 * day).toISOString(),
+        limit: '50',
+      }),
+      key,
+    ],
+  ];
+  const results: Record<string, { p50: number; p99: number }> = {};
+  for (const [name, url, headers] of queries) {
+    results[name] = await latencies(url, headers);
+    process.stderr.write(`${name}: p50 ${results[name].p50} ms p99 ${results[name].p99} ms\n`);
+  }
+  const serverPeakRssMb = await stop(server);
+  await stop(reference);
+  return { results, seedSeconds, serverPeakRssMb };
+}
+
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
 const rpsOf = (results: Record<string, { rps: number }>, name: string) => results[name]?.rps ?? 0;
 
@@ -391,6 +487,25 @@ try {
     );
   }
 
+  if (SCENARIOS.has('stats')) {
+    mkdirSync(join(work, 'stats'));
+    const stats = await statsScenario(join(work, 'stats'));
+    results.stats = stats;
+    const records = HISTORY_RECORDS.toLocaleString('en');
+    report.push(
+      '',
+      `### Statistics: ${records} metric records and ${records} events over 90 days`,
+      '',
+      `${QUERY_SAMPLES} requests each, one at a time (latency as the client sees it, HTTP included).`,
+      '',
+      '| Query | p50 ms | p99 ms |',
+      '|---|---:|---:|',
+      ...Object.entries(stats.results).map(([name, r]) => `| ${name} | ${r.p50} | ${r.p99} |`),
+      '',
+      `Seeding and folding took ${stats.seedSeconds} s; peak RSS of the server ${stats.serverPeakRssMb} MiB.`,
+    );
+  }
+
   process.stdout.write(`${report.join('\n')}\n`);
   writeFileSync(
     'bench/results.json',
@@ -408,6 +523,8 @@ try {
           seconds: SECONDS,
           connections: CONNECTIONS,
           seededEvents: SEEDED_EVENTS,
+          historyRecords: HISTORY_RECORDS,
+          querySamples: QUERY_SAMPLES,
           durability: DURABILITY,
           scenarios: [...SCENARIOS],
         },

@@ -1,25 +1,103 @@
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
+import { sqliteStatsIndex } from '../server/storage/sqlite/sqlite-stats.js';
+import { markStoredRecords } from '../server/storage/sqlite/sqlite-time-marks.js';
 
-/** Fills a stopped server's database with `count` events of one project, in large transactions. */
-export function seedEvents(databasePath: string, projectId: string, count: number): void {
+const DAY_MS = 24 * 60 * 60 * 1000;
+const BATCH = 50_000;
+
+/**
+ * Opens a stopped server's database for seeding: rows go in large unsynchronised transactions,
+ * then get the minute marks and statistics cells the server keeps (as its migration would).
+ */
+function seeding(databasePath: string, fill: (db: Database.Database) => void): void {
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
-  const insert = db.prepare(
-    `INSERT INTO events (id, project_id, event_type, description, payload, color, created_at)
-     VALUES (?, ?, 'build', 'seeded', ?, 65280, ?)`,
-  );
-  const payload = JSON.stringify({
-    duration_ms: 1234,
-    ok: true,
-    branch: 'main',
-    commit: '0123456789abcdef',
-  });
-  const batch = db.transaction((n: number) => {
-    for (let i = 0; i < n; i++) insert.run(uuidv7(), projectId, payload, Date.now());
-  });
-  for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done));
+  fill(db);
+  db.transaction(() => {
+    markStoredRecords(db, 'events', BATCH);
+    markStoredRecords(db, 'metrics', BATCH);
+    sqliteStatsIndex(db).foldAll();
+  })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
+}
+
+/** `count` events of one project, all made now. */
+export function seedEvents(databasePath: string, projectId: string, count: number): void {
+  seeding(databasePath, (db) => {
+    const insert = db.prepare(
+      `INSERT INTO events (id, project_id, event_type, description, payload, color, created_at)
+       VALUES (?, ?, 'build', 'seeded', ?, 65280, ?)`,
+    );
+    const payload = JSON.stringify({
+      duration_ms: 1234,
+      ok: true,
+      branch: 'main',
+      commit: '0123456789abcdef',
+    });
+    const batch = db.transaction((n: number) => {
+      for (let i = 0; i < n; i++) insert.run(uuidv7(), projectId, payload, Date.now());
+    });
+    for (let done = 0; done < count; done += BATCH) batch(Math.min(BATCH, count - done));
+  });
+}
+
+const BRANCHES = ['main', 'develop', 'feature/login'];
+const STATUSES = ['success', 'success', 'success', 'success', 'failure', 'cancelled', 'skipped'];
+
+/**
+ * The statistics scenario's project: `count` metric records and `count` events spread evenly over
+ * the last `days` days, three branches, metrics with four numeric series (two nested) and a text.
+ */
+export function seedHistory(
+  databasePath: string,
+  projectId: string,
+  count: number,
+  days: number,
+): void {
+  seeding(databasePath, (db) => {
+    const event = db.prepare(
+      `INSERT INTO events
+         (id, project_id, event_type, description, payload, color, created_at, branch, status)
+       VALUES (?, ?, ?, 'seeded', ?, NULL, ?, ?, ?)`,
+    );
+    const metric = db.prepare(
+      `INSERT INTO metrics (id, project_id, payload, created_at, branch) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const end = Date.now();
+    const step = (days * DAY_MS) / count;
+    let random = 12345;
+    const next = () => {
+      random = (random * 1103515245 + 12345) % 2147483648;
+      return random / 2147483648;
+    };
+    const batch = db.transaction((from: number, n: number) => {
+      for (let i = from; i < from + n; i++) {
+        const t = Math.floor(end - days * DAY_MS + i * step);
+        const branch = BRANCHES[i % 3] as string;
+        const status = STATUSES[i % STATUSES.length] as string;
+        const github = { ref: `refs/heads/${branch}`, sha: 'a1b2c3d4e5f6', run_id: i };
+        event.run(
+          uuidv7(),
+          projectId,
+          i % 10 === 0 ? 'deploy' : 'build',
+          JSON.stringify({ status, github }),
+          t,
+          branch,
+          status,
+        );
+        const payload = {
+          duration_ms: Math.round(60_000 + next() * 240_000),
+          bundle_kb: Math.round(500 + next() * 50),
+          tests: { passed: 400 + (i % 50), failed: i % 17 === 0 ? 1 : 0 },
+          runner: 'ubuntu-latest',
+          github,
+        };
+        metric.run(uuidv7(), projectId, JSON.stringify(payload), t, branch);
+      }
+    });
+    for (let done = 0; done < count; done += BATCH) batch(done, Math.min(BATCH, count - done));
+  });
 }
