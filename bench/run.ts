@@ -288,6 +288,15 @@ function table(
   return lines.join('\n');
 }
 
+/** The production server's settings: a database of its own, the bench's key, any free port. */
+const serverEnv = (databasePath: string) => ({
+  DATABASE_PATH: databasePath,
+  BOOTSTRAP_API_KEY: API_KEY,
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  DURABILITY,
+});
+
 async function scenario(
   dir: string,
   seed: number,
@@ -295,13 +304,7 @@ async function scenario(
   withPage = false,
 ) {
   const databasePath = join(dir, 'stats.db');
-  const env = {
-    DATABASE_PATH: databasePath,
-    BOOTSTRAP_API_KEY: API_KEY,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    DURABILITY,
-  };
+  const env = serverEnv(databasePath);
   // First start creates the account and project; the banner names the project.
   let server = await startProcess(['build/server/main.js'], env);
   const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
@@ -343,13 +346,7 @@ async function latencies(url: string, headers: Record<string, string>) {
 /** The statistics queries of issue 12 on a seeded project, one request at a time. */
 async function statsScenario(dir: string) {
   const databasePath = join(dir, 'stats.db');
-  const env = {
-    DATABASE_PATH: databasePath,
-    BOOTSTRAP_API_KEY: API_KEY,
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    DURABILITY,
-  };
+  const env = serverEnv(databasePath);
   let server = await startProcess(['build/server/main.js'], env);
   const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
   await stop(server);

@@ -1,28 +1,13 @@
 import type { BuildSummary, SeriesBucket } from '../../contract/stats-queries.js';
-import { addBins, type Bins, binOf, quantile } from './sketch.js';
+import { addSeriesSum, emptySeriesSum, type SeriesSum } from './series-sum.js';
+import { binOf, quantile } from './sketch.js';
 import type { ReadPlan } from './time-buckets.js';
 
-/** What a bucket of a series holds so far. */
-interface SeriesSum {
-  count: number;
-  min: number;
-  max: number;
-  sum: number;
-  lastAt: number;
-  lastValue: number;
-  bins: Bins;
-}
-
-export interface SeriesPart {
+/** A cell or a single value, in the bucket of a read plan. */
+export type SeriesPart = Omit<SeriesSum, 'bins'> & {
   bucket: number;
-  count: number;
-  min: number;
-  max: number;
-  sum: number;
-  lastAt: number;
-  lastValue: number;
   bins: Iterable<[number, number]>;
-}
+};
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -35,26 +20,10 @@ export function seriesBuckets(plan: ReadPlan, parts: Iterable<SeriesPart>): Seri
   for (const part of parts) {
     let sum = sums.get(part.bucket);
     if (!sum) {
-      sum = {
-        count: 0,
-        min: Infinity,
-        max: -Infinity,
-        sum: 0,
-        lastAt: -Infinity,
-        lastValue: 0,
-        bins: new Map(),
-      };
+      sum = emptySeriesSum();
       sums.set(part.bucket, sum);
     }
-    sum.count += part.count;
-    sum.min = Math.min(sum.min, part.min);
-    sum.max = Math.max(sum.max, part.max);
-    sum.sum += part.sum;
-    if (part.lastAt >= sum.lastAt) {
-      sum.lastAt = part.lastAt;
-      sum.lastValue = part.lastValue;
-    }
-    addBins(sum.bins, part.bins);
+    addSeriesSum(sum, part);
   }
   return plan.buckets.flatMap((bucket) => {
     const sum = sums.get(bucket.index);

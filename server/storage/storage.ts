@@ -3,6 +3,7 @@ import type { Project } from '../../contract/projects.js';
 import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
 import type { KeyDigest } from '../domain/api-keys.js';
+import type { SeriesSum } from '../domain/series-sum.js';
 import type { SiteFields } from '../domain/site-update.js';
 import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
@@ -232,17 +233,11 @@ export interface SeriesKeyInfo {
 }
 
 /** A pre-aggregated minute or hour of a series, in the bucket of a read plan. */
-export interface SeriesCell {
+export type SeriesCell = Omit<SeriesSum, 'bins'> & {
   bucket: number;
-  count: number;
-  min: number;
-  max: number;
-  sum: number;
-  lastAt: number;
-  lastValue: number;
   /** The sketch's bins: [bin, count]. */
   bins: [number, number][];
-}
+};
 
 /** Event counts by status of a minute or hour, in the bucket of a read plan. */
 export interface EventCountCell {

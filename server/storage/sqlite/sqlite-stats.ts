@@ -1,6 +1,12 @@
 import type { Statement } from 'better-sqlite3';
 import { branchOf, seriesOf, statusClass, statusOf } from '../../domain/record-facts.js';
-import { addBins, type Bins, binOf, decodeBins, encodeBins } from '../../domain/sketch.js';
+import {
+  addSeriesSum,
+  addSeriesValue,
+  emptySeriesSum,
+  type SeriesSum,
+} from '../../domain/series-sum.js';
+import { decodeBins, encodeBins } from '../../domain/sketch.js';
 import { cellBucketOf, HOUR_MS, MINUTE_MS, type ReadPlan } from '../../domain/time-buckets.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
@@ -21,53 +27,6 @@ export interface AppendedMetric {
   branch: string | null;
   t: number;
   leaves: [string, number][];
-}
-
-interface SeriesAccumulator {
-  count: number;
-  min: number;
-  max: number;
-  sum: number;
-  lastAt: number;
-  lastValue: number;
-  bins: Bins;
-}
-
-const emptyAccumulator = (): SeriesAccumulator => ({
-  count: 0,
-  min: Number.POSITIVE_INFINITY,
-  max: Number.NEGATIVE_INFINITY,
-  sum: 0,
-  lastAt: Number.NEGATIVE_INFINITY,
-  lastValue: 0,
-  bins: new Map(),
-});
-
-function addValue(into: SeriesAccumulator, t: number, value: number): void {
-  into.count += 1;
-  into.min = Math.min(into.min, value);
-  into.max = Math.max(into.max, value);
-  into.sum += value;
-  // Ties go to the later record: rows are indexed in the order they were stored.
-  if (t >= into.lastAt) {
-    into.lastAt = t;
-    into.lastValue = value;
-  }
-  const bin = binOf(value);
-  into.bins.set(bin, (into.bins.get(bin) ?? 0) + 1);
-}
-
-/** Adds one accumulator (or stored cell) into another. */
-function addAccumulator(into: SeriesAccumulator, from: Omit<SeriesAccumulator, 'bins'>): void {
-  into.count += from.count;
-  into.min = Math.min(into.min, from.min);
-  into.max = Math.max(into.max, from.max);
-  into.sum += from.sum;
-  // The cells are added in storage order: on a tie, the one added later is the later record.
-  if (from.lastAt >= into.lastAt) {
-    into.lastAt = from.lastAt;
-    into.lastValue = from.lastValue;
-  }
 }
 
 /**
@@ -160,7 +119,7 @@ export function sqliteStatsIndex(db: Db) {
     // value: the fold runs on the ingest path).
     const minutes = new Map<
       string,
-      { projectId: string; key: string; start: number; branch: string; sum: SeriesAccumulator }
+      { projectId: string; key: string; start: number; branch: string; sum: SeriesSum }
     >();
     let last = after;
     for (const seq of newMetricSeqs.all(after) as number[]) {
@@ -172,31 +131,31 @@ export function sqliteStatsIndex(db: Db) {
         const id = `${projectId}\n${key}\n${start}\n${branch}`;
         let cell = minutes.get(id);
         if (!cell) {
-          cell = { projectId, key, start, branch, sum: emptyAccumulator() };
+          cell = { projectId, key, start, branch, sum: emptySeriesSum() };
           minutes.set(id, cell);
         }
-        addValue(cell.sum, t, value);
+        addSeriesValue(cell.sum, t, value);
       }
     }
     const hours = new Map<string, typeof minutes extends Map<string, infer C> ? C : never>();
-    const keys = new Map<string, { projectId: string; key: string; sum: SeriesAccumulator }>();
+    const keys = new Map<string, { projectId: string; key: string; sum: SeriesSum }>();
     for (const cell of minutes.values()) {
       const start = Math.floor(cell.start / HOUR_MS) * HOUR_MS;
       const id = `${cell.projectId}\n${cell.key}\n${start}\n${cell.branch}`;
       let hour = hours.get(id);
       if (!hour) {
-        hour = { ...cell, start, sum: emptyAccumulator() };
+        hour = { ...cell, start, sum: emptySeriesSum() };
         hours.set(id, hour);
       }
-      addAccumulator(hour.sum, cell.sum);
-      addBins(hour.sum.bins, cell.sum.bins);
+      addSeriesSum(hour.sum, cell.sum);
       const seriesId = `${cell.projectId}\n${cell.key}`;
       let series = keys.get(seriesId);
       if (!series) {
-        series = { projectId: cell.projectId, key: cell.key, sum: emptyAccumulator() };
+        series = { projectId: cell.projectId, key: cell.key, sum: emptySeriesSum() };
         keys.set(seriesId, series);
       }
-      addAccumulator(series.sum, cell.sum);
+      // Keys need no percentiles: the bins are left out.
+      addSeriesSum(series.sum, { ...cell.sum, bins: undefined });
     }
     for (const [unit, cells] of [
       [MINUTE_MS, minutes],
@@ -204,17 +163,11 @@ export function sqliteStatsIndex(db: Db) {
     ] as const) {
       for (const { projectId, key, start, branch, sum } of cells.values()) {
         const at = [projectId, key, unit, start, branch] as const;
-        const stored = cell.get(...at) as
-          | (Omit<SeriesAccumulator, 'bins'> & { bins: string })
-          | undefined;
+        const stored = cell.get(...at) as (Omit<SeriesSum, 'bins'> & { bins: string }) | undefined;
         // The stored cell holds earlier records: added first, so a tie goes to the new ones.
-        const total = emptyAccumulator();
-        if (stored) {
-          addAccumulator(total, stored);
-          addBins(total.bins, decodeBins(stored.bins));
-        }
-        addAccumulator(total, sum);
-        addBins(total.bins, sum.bins);
+        const total = emptySeriesSum();
+        if (stored) addSeriesSum(total, { ...stored, bins: decodeBins(stored.bins) });
+        addSeriesSum(total, sum);
         saveCell.run(
           ...at,
           total.count,
