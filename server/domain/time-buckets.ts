@@ -1,11 +1,15 @@
 /**
  * A range [from, to) cut into `count` equal intervals, with the exact rule for which interval a
  * time belongs to, and the plan to read each interval from the pre-aggregated cells: whole hours
- * from hour cells, whole minutes from minute cells, and the partial minutes at the edges from
- * the raw rows. Any bucket edges then give exact counts, sums, minima, maxima and last values.
+ * from hour cells, whole ten minutes from ten-minute cells, whole minutes from minute cells, and
+ * the partial minutes at the edges from the raw rows. Any bucket edges then give exact counts,
+ * sums, minima, maxima and last values, reading at most 5 + 9 cells of the finer levels per edge.
  */
 export const MINUTE_MS = 60_000;
+export const TEN_MINUTES_MS = 600_000;
 export const HOUR_MS = 3_600_000;
+/** The cells kept, coarsest first. */
+export const CELL_UNITS = [HOUR_MS, TEN_MINUTES_MS, MINUTE_MS] as const;
 
 export interface Bucket {
   index: number;
@@ -22,13 +26,16 @@ export interface Span {
   to: number;
 }
 
+/** A span read from the cells of one unit. */
+export interface CellSpan extends Span {
+  unit: number;
+}
+
 export interface ReadPlan {
   buckets: Bucket[];
-  /** Whole hours: their cells. */
-  hours: Span[];
-  /** Whole minutes outside whole hours: their cells. */
-  minutes: Span[];
-  /** What remains (less than a minute at each end of a span): the raw rows. */
+  /** Whole units (hours, then ten minutes, then minutes, outside the coarser ones): cells. */
+  cells: CellSpan[];
+  /** What remains (less than a minute at each end of a bucket), in time order: the raw rows. */
   raw: Span[];
 }
 
@@ -66,20 +73,18 @@ function split(from: number, to: number, unit: number) {
 }
 
 export function readPlan(from: number, to: number, count: number): ReadPlan {
-  const plan: ReadPlan = { buckets: bucketsOf(from, to, count), hours: [], minutes: [], raw: [] };
-  for (const bucket of plan.buckets) {
-    const byHour = split(bucket.start, bucket.end, HOUR_MS);
-    if (byHour.whole)
-      plan.hours.push({ bucket: bucket.index, from: byHour.whole[0], to: byHour.whole[1] });
-    for (const [start, end] of byHour.rest) {
-      const byMinute = split(start, end, MINUTE_MS);
-      if (byMinute.whole) {
-        plan.minutes.push({ bucket: bucket.index, from: byMinute.whole[0], to: byMinute.whole[1] });
-      }
-      for (const [rawFrom, rawTo] of byMinute.rest)
-        plan.raw.push({ bucket: bucket.index, from: rawFrom, to: rawTo });
+  const plan: ReadPlan = { buckets: bucketsOf(from, to, count), cells: [], raw: [] };
+  const cut = (bucket: number, start: number, end: number, level: number) => {
+    const unit = CELL_UNITS[level];
+    if (unit === undefined) {
+      plan.raw.push({ bucket, from: start, to: end });
+      return;
     }
-  }
+    const { whole, rest } = split(start, end, unit);
+    if (whole) plan.cells.push({ bucket, unit, from: whole[0], to: whole[1] });
+    for (const [restFrom, restTo] of rest) cut(bucket, restFrom, restTo, level + 1);
+  };
+  for (const bucket of plan.buckets) cut(bucket.index, bucket.start, bucket.end, 0);
   return plan;
 }
 

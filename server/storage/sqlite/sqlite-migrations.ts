@@ -199,8 +199,8 @@ export const migrations: Migration[] = [
         PRIMARY KEY (project_id, key)
       ) WITHOUT ROWID;
 
-      -- A series over one minute or one hour (unit, in ms) and one branch ('' for none): exact
-      -- count, min, max, sum and last, and the sketch's bins (JSON) for percentiles.
+      -- A series over one minute, ten minutes or one hour (unit, in ms) and one branch ('' for
+      -- none): exact count, min, max, sum and last, and the sketch's bins (float64 pairs).
       CREATE TABLE series_cells (
         project_id TEXT NOT NULL,
         key        TEXT NOT NULL,
@@ -213,11 +213,27 @@ export const migrations: Migration[] = [
         sum        REAL NOT NULL,
         last_at    INTEGER NOT NULL,
         last_value REAL NOT NULL,
-        bins       TEXT NOT NULL,
+        bins       BLOB NOT NULL,
         PRIMARY KEY (project_id, key, unit, start, branch)
       ) WITHOUT ROWID;
 
-      -- Events over one minute or one hour, by type and branch, counted by status.
+      -- The same over all branches together, for queries without a branch.
+      CREATE TABLE series_totals (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      INTEGER NOT NULL,
+        count      INTEGER NOT NULL,
+        min        REAL NOT NULL,
+        max        REAL NOT NULL,
+        sum        REAL NOT NULL,
+        last_at    INTEGER NOT NULL,
+        last_value REAL NOT NULL,
+        bins       BLOB NOT NULL,
+        PRIMARY KEY (project_id, key, unit, start)
+      ) WITHOUT ROWID;
+
+      -- Events over one minute, ten minutes or one hour, by type and branch, counted by status.
       CREATE TABLE event_cells (
         project_id TEXT NOT NULL,
         unit       INTEGER NOT NULL,

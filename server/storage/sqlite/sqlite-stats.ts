@@ -7,19 +7,28 @@ import {
   type SeriesSum,
 } from '../../domain/series-sum.js';
 import { decodeBins, encodeBins } from '../../domain/sketch.js';
-import { cellBucketOf, HOUR_MS, MINUTE_MS, type ReadPlan } from '../../domain/time-buckets.js';
+import {
+  CELL_UNITS,
+  cellBucketOf,
+  HOUR_MS,
+  MINUTE_MS,
+  type ReadPlan,
+  TEN_MINUTES_MS,
+} from '../../domain/time-buckets.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
 
-const UNITS = [MINUTE_MS, HOUR_MS] as const;
 /** How often the new records are folded into the cells, at most. */
 const FOLD_EVERY_MS = 1000;
 /** ...unless this many wait: bounds what a read adds from the records themselves. */
 const FOLD_AFTER_RECORDS = 20_000;
 /** Records folded into cells at a time: bounds memory when a backfill or a seed indexes millions. */
 const CHUNK = 20_000;
+
+/** A cell's branch in a map key: any branch name (even "null") apart from all branches. */
+const branchId = (branch: string | null) => (branch === null ? '*' : `=${branch}`);
 
 /** A metric as the fold needs it. */
 export interface AppendedMetric {
@@ -64,15 +73,29 @@ export function sqliteStatsIndex(db: Db) {
        failure = failure + excluded.failure, cancelled = cancelled + excluded.cancelled,
        other = other + excluded.other`,
   );
-  const cell = db.prepare(
-    `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
-       FROM series_cells WHERE project_id = ? AND key = ? AND unit = ? AND start = ? AND branch = ?`,
-  );
-  const saveCell = db.prepare(
-    `INSERT OR REPLACE INTO series_cells
-       (project_id, key, unit, start, branch, count, min, max, sum, last_at, last_value, bins)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  // Cells of one branch (series_cells), and of all branches together (series_totals).
+  const cellOf = {
+    branch: db.prepare(
+      `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
+         FROM series_cells WHERE project_id = ? AND key = ? AND unit = ? AND start = ? AND branch = ?`,
+    ),
+    total: db.prepare(
+      `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
+         FROM series_totals WHERE project_id = ? AND key = ? AND unit = ? AND start = ?`,
+    ),
+  };
+  const saveCellOf = {
+    branch: db.prepare(
+      `INSERT OR REPLACE INTO series_cells
+         (project_id, key, unit, start, branch, count, min, max, sum, last_at, last_value, bins)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    total: db.prepare(
+      `INSERT OR REPLACE INTO series_totals
+         (project_id, key, unit, start, count, min, max, sum, last_at, last_value, bins)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+  };
   const addSeries = db.prepare(
     `INSERT INTO series (project_id, key, count, last_at, last_value) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT DO UPDATE SET count = count + excluded.count,
@@ -96,7 +119,7 @@ export function sqliteStatsIndex(db: Db) {
     }>) {
       last = row.seq;
       const column = ['success', 'failure', 'cancelled', 'other'].indexOf(statusClass(row.status));
-      for (const unit of UNITS) {
+      for (const unit of CELL_UNITS) {
         const start = Math.floor(row.createdAt / unit) * unit;
         const id = `${row.projectId}\n${unit}\n${start}\n${row.eventType}\n${row.branch ?? ''}`;
         let entry = counts.get(id);
@@ -119,7 +142,7 @@ export function sqliteStatsIndex(db: Db) {
     // value: the fold runs on the ingest path).
     const minutes = new Map<
       string,
-      { projectId: string; key: string; start: number; branch: string; sum: SeriesSum }
+      { projectId: string; key: string; start: number; branch: string | null; sum: SeriesSum }
     >();
     let last = after;
     for (const seq of newMetricSeqs.all(after) as number[]) {
@@ -128,26 +151,35 @@ export function sqliteStatsIndex(db: Db) {
       const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
       const branch = rowBranch ?? '';
       for (const [key, value] of leaves) {
-        const id = `${projectId}\n${key}\n${start}\n${branch}`;
-        let cell = minutes.get(id);
-        if (!cell) {
-          cell = { projectId, key, start, branch, sum: emptySeriesSum() };
-          minutes.set(id, cell);
+        // Its branch's cell, and the cell of all branches: both in storage order, so that on
+        // equal times the later record's value is the last one in each.
+        for (const cellBranch of [branch, null]) {
+          const id = `${projectId}\n${key}\n${start}\n${branchId(cellBranch)}`;
+          let cell = minutes.get(id);
+          if (!cell) {
+            cell = { projectId, key, start, branch: cellBranch, sum: emptySeriesSum() };
+            minutes.set(id, cell);
+          }
+          addSeriesValue(cell.sum, t, value);
         }
-        addSeriesValue(cell.sum, t, value);
       }
     }
-    const hours = new Map<string, typeof minutes extends Map<string, infer C> ? C : never>();
+    // Ten-minute and hour cells are sums of the minute cells (no two minutes share a time).
+    type Cell = typeof minutes extends Map<string, infer C> ? C : never;
+    const sumUp = (from: Iterable<Cell>, unit: number) => {
+      const cells = new Map<string, Cell>();
+      for (const cell of from) {
+        const start = Math.floor(cell.start / unit) * unit;
+        const id = `${cell.projectId}\n${cell.key}\n${start}\n${branchId(cell.branch)}`;
+        const known = cells.get(id);
+        if (known) addSeriesSum(known.sum, cell.sum);
+        else cells.set(id, { ...cell, start, sum: { ...cell.sum, bins: new Map(cell.sum.bins) } });
+      }
+      return cells;
+    };
     const keys = new Map<string, { projectId: string; key: string; sum: SeriesSum }>();
     for (const cell of minutes.values()) {
-      const start = Math.floor(cell.start / HOUR_MS) * HOUR_MS;
-      const id = `${cell.projectId}\n${cell.key}\n${start}\n${cell.branch}`;
-      let hour = hours.get(id);
-      if (!hour) {
-        hour = { ...cell, start, sum: emptySeriesSum() };
-        hours.set(id, hour);
-      }
-      addSeriesSum(hour.sum, cell.sum);
+      if (cell.branch !== null) continue;
       const seriesId = `${cell.projectId}\n${cell.key}`;
       let series = keys.get(seriesId);
       if (!series) {
@@ -159,16 +191,21 @@ export function sqliteStatsIndex(db: Db) {
     }
     for (const [unit, cells] of [
       [MINUTE_MS, minutes],
-      [HOUR_MS, hours],
+      [TEN_MINUTES_MS, sumUp(minutes.values(), TEN_MINUTES_MS)],
+      [HOUR_MS, sumUp(minutes.values(), HOUR_MS)],
     ] as const) {
       for (const { projectId, key, start, branch, sum } of cells.values()) {
-        const at = [projectId, key, unit, start, branch] as const;
-        const stored = cell.get(...at) as (Omit<SeriesSum, 'bins'> & { bins: string }) | undefined;
+        const at =
+          branch === null ? [projectId, key, unit, start] : [projectId, key, unit, start, branch];
+        const which = branch === null ? 'total' : 'branch';
+        const stored = cellOf[which].get(...at) as
+          | (Omit<SeriesSum, 'bins'> & { bins: Uint8Array })
+          | undefined;
         // The stored cell holds earlier records: added first, so a tie goes to the new ones.
         const total = emptySeriesSum();
         if (stored) addSeriesSum(total, { ...stored, bins: decodeBins(stored.bins) });
         addSeriesSum(total, sum);
-        saveCell.run(
+        saveCellOf[which].run(
           ...at,
           total.count,
           total.min,
@@ -272,9 +309,11 @@ export function sqliteStats(
     `SELECT key, count, last_value AS lastValue, last_at AS lastAt FROM series
       WHERE project_id = ? ORDER BY key`,
   );
+  // One branch from its cells; all branches from their totals (a third of the cells to read).
   const seriesCells = (withBranch: boolean) =>
     db.prepare(
-      `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins FROM series_cells
+      `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
+         FROM ${withBranch ? 'series_cells' : 'series_totals'}
         WHERE project_id = ? AND key = ? AND unit = ? AND start >= ? AND start < ?
         ${withBranch ? 'AND branch = ?' : ''}`,
     );
@@ -328,21 +367,16 @@ export function sqliteStats(
       const statement = branch === undefined ? seriesCellsBy.any : seriesCellsBy.branch;
       const extra = branch === undefined ? [] : [branch];
       const cells: SeriesCell[] = [];
-      for (const [unit, spans] of [
-        [HOUR_MS, plan.hours],
-        [MINUTE_MS, plan.minutes],
-      ] as const) {
-        for (const span of spans) {
-          for (const row of statement.all(
-            projectId,
-            key,
-            unit,
-            span.from,
-            span.to,
-            ...extra,
-          ) as (Omit<SeriesCell, 'bucket' | 'bins'> & { bins: string })[]) {
-            cells.push({ ...row, bucket: span.bucket, bins: decodeBins(row.bins) });
-          }
+      for (const span of plan.cells) {
+        for (const row of statement.all(
+          projectId,
+          key,
+          span.unit,
+          span.from,
+          span.to,
+          ...extra,
+        ) as (Omit<SeriesCell, 'bucket' | 'bins'> & { bins: Uint8Array })[]) {
+          cells.push({ ...row, bucket: span.bucket, bins: decodeBins(row.bins) });
         }
       }
       const raw = branch === undefined ? rawMetricsBy.any : rawMetricsBy.branch;
@@ -376,12 +410,9 @@ export function sqliteStats(
         filter.branch !== undefined,
         filter.eventType !== undefined,
       );
-      const cells = [
-        ...plan.hours.map((span) => [HOUR_MS, span] as const),
-        ...plan.minutes.map((span) => [MINUTE_MS, span] as const),
-      ].flatMap(([unit, span]) =>
+      const cells = plan.cells.flatMap((span) =>
         (
-          cellsOf.all(projectId, unit, span.from, span.to, ...extra) as {
+          cellsOf.all(projectId, span.unit, span.from, span.to, ...extra) as {
             success: number;
             failure: number;
             cancelled: number;

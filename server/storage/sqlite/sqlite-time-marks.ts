@@ -4,6 +4,8 @@ import type { Db } from './sqlite-database.js';
 export type RecordTable = 'events' | 'metrics';
 
 const MARKS: Record<RecordTable, string> = { events: 'event_marks', metrics: 'metric_marks' };
+/** Mark lookups remembered per table (a few MB at most). */
+const MAX_CACHED_MARKS = 100_000;
 
 /**
  * Time ranges over the records without a time index. An index on (project, time) cost E7 and E8
@@ -41,6 +43,16 @@ export function sqliteTimeMarks(db: Db) {
     metrics: of.metrics.lastMinute.get() as number,
   };
 
+  // Marks looked up before: a chart asks for the same bucket edges again and again.
+  const cached = {
+    events: { atOrBefore: new Map<number, number>(), after: new Map<number, number>() },
+    metrics: { atOrBefore: new Map<number, number>(), after: new Map<number, number>() },
+  };
+  const remember = (cache: Map<number, number>, minute: number, seq: number) => {
+    if (cache.size >= MAX_CACHED_MARKS) cache.clear();
+    cache.set(minute, seq);
+  };
+
   return {
     /** The time to store for a record made at `now`: never before the last one stored. */
     stamp(now: number): number {
@@ -61,10 +73,21 @@ export function sqliteTimeMarks(db: Db) {
      * few more, from the minutes at its ends.
      */
     seqRange(table: RecordTable, from: number, to: number): [number, number] {
-      const lo = (of[table].atOrBefore.get(Math.floor(from / MINUTE_MS) * MINUTE_MS) ??
-        0) as number;
+      const first = Math.floor(from / MINUTE_MS) * MINUTE_MS;
       const last = Math.floor((to - 1) / MINUTE_MS) * MINUTE_MS;
-      const hi = (of[table].after.get(last) ?? Number.MAX_SAFE_INTEGER) as number;
+      const cache = cached[table];
+      let lo = cache.atOrBefore.get(first);
+      if (lo === undefined) {
+        lo = (of[table].atOrBefore.get(first) ?? 0) as number;
+        // Only minutes before the last marked one are settled (a later mark cannot move them).
+        if (first < markedMinute[table]) remember(cache.atOrBefore, first, lo);
+      }
+      let hi = cache.after.get(last);
+      if (hi === undefined) {
+        const found = of[table].after.get(last) as number | undefined;
+        hi = found ?? Number.MAX_SAFE_INTEGER;
+        if (found !== undefined) remember(cache.after, last, hi);
+      }
       return [lo, hi];
     },
   };
