@@ -402,6 +402,23 @@ async function statsScenario(dir: string) {
       key,
     ],
   ];
+  // The project page as a share link shows it (the owner's page is the same HTML).
+  const link = await fetch(`${server.url}/stats/create-share-link`, {
+    method: 'POST',
+    headers: { ...key, 'content-type': 'application/json' },
+    body: JSON.stringify({ projectId }),
+  });
+  const { token } = (await link.json()) as { token: string };
+  queries.push([
+    'project page HTML (30 d, share link)',
+    `${server.url}/share/${token}?range=30d`,
+    {},
+  ]);
+  queries.push([
+    'project page HTML (90 d, one branch)',
+    `${server.url}/share/${token}?range=90d&branch=main`,
+    {},
+  ]);
   const results: Record<string, { p50: number; p99: number }> = {};
   for (const [name, url, headers] of queries) {
     results[name] = await latencies(url, headers);

@@ -58,16 +58,14 @@ export function quantile(bins: Bins, q: number): number | null {
 
 /** Bins as stored: little-endian float64 pairs [bin, count] (a tenth of JSON's decoding time). */
 export function encodeBins(bins: Bins): Uint8Array {
-  const pairs = new Float64Array(bins.size * 2);
-  let i = 0;
-  for (const [bin, count] of bins) {
-    pairs[i++] = bin;
-    pairs[i++] = count;
-  }
-  // Typed arrays use the platform's byte order; stored bytes are little-endian everywhere.
-  const bytes = new Uint8Array(pairs.length * 8);
+  const bytes = new Uint8Array(bins.size * 16);
   const view = new DataView(bytes.buffer);
-  pairs.forEach((value, index) => view.setFloat64(index * 8, value, true));
+  let at = 0;
+  for (const [bin, count] of bins) {
+    view.setFloat64(at, bin, true);
+    view.setFloat64(at + 8, count, true);
+    at += 16;
+  }
   return bytes;
 }
 

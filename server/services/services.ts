@@ -12,6 +12,7 @@ import { ingestService } from './ingest-service.js';
 import type { Logger } from './logger.js';
 import { projectAccess } from './project-access.js';
 import { projectService } from './project-service.js';
+import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
 import { sessionService } from './session-service.js';
@@ -37,6 +38,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const apiKeys = apiKeyService(storage, verified);
   const access = projectAccess(storage);
   const projects = projectService(storage);
+  const records = recordService(storage, access);
+  const stats = statsService(storage, access);
+  const shareLinks = shareLinkService(storage, access);
   return {
     credentials: verified,
     apiKeys,
@@ -56,9 +60,10 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
     ingest: ingestService(storage, access, idempotency()),
-    records: recordService(storage, access),
-    stats: statsService(storage, access),
-    shareLinks: shareLinkService(storage, access),
+    records,
+    stats,
+    shareLinks,
+    projectView: projectViewService(storage, { stats, records, shareLinks }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
     purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),

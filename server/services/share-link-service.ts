@@ -37,6 +37,11 @@ export function shareLinkService(storage: Storage, access: ProjectAccess) {
       }
     },
 
+    /** Revokes a link by its id (the dashboard's list shows ids, never tokens). */
+    async revokeById(accountId: string, id: string): Promise<void> {
+      if (!(await storage.shareLinks.revokeById(id, accountId))) throw new NotFound('share-link');
+    },
+
     /** The project a link shows; undefined for an unknown or revoked token. */
     async resolve(token: string): Promise<string | undefined> {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return undefined;

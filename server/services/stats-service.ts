@@ -69,6 +69,16 @@ export function statsService(storage: Storage, access: ProjectAccess) {
       };
     },
 
+    /** The latest status (the status badge), with an optional branch and event type. */
+    async latestStatus(
+      accountId: string,
+      projectId: string,
+      filter: { branch?: string | undefined; eventType?: string | undefined },
+    ): Promise<string | null> {
+      await own(accountId, projectId);
+      return storage.stats.latestStatus(projectId, filter);
+    },
+
     async buildSummary(accountId: string, query: BuildSummaryQuery): Promise<BuildSummary> {
       await own(accountId, query.projectId);
       const { from, to } = rangeOf(query);

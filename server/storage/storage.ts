@@ -271,6 +271,13 @@ export interface StatsRepository {
     filter: { branch?: string | undefined; eventType?: string | undefined },
     plan: ReadPlan,
   ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
+  /** The status of the project's latest event that has one, with the filters; null: none. */
+  latestStatus(
+    projectId: string,
+    filter: { branch?: string | undefined; eventType?: string | undefined },
+  ): Promise<string | null>;
+  /** The branches the project's events and metrics name, in order. */
+  branches(projectId: string): Promise<string[]>;
 }
 
 export interface ShareLinkInfo {
@@ -288,6 +295,8 @@ export interface ShareLinkRepository {
   find(tokenHash: string): Promise<{ projectId: string } | undefined>;
   /** Revokes the link, when it belongs to one of `accountId`'s projects; false when none did. */
   revoke(tokenHash: string, accountId: string): Promise<boolean>;
+  /** The same, by the link's id (the dashboard never holds the token). */
+  revokeById(id: string, accountId: string): Promise<boolean>;
 }
 
 export interface DueJob {

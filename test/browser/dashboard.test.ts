@@ -4,9 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   describeInBrowser,
-  launchBrowser,
+  openBrowserPage,
   seriousAccessibilityViolations,
-  watchProblems,
 } from '../helpers/browser.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -30,11 +29,7 @@ describeInBrowser('the dashboard in Chromium', () => {
       body: { projectId: me.projectId, eventType: 'deploy', description: 'v2.4.0 to production' },
     });
     url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-    // bypassCSP only lets axe-core's script in; the dashboard itself ships none.
-    context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 } });
-    page = await context.newPage();
-    problems = watchProblems(page);
+    ({ browser, context, page, problems } = await openBrowserPage());
     if (SCREENSHOTS_DIR) mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   });
 

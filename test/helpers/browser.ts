@@ -72,3 +72,17 @@ export async function seriousAccessibilityViolations(page: Page): Promise<AxeVio
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * A browser with one page the size of a laptop screen, watched for problems. `bypassCSP` only lets
+ * axe-core's script in; the pages' own policies are what the tests run under otherwise.
+ */
+export async function openBrowserPage() {
+  const browser = await launchBrowser();
+  const context = await browser.newContext({
+    bypassCSP: true,
+    viewport: { width: 1200, height: 900 },
+  });
+  const page = await context.newPage();
+  return { browser, context, page, problems: watchProblems(page) };
+}

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { type Config, loadConfig } from '../../server/config.js';
 
@@ -88,4 +89,18 @@ export async function startTestServer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh server with one account for each test of a file: started before each test, closed
+ * after it. Read `current.server` and `current.me` inside the tests.
+ */
+export function serverPerTest(env: Record<string, string> = {}) {
+  const current = {} as { server: TestServer; me: TestAccount };
+  beforeEach(async () => {
+    current.server = await startTestServer(env);
+    current.me = await current.server.account();
+  });
+  afterEach(() => current.server.close());
+  return current;
 }

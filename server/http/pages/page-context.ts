@@ -3,6 +3,7 @@ import { dashboardContext } from './dashboard/dashboard-context.js';
 import { renderDocument } from './html-document.js';
 import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
+import { shareRoutes } from './project-stats/share-routes.js';
 import { publicPageRoutes } from './public-page/public-page-routes.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
 
@@ -36,4 +37,5 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     );
   });
   await app.register(dashboardContext(kit), { prefix: '/dashboard' });
+  await app.register(shareRoutes(kit));
 }

@@ -1,7 +1,9 @@
 import { DEFAULT_THEME, THEMES, type Theme } from '../../domain/themes.js';
 import { AssetRegistry } from './assets.js';
+import type { PageAssets } from './dashboard/views/dashboard-layout.js';
 import { FAVICON_SVG } from './favicon.js';
 import { renderDocument } from './html-document.js';
+import { chartAssets } from './project-stats/chart-assets.js';
 import { StatusPageView } from './status-page-view.js';
 import { dashboardCss } from './styles/dashboard-css.js';
 import { publicPageCss } from './styles/public-page-css.js';
@@ -14,6 +16,8 @@ export interface PageKit {
   stylesheetOf(theme: Theme): string;
   /** The dashboard's and the landing page's stylesheet. */
   dashboardStylesheet: string;
+  /** What the statistics page adds: its stylesheets (its own, uPlot's) and scripts. */
+  statsAssets: PageAssets;
   /** The one 404 page: the same body for a hidden page, an unknown name and an unknown path. */
   notFoundHtml: string;
   /** The page of an error status (4xx or 500). */
@@ -48,6 +52,7 @@ export function createPageKit(): PageKit {
     'text/css; charset=utf-8',
     dashboardCss(THEMES),
   );
+  const statsAssets = chartAssets(assets);
   const statusPage = (title: string, message: string, requestId?: string) =>
     renderDocument(
       StatusPageView({
@@ -65,6 +70,7 @@ export function createPageKit(): PageKit {
     favicon,
     stylesheetOf,
     dashboardStylesheet,
+    statsAssets,
     notFoundHtml,
     errorHtml: (status, requestId) => {
       if (status === 404) return notFoundHtml;

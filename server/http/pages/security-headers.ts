@@ -57,3 +57,12 @@ export const STATIC_PAGE_POLICY: CspDirectives = {
   scriptSrc: ["'none'"],
   formAction: ["'none'"],
 };
+
+/** The statistics pages: our scripts (uPlot and the chart script), forms to ourselves. */
+export const STATS_PAGE_POLICY: CspDirectives = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  formAction: ["'self'"],
+};

@@ -3,6 +3,10 @@ import type { Db } from './sqlite-database.js';
 import { backfillRecordFacts, sqliteStatsIndex } from './sqlite-stats.js';
 import { markStoredRecords } from './sqlite-time-marks.js';
 
+/** What a statistics cell of a series holds (series_cells and series_totals). */
+const SERIES_SUM_COLUMNS = `count INTEGER NOT NULL, min REAL NOT NULL, max REAL NOT NULL,
+        sum REAL NOT NULL, last_at INTEGER NOT NULL, last_value REAL NOT NULL, bins BLOB NOT NULL,`;
+
 /** Rows read at a time by a migration's pass over the records. */
 const MIGRATION_CHUNK = 20_000;
 
@@ -207,13 +211,7 @@ export const migrations: Migration[] = [
         unit       INTEGER NOT NULL,
         start      INTEGER NOT NULL,
         branch     TEXT NOT NULL,
-        count      INTEGER NOT NULL,
-        min        REAL NOT NULL,
-        max        REAL NOT NULL,
-        sum        REAL NOT NULL,
-        last_at    INTEGER NOT NULL,
-        last_value REAL NOT NULL,
-        bins       BLOB NOT NULL,
+        ${SERIES_SUM_COLUMNS}
         PRIMARY KEY (project_id, key, unit, start, branch)
       ) WITHOUT ROWID;
 
@@ -223,13 +221,7 @@ export const migrations: Migration[] = [
         key        TEXT NOT NULL,
         unit       INTEGER NOT NULL,
         start      INTEGER NOT NULL,
-        count      INTEGER NOT NULL,
-        min        REAL NOT NULL,
-        max        REAL NOT NULL,
-        sum        REAL NOT NULL,
-        last_at    INTEGER NOT NULL,
-        last_value REAL NOT NULL,
-        bins       BLOB NOT NULL,
+        ${SERIES_SUM_COLUMNS}
         PRIMARY KEY (project_id, key, unit, start)
       ) WITHOUT ROWID;
 
@@ -245,6 +237,13 @@ export const migrations: Migration[] = [
         cancelled  INTEGER NOT NULL,
         other      INTEGER NOT NULL,
         PRIMARY KEY (project_id, unit, start, event_type, branch)
+      ) WITHOUT ROWID;
+
+      -- The branches each project's folded records name (the page's branch filter).
+      CREATE TABLE branches (
+        project_id TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        PRIMARY KEY (project_id, branch)
       ) WITHOUT ROWID;
 
       -- The last records folded into the cells; later ones are read from the records.

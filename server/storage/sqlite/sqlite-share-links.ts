@@ -4,7 +4,7 @@ import type { ShareLinkInfo, ShareLinkRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const shareLinkWrites = ['create', 'revoke'] as const;
+export const shareLinkWrites = ['create', 'revoke', 'revokeById'] as const;
 
 /** Read-only links to a project's statistics, by the hash of their token. */
 export function sqliteShareLinks(db: Db): Sync<ShareLinkRepository> {
@@ -24,6 +24,12 @@ export function sqliteShareLinks(db: Db): Sync<ShareLinkRepository> {
         AND project_id IN (SELECT id FROM projects WHERE account_id = ?)`,
   );
 
+  const revokeById = db.prepare(
+    `UPDATE share_links SET revoked_at = ?
+      WHERE id = ? AND revoked_at IS NULL
+        AND project_id IN (SELECT id FROM projects WHERE account_id = ?)`,
+  );
+
   return {
     create(projectId, tokenHash, prefix) {
       const link = { id: randomUUID(), prefix, created_at: nowIso() };
@@ -33,5 +39,6 @@ export function sqliteShareLinks(db: Db): Sync<ShareLinkRepository> {
     list: (projectId) => listOf.all(projectId) as ShareLinkInfo[],
     find: (tokenHash) => find.get(tokenHash) as { projectId: string } | undefined,
     revoke: (tokenHash, accountId) => revoke.run(nowIso(), tokenHash, accountId).changes > 0,
+    revokeById: (id, accountId) => revokeById.run(nowIso(), id, accountId).changes > 0,
   };
 }

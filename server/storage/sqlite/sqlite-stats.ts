@@ -20,6 +20,8 @@ import type { Db } from './sqlite-database.js';
 import type { SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
 
+/** Branches listed for a project's filter, at most. */
+const MAX_BRANCHES = 200;
 /** How often the new records are folded into the cells, at most. */
 const FOLD_EVERY_MS = 1000;
 /** ...unless this many wait: bounds what a read adds from the records themselves. */
@@ -102,6 +104,7 @@ export function sqliteStatsIndex(db: Db) {
        last_value = CASE WHEN excluded.last_at >= last_at THEN excluded.last_value ELSE last_value END,
        last_at = MAX(last_at, excluded.last_at)`,
   );
+  const addBranch = db.prepare('INSERT OR IGNORE INTO branches (project_id, branch) VALUES (?, ?)');
   const progress = db.prepare('SELECT events, metrics FROM stats_progress');
   const saveProgress = db.prepare('UPDATE stats_progress SET events = ?, metrics = ?');
 
@@ -132,6 +135,7 @@ export function sqliteStatsIndex(db: Db) {
     }
     for (const [projectId, unit, start, eventType, branch, [a, b, c, d]] of counts.values()) {
       addEvents.run(projectId, unit, start, eventType, branch, a, b, c, d);
+      if (unit === HOUR_MS && branch !== '') addBranch.run(projectId, branch);
     }
     return last;
   }
@@ -195,6 +199,7 @@ export function sqliteStatsIndex(db: Db) {
       [HOUR_MS, sumUp(minutes.values(), HOUR_MS)],
     ] as const) {
       for (const { projectId, key, start, branch, sum } of cells.values()) {
+        if (unit === HOUR_MS && branch) addBranch.run(projectId, branch);
         const at =
           branch === null ? [projectId, key, unit, start] : [projectId, key, unit, start, branch];
         const which = branch === null ? 'total' : 'branch';
@@ -344,7 +349,44 @@ export function sqliteStats(
     return statement;
   };
 
+  const branchesOf = db
+    .prepare(
+      `SELECT branch FROM branches WHERE project_id = ?
+       UNION
+       SELECT branch FROM events WHERE seq > ? AND project_id = ? AND branch IS NOT NULL
+       UNION
+       SELECT branch FROM metrics WHERE seq > ? AND project_id = ? AND branch IS NOT NULL
+       ORDER BY 1 LIMIT ${MAX_BRANCHES}`,
+    )
+    .pluck();
+
+  const latestStatusOf = new Map<string, Statement<unknown[]>>();
+
   return {
+    branches(projectId) {
+      const { events, metrics } = index.watermark();
+      return branchesOf.all(projectId, events, projectId, metrics, projectId) as string[];
+    },
+
+    // Newest first on the (project, seq) index: stops at the first event with a status.
+    latestStatus(projectId, filter) {
+      const shape = `${filter.branch !== undefined}${filter.eventType !== undefined}`;
+      let statement = latestStatusOf.get(shape);
+      if (!statement) {
+        statement = db
+          .prepare(
+            `SELECT status FROM events WHERE project_id = ? AND status IS NOT NULL
+              ${filter.branch !== undefined ? 'AND branch = ?' : ''}
+              ${filter.eventType !== undefined ? 'AND event_type = ?' : ''}
+              ORDER BY seq DESC LIMIT 1`,
+          )
+          .pluck();
+        latestStatusOf.set(shape, statement);
+      }
+      const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
+      return (statement.get(projectId, ...extra) as string | undefined) ?? null;
+    },
+
     seriesKeys(projectId) {
       const keys = new Map(
         (keysOf.all(projectId) as SeriesKeyInfo[]).map((info) => [info.key, info]),

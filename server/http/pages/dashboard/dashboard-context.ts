@@ -4,6 +4,7 @@ import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
 import type { PageKit } from '../page-kit.js';
+import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { accountPages } from './account-pages.js';
 import { overHttps, SESSION_COOKIE, SIGN_IN_PATH, sessionCookie } from './dashboard-pages.js';
@@ -82,6 +83,7 @@ export function dashboardContext(kit: PageKit) {
       for (const pages of [overviewPages, sitePages, accountPages, keyPages, projectPages]) {
         await signedIn.register(pages(chrome));
       }
+      await signedIn.register(ownerStatsPages(chrome, kit.statsAssets));
     });
   };
 }

@@ -1,0 +1,119 @@
+/**
+ * The statistics page's only script, served as an asset (CSP `script-src 'self'`): draws one
+ * uPlot chart per series from the page's JSON data block, shows a tooltip under the cursor,
+ * submits the filters when they change, and copies a new share link. The page works without it.
+ * Plain ES2019 for every current browser; no build step.
+ */
+export const CHARTS_SCRIPT = `(function () {
+  'use strict';
+  var forms = document.querySelectorAll('form[data-autosubmit]');
+  Array.prototype.forEach.call(forms, function (form) {
+    form.addEventListener('change', function (event) {
+      var custom = form.elements.range && form.elements.range.value === 'custom';
+      if (event.target.type === 'date' && !custom) return;
+      if (event.target.name === 'range' && custom) return;
+      form.submit();
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (button) {
+    button.addEventListener('click', function () {
+      var input = document.getElementById(button.getAttribute('data-copy'));
+      input.select();
+      var done = function () { button.textContent = 'Copied'; };
+      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () {});
+      else if (document.execCommand('copy')) done();
+    });
+  });
+
+  var block = document.getElementById('chart-data');
+  if (!block || typeof uPlot === 'undefined') return;
+  var data = JSON.parse(block.textContent);
+  var css = getComputedStyle(document.documentElement);
+  var color = function (name) { return css.getPropertyValue(name).trim(); };
+  var time = function (seconds) {
+    return new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  };
+  var compactFormat = new Intl.NumberFormat('en', { notation: 'compact', maximumSignificantDigits: 3 });
+  var compact = function (value) { return compactFormat.format(value); };
+  var number = function (value) {
+    return value == null ? '–' : Number(value).toLocaleString('en', { maximumSignificantDigits: 6 });
+  };
+
+  function tooltip(columns) {
+    var box;
+    return {
+      hooks: {
+        init: function (u) {
+          box = document.createElement('div');
+          box.className = 'chart-tooltip';
+          box.setAttribute('role', 'status');
+          box.hidden = true;
+          u.over.appendChild(box);
+        },
+        setCursor: function (u) {
+          var i = u.cursor.idx;
+          if (i == null) { box.hidden = true; return; }
+          var count = columns[5][i];
+          box.textContent = time(columns[0][i]) + ' · p50 ' + number(columns[1][i]) +
+            ' · p95 ' + number(columns[2][i]) + ' · min ' + number(columns[3][i]) +
+            ' · max ' + number(columns[4][i]) + ' · ' + count + (count === 1 ? ' point' : ' points') +
+            ' · last ' + number(columns[6][i]);
+          box.hidden = false;
+          var left = Math.min(u.cursor.left + 12, u.over.clientWidth - box.offsetWidth);
+          box.style.left = Math.max(0, left) + 'px';
+          box.style.top = Math.max(0, u.cursor.top - box.offsetHeight - 8) + 'px';
+        },
+      },
+    };
+  }
+
+  var charts = [];
+  data.charts.forEach(function (chart) {
+    var nodes = document.querySelectorAll('.chart[data-key]');
+    var node = Array.prototype.find.call(nodes, function (n) {
+      return n.getAttribute('data-key') === chart.key;
+    });
+    if (!node) return;
+    var columns = [[], [], [], [], [], [], []];
+    chart.buckets.forEach(function (b) { b.forEach(function (v, i) { columns[i].push(v); }); });
+    var axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
+    var options = {
+      width: node.clientWidth || 600,
+      height: 220,
+      scales: { x: { time: true, min: data.from / 1000, max: data.to / 1000 } },
+      legend: { show: false },
+      cursor: { drag: { x: true, y: false }, points: { size: 7 } },
+      series: [
+        { value: function (u, v) { return v == null ? '–' : time(v); } },
+        { label: 'p50', stroke: color('--accent'), width: 2, points: { show: chart.buckets.length < 60, size: 5, fill: color('--accent') } },
+        { label: 'p95', stroke: color('--chart-p95'), width: 1.5, dash: [5, 4], points: { show: false } },
+        { label: 'min', stroke: 'transparent', points: { show: false } },
+        { label: 'max', stroke: 'transparent', points: { show: false } },
+      ],
+      bands: [{ series: [4, 3], fill: color('--chart-band') }],
+      axes: [axis, Object.assign({}, axis, {
+        size: 56,
+        values: function (u, ticks) { return ticks.map(compact); },
+      })],
+      plugins: [tooltip(columns)],
+      hooks: {
+        // The visible range, readable by tests and assistive tools after a zoom.
+        setScale: [function (u, key) {
+          if (key === 'x') node.setAttribute('data-x-range', time(u.scales.x.min) + ' – ' + time(u.scales.x.max));
+        }],
+      },
+    };
+    node.textContent = '';
+    var plot = new uPlot(options, columns.slice(0, 5), node);
+    node.setAttribute('data-drawn', String(chart.buckets.length));
+    charts.push([plot, node]);
+  });
+  var pending;
+  window.addEventListener('resize', function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () {
+      charts.forEach(function (c) { c[0].setSize({ width: c[1].clientWidth, height: 220 }); });
+    }, 100);
+  });
+})();
+`;

@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sharePath } from '../../../../contract/share-links.js';
+import { NotFound } from '../../../domain/domain-errors.js';
+import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
+import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
+import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
+import { viewQueryOf } from './view-query.js';
+import { OwnerStatsView } from './views/project-stats-view.js';
+
+type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
+
+/**
+ * /dashboard/projects/<id>: a project's statistics for its owner, with its share links (create,
+ * copy, revoke). Another account's project, or an unknown one, is the 404 page.
+ */
+export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
+  return async (app: FastifyInstance) => {
+    const { projectView, shareLinks } = app.services;
+    // This page runs scripts of ours (the charts): its own policy replaces the dashboard's.
+    const statsHeaders = securityHeaders(STATS_PAGE_POLICY);
+
+    async function page(request: ProjectRequest, reply: FastifyReply, created?: { url: string }) {
+      const query = viewQueryOf(request.query);
+      if (!query) throw Object.assign(new Error('bad statistics query'), { statusCode: 400 });
+      const { id } = request.params;
+      try {
+        const view = await projectView.forOwner(request.session.accountId, id, query);
+        const layout = await layoutOf(request, reply, chrome);
+        return sendPage(
+          reply,
+          OwnerStatsView({
+            ...layout,
+            view,
+            chrome,
+            assets,
+            mode: {
+              kind: 'owner',
+              path: `/dashboard/projects/${encodeURIComponent(id)}`,
+              csrf: layout.csrf,
+              created,
+            },
+          }),
+          created ? 201 : 200,
+        );
+      } catch (error) {
+        if (error instanceof NotFound) {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        throw error;
+      }
+    }
+
+    app.get('/projects/:id', { onRequest: statsHeaders }, async (request, reply) =>
+      page(request as ProjectRequest, reply),
+    );
+
+    // The new link is shown on the answer to its creation only: it is stored as a hash.
+    app.post('/projects/:id/share-links', { onRequest: statsHeaders }, async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const origin = app.config.publicUrl ?? `${request.protocol}://${request.host}`;
+      try {
+        const link = await shareLinks.create(request.session.accountId, id, origin);
+        return page(request as ProjectRequest, reply, { url: `${origin}${sharePath(link.token)}` });
+      } catch (error) {
+        if (error instanceof NotFound || (error as { kind?: string }).kind === 'forbidden') {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        throw error;
+      }
+    });
+
+    app.post('/projects/:id/share-links/revoke', async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const linkId = textOf((request.body as { id?: unknown } | undefined)?.id);
+      try {
+        await shareLinks.revokeById(request.session.accountId, linkId);
+      } catch (error) {
+        if (!(error instanceof NotFound)) throw error;
+        throw Object.assign(new Error('no such share link'), { statusCode: 404 });
+      }
+      return redirectTo(
+        reply,
+        `/dashboard/projects/${encodeURIComponent(id)}`,
+        'share-link-revoked',
+      );
+    });
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The statistics page's own styles, on top of the dashboard's: the filters, build-health bars,
+ * charts and their tooltip, the timeline. Status colours keep a 3:1 contrast on the surface in
+ * both schemes (they carry meaning next to text that says the same).
+ */
+export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222e;--st-cancelled:#8c959f;--st-other:#8250df;--chart-p95:#bc4c00;--chart-band:rgba(10,91,181,.14)}
+@media (prefers-color-scheme:dark){:root{--st-success:#3fb950;--st-failure:#f85149;--st-cancelled:#8b949e;--st-other:#a371f7;--chart-p95:#f0883e;--chart-band:rgba(74,158,255,.2)}}
+.stats>.card,.stats>section>.card{margin:0 0 1.25rem}
+.filters{display:flex;flex-wrap:wrap;gap:.75rem 1rem;align-items:flex-end;margin-bottom:1.25rem}
+.filters .field{margin:0;min-width:10rem}
+.filters .actions{margin:0}
+.section-title{margin:1.5rem 0 .75rem}
+.health-head{display:flex;justify-content:space-between;align-items:baseline;flex-wrap:wrap;gap:.5rem}
+.health-rate{margin:0;display:flex;gap:.6rem;align-items:baseline}
+.health-bars{display:block;width:100%;height:120px;margin:.75rem 0;background:var(--surface-2);border-radius:6px}
+.health-legend{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0;color:var(--muted);font-size:.9rem}
+.health-legend li{display:flex;align-items:center;gap:.35rem}
+.bar-success{fill:var(--st-success)}.bar-failure{fill:var(--st-failure)}.bar-cancelled{fill:var(--st-cancelled)}.bar-other{fill:var(--st-other)}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,30rem),1fr));gap:1rem;margin-bottom:1rem}
+.charts>.chart-card{margin:0}
+.chart-card figcaption{display:flex;justify-content:space-between;gap:.75rem;flex-wrap:wrap;margin-bottom:.5rem}
+.chart{position:relative;min-height:220px}
+.chart-tooltip{position:absolute;z-index:2;pointer-events:none;background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:6px;padding:.3rem .5rem;font-size:.8rem;white-space:nowrap;box-shadow:0 2px 8px rgba(0,0,0,.15)}
+.timeline{list-style:none;margin:0;padding:0}
+.timeline li{display:flex;gap:.75rem;padding:.7rem 0;border-top:1px solid var(--border)}
+.timeline li:first-child{border-top:0}
+.swatch{flex:none;margin-top:.4rem}
+.event-body p{margin:0}
+.event-title{display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline}
+.event-links{display:flex;flex-wrap:wrap;gap:.75rem;font-size:.9rem;margin-top:.2rem}
+.status-success{color:var(--ok)}.status-failure{color:var(--danger)}.status-cancelled,.status-other{color:var(--muted)}
+.notification{color:var(--muted)}.notification-failed{color:var(--danger)}
+.branch{background:var(--surface-2);padding:0 .35rem;border-radius:4px}
+.pager{display:flex;gap:1rem;margin-top:.75rem}
+.share-links{list-style:none;padding:0;margin:0 0 1rem}
+.share-links li{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap;padding:.4rem 0}
+.copy-row{display:flex;gap:.5rem}
+.copy-row input{flex:1;min-width:0}
+
+`;

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { Paths } from '../../contract/paths.js';
+import { FormClient } from '../helpers/form-client.js';
+import { storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { serverPerTest } from '../helpers/server.js';
+
+/** The statistics pages over HTTP: the owner's page, share links, badges. */
+
+const current = serverPerTest();
+
+const HOUR = 3_600_000;
+const page = (path: string) => current.server.app.inject({ method: 'GET', url: path });
+const share = async (projectId = current.me.projectId, key = current.me.apiKey) =>
+  (
+    await current.server.call('POST', Paths.createShareLink, { key, body: { projectId } })
+  ).json() as {
+    token: string;
+  };
+
+async function seed(projectId = current.me.projectId) {
+  const now = Date.now();
+  await storeEvent(current.server, projectId, now - 3 * HOUR, 'build', {
+    status: 'failure',
+    ci: { branch: 'main' },
+  });
+  await storeEvent(current.server, projectId, now - 2 * HOUR, 'build', {
+    status: 'success',
+    ci: { branch: 'develop' },
+  });
+  await storeEvent(current.server, projectId, now - HOUR, 'deploy', { ci: { branch: 'main' } });
+  await storeMetric(current.server, projectId, now - HOUR, {
+    duration_ms: 1234.5,
+    tests: { failed: 2 },
+    ci: { branch: 'main' },
+  });
+}
+
+describe('the owner’s statistics page', () => {
+  it('shows the project to its owner and a 404 page for another account’s or an unknown one', async () => {
+    await seed();
+    const other = await current.server.account();
+    const browser = new FormClient(current.server);
+    await browser.signIn(current.me.apiKey);
+    const own = await browser.get(`/dashboard/projects/${current.me.projectId}`);
+    expect(own.statusCode).toBe(200);
+    expect(own.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(own.headers['cache-control']).toBe('no-store');
+    expect(own.body).toContain('<code>duration_ms</code>');
+    expect(own.body).toContain('<code>tests.failed</code>');
+    for (const id of [other.projectId, 'no-such-project']) {
+      const res = await browser.get(`/dashboard/projects/${id}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toContain('duration_ms');
+    }
+    const bad = await browser.get(`/dashboard/projects/${current.me.projectId}?range=forever`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  it('filters the page by branch and pages the timeline', async () => {
+    await seed();
+    const browser = new FormClient(current.server);
+    await browser.signIn(current.me.apiKey);
+    const main = await browser.get(
+      `/dashboard/projects/${current.me.projectId}?range=24h&branch=main`,
+    );
+    expect(main.statusCode).toBe(200);
+    const timeline = main.body.slice(main.body.indexOf('id="timeline-title"'));
+    expect(timeline.match(/class="branch"/g)).toHaveLength(2);
+    expect(timeline).not.toContain('develop</code>');
+    expect(main.body).toMatch(/<option value="develop">develop<\/option>/);
+  });
+
+  it('creates a share link shown once, and revokes it; another account cannot revoke it', async () => {
+    const browser = new FormClient(current.server);
+    await browser.signIn(current.me.apiKey);
+    await browser.get(`/dashboard/projects/${current.me.projectId}`);
+    const created = await browser.post(`/dashboard/projects/${current.me.projectId}/share-links`);
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const url = /id="new-share-link" readonly value="([^"]+)"/.exec(created.body)?.[1];
+    expect(url).toMatch(/\/share\/cis_share_[A-Za-z0-9_-]{43}$/);
+    const path = new URL(url as string).pathname;
+    expect((await page(path)).statusCode).toBe(200);
+    const id = /name="id" value="([^"]+)"/.exec(created.body)?.[1] as string;
+
+    const other = await current.server.account();
+    const stranger = new FormClient(current.server);
+    await stranger.signIn(other.apiKey);
+    await stranger.get(`/dashboard/projects/${other.projectId}`);
+    const foreign = await stranger.post(
+      `/dashboard/projects/${other.projectId}/share-links/revoke`,
+      {
+        id,
+      },
+    );
+    expect(foreign.statusCode).toBe(404);
+    expect((await page(path)).statusCode).toBe(200);
+    expect(
+      (await stranger.post(`/dashboard/projects/${current.me.projectId}/share-links`)).statusCode,
+    ).toBe(404);
+
+    const revoked = await browser.post(
+      `/dashboard/projects/${current.me.projectId}/share-links/revoke`,
+      {
+        id,
+      },
+    );
+    expect(revoked.statusCode).toBe(303);
+    expect((await page(path)).statusCode).toBe(404);
+  });
+});
+
+describe('/share/<token>', () => {
+  it('shows the project read-only without sign-in; unknown and revoked tokens are 404', async () => {
+    await seed();
+    const { token } = await share();
+    const res = await page(`/share/${token}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('<code>duration_ms</code>');
+    expect(res.body).not.toContain('Share links');
+    expect(res.body).not.toContain('method="post"');
+    const unknown = await page('/share/cis_share_nope');
+    expect(unknown.statusCode).toBe(404);
+    await current.server.call('POST', Paths.revokeShareLink, {
+      key: current.me.apiKey,
+      body: { token },
+    });
+    const revoked = await page(`/share/${token}`);
+    expect({ status: revoked.statusCode, body: revoked.body }).toEqual({
+      status: 404,
+      body: unknown.body,
+    });
+  });
+
+  it('reaches only its own project', async () => {
+    const other = await current.server.account();
+    await seed(other.projectId);
+    const { token } = await share();
+    const res = await page(`/share/${token}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('duration_ms');
+    expect(res.body).toContain('No events in this range.');
+  });
+});
+
+describe('badges', () => {
+  it('status: the latest event that has a status, by branch and type; flat SVG cached 60 s', async () => {
+    await seed();
+    const { token } = await share();
+    const badge = async (query = '') => {
+      const res = await page(`/share/${token}/badge/status.svg${query}`);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('max-age=60');
+      return res.body;
+    };
+    // The deploy (newest) has no status: the build before it counts.
+    expect(await badge()).toMatch(/<svg[^>]*>.*>build<.*>success</s);
+    expect(await badge('?branch=main')).toMatch(/>failure</);
+    expect(await badge('?eventType=deploy')).toMatch(/>unknown</);
+    expect(await badge('?branch=nope')).toMatch(/>unknown</);
+  });
+
+  it('metric: the latest value of a key, "no data" for an unknown key; 404 for a bad token', async () => {
+    await seed();
+    const { token } = await share();
+    const value = await page(`/share/${token}/badge/metric/duration_ms.svg`);
+    expect(value.statusCode).toBe(200);
+    expect(value.headers['cache-control']).toBe('max-age=60');
+    expect(value.body).toMatch(/>duration_ms<.*>1,234\.5</s);
+    expect((await page(`/share/${token}/badge/metric/tests.failed.svg`)).body).toMatch(/>2</);
+    expect((await page(`/share/${token}/badge/metric/nope.svg`)).body).toMatch(/>no data</);
+    expect((await page('/share/cis_share_nope/badge/metric/duration_ms.svg')).statusCode).toBe(404);
+    expect((await page('/share/cis_share_nope/badge/status.svg')).statusCode).toBe(404);
+    await current.server.call('POST', Paths.revokeShareLink, {
+      key: current.me.apiKey,
+      body: { token },
+    });
+    expect((await page(`/share/${token}/badge/status.svg`)).statusCode).toBe(404);
+  });
+});
