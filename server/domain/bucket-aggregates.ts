@@ -10,6 +10,7 @@ export type SeriesPart = Omit<SeriesSum, 'bins'> & {
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
 
 /**
  * The non-empty buckets of a series, in time order, from its parts (cells and single values):
@@ -36,8 +37,9 @@ export function seriesBuckets(plan: ReadPlan, parts: Iterable<SeriesPart>): Seri
         min: sum.min,
         max: sum.max,
         avg: sum.sum / sum.count,
-        p50: quantile(sum.bins, 0.5) as number,
-        p95: quantile(sum.bins, 0.95) as number,
+        // A true quantile lies between min and max: clamped, a bucket of one value is exact.
+        p50: clamp(quantile(sum.bins, 0.5) as number, sum.min, sum.max),
+        p95: clamp(quantile(sum.bins, 0.95) as number, sum.min, sum.max),
         last: sum.lastValue,
       },
     ];

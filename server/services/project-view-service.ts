@@ -1,7 +1,9 @@
 import { decodeCursor, encodeCursor } from '../../contract/cursor.js';
+import { isJsonObject } from '../../contract/json.js';
 import type { EventPage } from '../../contract/readback.js';
 import type { BuildSummary, MetricKeys, MetricSeries } from '../../contract/stats-queries.js';
 import { NotFound } from '../domain/domain-errors.js';
+import { branchOf, seriesOf } from '../domain/record-facts.js';
 import type { ViewRange } from '../domain/view-ranges.js';
 import type { ShareLinkInfo, Storage } from '../storage/storage.js';
 import type { RecordService } from './record-service.js';
@@ -12,6 +14,8 @@ import type { StatsService } from './stats-service.js';
 export const MAX_CHARTS = 12;
 /** Events per page of the timeline. */
 export const TIMELINE_PAGE = 20;
+/** Records read to name the branch and commit of single points, at most. */
+const SINGLE_POINT_RECORDS = 600;
 
 export interface ProjectView {
   projectId: string;
@@ -27,6 +31,17 @@ export interface ProjectView {
   before: string | undefined;
   /** Only for the owner's page. */
   shareLinks: ShareLinkInfo[] | undefined;
+  /** The newest records of the range (when some bucket holds a single point). */
+  singles: SinglePoint[];
+}
+
+/** A metric record as a single point's tooltip names it. */
+export interface SinglePoint {
+  at: number;
+  /** Its series keys. */
+  keys: Set<string>;
+  branch: string | null;
+  commit: string | null;
 }
 
 export interface ViewQuery {
@@ -76,6 +91,9 @@ export function projectViewService(
         .slice(0, MAX_CHARTS)
         .map((key) => services.stats.series(accountId, { projectId, key: key.key, ...window })),
     );
+    const singles = series.some((s) => s.buckets.some((b) => b.count === 1))
+      ? await singlePoints(accountId, projectId, range, branch)
+      : [];
     return {
       projectId,
       name: project.name,
@@ -88,7 +106,46 @@ export function projectViewService(
       timeline,
       before: cursor === undefined ? undefined : encodeCursor(cursor),
       shareLinks: shareLinks?.links,
+      singles,
     };
+  }
+
+  /**
+   * Where the points of a sparse range come from: the branch and commit of up to
+   * SINGLE_POINT_RECORDS metric records of the range, newest first, for the tooltip of a bucket
+   * that holds one point. A busier range has few single-point buckets, and they go without.
+   */
+  async function singlePoints(
+    accountId: string,
+    projectId: string,
+    range: ViewRange,
+    branch: string | undefined,
+  ): Promise<SinglePoint[]> {
+    const points: SinglePoint[] = [];
+    let cursor: number | undefined;
+    do {
+      const page = await services.records.metrics(accountId, {
+        projectId,
+        limit: 200,
+        cursor,
+        branch,
+        from: range.from,
+        to: range.to,
+        eventType: undefined,
+        status: undefined,
+      });
+      for (const metric of page.metrics) {
+        const github = isJsonObject(metric.payload.github) ? metric.payload.github : {};
+        points.push({
+          at: Date.parse(metric.created_at),
+          keys: new Set(seriesOf(metric.payload).map(([key]) => key)),
+          branch: branchOf(metric.payload),
+          commit: typeof github.sha === 'string' ? github.sha.slice(0, 12) : null,
+        });
+      }
+      cursor = page.nextCursor === null ? undefined : decodeCursor(page.nextCursor);
+    } while (cursor !== undefined && points.length < SINGLE_POINT_RECORDS);
+    return points;
   }
 
   /** The project (and its owner) a share link shows; an unknown or revoked token is NotFound. */

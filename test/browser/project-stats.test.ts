@@ -160,6 +160,20 @@ describeInBrowser('the project statistics page in Chromium', () => {
     await expect.poll(range).not.toBe(before);
   });
 
+  it('names the branch and commit of a single point in its tooltip', async () => {
+    await my.page.goto(`${statsUrl()}?range=24h`);
+    expect((await drawn())[0]).toBeGreaterThan(2);
+    const box = await my.page.locator('.chart .u-over').first().boundingBox();
+    if (!box) throw new Error('no chart');
+    await my.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const tooltip = my.page.locator('.chart-tooltip').first();
+    await expect.poll(() => tooltip.isVisible()).toBe(true);
+    const text = await tooltip.textContent();
+    expect(text, text ?? '').toMatch(
+      /· 1 point · .* · branch (main|develop|feature\/login) · commit [0-9a-f]{12}$/,
+    );
+  });
+
   it('shares the page read-only, with badges, until the link is revoked', async () => {
     await my.page.goto(statsUrl());
     await my.page.click('text=Create a share link');

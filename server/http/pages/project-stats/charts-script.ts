@@ -57,7 +57,9 @@ export const CHARTS_SCRIPT = `(function () {
           box.textContent = time(columns[0][i]) + ' · p50 ' + number(columns[1][i]) +
             ' · p95 ' + number(columns[2][i]) + ' · min ' + number(columns[3][i]) +
             ' · max ' + number(columns[4][i]) + ' · ' + count + (count === 1 ? ' point' : ' points') +
-            ' · last ' + number(columns[6][i]);
+            ' · last ' + number(columns[6][i]) +
+            (columns[7][i] ? ' · branch ' + columns[7][i] : '') +
+            (columns[8][i] ? ' · commit ' + columns[8][i] : '');
           box.hidden = false;
           var left = Math.min(u.cursor.left + 12, u.over.clientWidth - box.offsetWidth);
           box.style.left = Math.max(0, left) + 'px';
@@ -74,7 +76,7 @@ export const CHARTS_SCRIPT = `(function () {
       return n.getAttribute('data-key') === chart.key;
     });
     if (!node) return;
-    var columns = [[], [], [], [], [], [], []];
+    var columns = [[], [], [], [], [], [], [], [], []];
     chart.buckets.forEach(function (b) { b.forEach(function (v, i) { columns[i].push(v); }); });
     var axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
     var options = {

@@ -17,7 +17,7 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .health-legend li{display:flex;align-items:center;gap:.35rem}
 .bar-success{fill:var(--st-success)}.bar-failure{fill:var(--st-failure)}.bar-cancelled{fill:var(--st-cancelled)}.bar-other{fill:var(--st-other)}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,30rem),1fr));gap:1rem;margin-bottom:1rem}
-.charts>.chart-card{margin:0}
+.charts>.card.chart-card{margin:0}
 .chart-card figcaption{display:flex;justify-content:space-between;gap:.75rem;flex-wrap:wrap;margin-bottom:.5rem}
 .chart{position:relative;min-height:220px}
 .chart-tooltip{position:absolute;z-index:2;pointer-events:none;background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:6px;padding:.3rem .5rem;font-size:.8rem;white-space:nowrap;box-shadow:0 2px 8px rgba(0,0,0,.15)}

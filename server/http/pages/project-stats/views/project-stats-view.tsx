@@ -95,6 +95,18 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
 
 /** One chart per series key; the data rides along as JSON for the script that draws it. */
 function Metrics({ view }: { view: ProjectView }) {
+  const { range } = view;
+  // The records of the range by bucket, to name a single point's branch and commit.
+  const byBucket = new Map<number, ProjectView['singles']>();
+  for (const point of view.singles) {
+    const index = Math.floor((point.at - range.from) / range.width);
+    byBucket.set(index, [...(byBucket.get(index) ?? []), point]);
+  }
+  const sourceOf = (key: string, start: string) => {
+    const index = Math.floor((Date.parse(start) - range.from) / range.width);
+    const found = (byBucket.get(index) ?? []).filter((point) => point.keys.has(key));
+    return found.length === 1 ? [found[0]?.branch ?? null, found[0]?.commit ?? null] : [null, null];
+  };
   const charts = view.series.map((series) => ({
     key: series.key,
     buckets: series.buckets.map((b) => [
@@ -105,6 +117,7 @@ function Metrics({ view }: { view: ProjectView }) {
       b.max,
       b.count,
       b.last,
+      ...(b.count === 1 ? sourceOf(series.key, b.start) : [null, null]),
     ]),
   }));
   // Inside <script>, `<` is escaped so the data cannot close the element.
