@@ -41,14 +41,17 @@ export function statusClass(status: string | null): StatusClass {
 /** The numeric leaves of a metric payload: `[key, value]`, finite numbers only. */
 export function seriesOf(payload: Record<string, unknown>): [string, number][] {
   const found: [string, number][] = [];
+  // On the ingest path: no arrays of entries, and a key is built only for numbers and objects.
   const walk = (object: Record<string, unknown>, prefix: string) => {
-    for (const [name, value] of Object.entries(object)) {
+    for (const name in object) {
       if (found.length >= MAX_SERIES_PER_RECORD) return;
-      const key = prefix === '' ? name : `${prefix}.${name}`;
+      if (!Object.hasOwn(object, name)) continue;
+      const value = object[name];
       if (typeof value === 'number') {
+        const key = prefix === '' ? name : `${prefix}.${name}`;
         if (Number.isFinite(value) && key.length <= MAX_NAME_LENGTH) found.push([key, value]);
       } else if (isJsonObject(value)) {
-        walk(value, key);
+        walk(value, prefix === '' ? name : `${prefix}.${name}`);
       }
     }
   };

@@ -40,8 +40,13 @@ export function addSeriesSum(
   if (from.bins) addBins(into.bins, from.bins);
 }
 
-/** Adds one value made at time `t`. */
-export function addSeriesValue(into: SeriesSum, t: number, value: number): void {
+/** Adds one value made at time `t` (its sketch bin may be given, when known already). */
+export function addSeriesValue(
+  into: SeriesSum,
+  t: number,
+  value: number,
+  bin = binOf(value),
+): void {
   into.count += 1;
   into.min = Math.min(into.min, value);
   into.max = Math.max(into.max, value);
@@ -50,6 +55,5 @@ export function addSeriesValue(into: SeriesSum, t: number, value: number): void 
     into.lastAt = t;
     into.lastValue = value;
   }
-  const bin = binOf(value);
   into.bins.set(bin, (into.bins.get(bin) ?? 0) + 1);
 }

@@ -6,7 +6,7 @@ import {
   emptySeriesSum,
   type SeriesSum,
 } from '../../domain/series-sum.js';
-import { decodeBins, encodeBins } from '../../domain/sketch.js';
+import { binOf, decodeBins, encodeBins } from '../../domain/sketch.js';
 import {
   CELL_UNITS,
   cellBucketOf,
@@ -144,32 +144,51 @@ export function sqliteStatsIndex(db: Db) {
   function indexMetrics(after: number): number {
     // Values go into minute cells only; hour cells and keys are sums of those (fewer steps per
     // value: the fold runs on the ingest path).
-    const minutes = new Map<
-      string,
-      { projectId: string; key: string; start: number; branch: string | null; sum: SeriesSum }
-    >();
+    type Cell = {
+      projectId: string;
+      key: string;
+      start: number;
+      branch: string | null;
+      sum: SeriesSum;
+    };
+    // By project, minute and branch, then by key.
+    const minutes = new Map<string, Map<string, Cell>>();
     let last = after;
     for (const seq of newMetricSeqs.all(after) as number[]) {
       last = seq;
       const { projectId, t, leaves, branch: rowBranch } = metricOf(seq);
       const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
       const branch = rowBranch ?? '';
+      // Its branch's cells, and the cells of all branches: both in storage order, so that on
+      // equal times the later record's value is the last one in each.
+      const cellsOf = (cellBranch: string | null) => {
+        const id = `${projectId}\n${start}\n${branchId(cellBranch)}`;
+        let byKey = minutes.get(id);
+        if (!byKey) {
+          byKey = new Map();
+          minutes.set(id, byKey);
+        }
+        return byKey;
+      };
+      const own = cellsOf(branch);
+      const all = cellsOf(null);
       for (const [key, value] of leaves) {
-        // Its branch's cell, and the cell of all branches: both in storage order, so that on
-        // equal times the later record's value is the last one in each.
-        for (const cellBranch of [branch, null]) {
-          const id = `${projectId}\n${key}\n${start}\n${branchId(cellBranch)}`;
-          let cell = minutes.get(id);
+        const bin = binOf(value);
+        for (const [byKey, cellBranch] of [
+          [own, branch],
+          [all, null],
+        ] as const) {
+          let cell = byKey.get(key);
           if (!cell) {
             cell = { projectId, key, start, branch: cellBranch, sum: emptySeriesSum() };
-            minutes.set(id, cell);
+            byKey.set(key, cell);
           }
-          addSeriesValue(cell.sum, t, value);
+          addSeriesValue(cell.sum, t, value, bin);
         }
       }
     }
     // Ten-minute and hour cells are sums of the minute cells (no two minutes share a time).
-    type Cell = typeof minutes extends Map<string, infer C> ? C : never;
+    const minuteCells = [...minutes.values()].flatMap((byKey) => [...byKey.values()]);
     const sumUp = (from: Iterable<Cell>, unit: number) => {
       const cells = new Map<string, Cell>();
       for (const cell of from) {
@@ -182,7 +201,7 @@ export function sqliteStatsIndex(db: Db) {
       return cells;
     };
     const keys = new Map<string, { projectId: string; key: string; sum: SeriesSum }>();
-    for (const cell of minutes.values()) {
+    for (const cell of minuteCells) {
       if (cell.branch !== null) continue;
       const seriesId = `${cell.projectId}\n${cell.key}`;
       let series = keys.get(seriesId);
@@ -194,11 +213,11 @@ export function sqliteStatsIndex(db: Db) {
       addSeriesSum(series.sum, { ...cell.sum, bins: undefined });
     }
     for (const [unit, cells] of [
-      [MINUTE_MS, minutes],
-      [TEN_MINUTES_MS, sumUp(minutes.values(), TEN_MINUTES_MS)],
-      [HOUR_MS, sumUp(minutes.values(), HOUR_MS)],
+      [MINUTE_MS, minuteCells],
+      [TEN_MINUTES_MS, [...sumUp(minuteCells, TEN_MINUTES_MS).values()]],
+      [HOUR_MS, [...sumUp(minuteCells, HOUR_MS).values()]],
     ] as const) {
-      for (const { projectId, key, start, branch, sum } of cells.values()) {
+      for (const { projectId, key, start, branch, sum } of cells) {
         if (unit === HOUR_MS && branch) addBranch.run(projectId, branch);
         const at =
           branch === null ? [projectId, key, unit, start] : [projectId, key, unit, start, branch];
