@@ -92,15 +92,17 @@ export async function startTestServer(
 }
 
 /**
- * A fresh server with one account for each test of a file: started before each test, closed
- * after it. Read `current.server` and `current.me` inside the tests.
+ * A fresh server with one account for each test of a file: started before each test (handed to
+ * `use`), closed after it. `eachTestServer((started) => ({ server, me } = started))`.
  */
-export function serverPerTest(env: Record<string, string> = {}) {
-  const current = {} as { server: TestServer; me: TestAccount };
+export function eachTestServer(
+  use: (started: { server: TestServer; me: TestAccount }) => void,
+  env: Record<string, string> = {},
+): void {
+  let server: TestServer | undefined;
   beforeEach(async () => {
-    current.server = await startTestServer(env);
-    current.me = await current.server.account();
+    server = await startTestServer(env);
+    use({ server, me: await server.account() });
   });
-  afterEach(() => current.server.close());
-  return current;
+  afterEach(() => server?.close());
 }

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { selectRows } from '../helpers/database.js';
 import {
   ADMIN_TOKEN,
-  startTestServer,
+  eachTestServer,
   type TestAccount,
   type TestServer,
 } from '../helpers/server.js';
@@ -14,11 +14,7 @@ import {
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 const createKey = (body: unknown, key = me.apiKey) =>
   server.call('POST', Paths.createApiKey, { key, body });

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Spec part 3: every forwarding transition, read back through E1. */
 
@@ -16,11 +16,7 @@ const toggle = (body: unknown) =>
 const setName = (display_name: string) =>
   server.call('POST', '/account/update-display-name', { key: me.apiKey, body: { display_name } });
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 describe('no profile', () => {
   it('E1 answers 200, disabled, empty email', async () => {

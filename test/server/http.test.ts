@@ -1,18 +1,14 @@
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Protocol-level errors are JSON `{ error }` on every route. */
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer({ BODY_LIMIT: '2048' });
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started), { BODY_LIMIT: '2048' });
 
 describe('errors everywhere', () => {
   it('malformed JSON is 400 Invalid request body.', async () => {

@@ -1,16 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OwnError } from '../../contract/error-texts.js';
 import { selectColumn } from '../helpers/database.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import {
+  eachTestServer,
+  startTestServer,
+  type TestAccount,
+  type TestServer,
+} from '../helpers/server.js';
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 const post = (url: string, body: unknown, key?: string, who = me) =>
   server.call('POST', url, {

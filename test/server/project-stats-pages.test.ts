@@ -2,33 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { FormClient } from '../helpers/form-client.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
-import { serverPerTest } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** The statistics pages over HTTP: the owner's page, share links, badges. */
 
-const current = serverPerTest();
+let server: TestServer;
+let me: TestAccount;
+eachTestServer((started) => ({ server, me } = started));
 
 const HOUR = 3_600_000;
-const page = (path: string) => current.server.app.inject({ method: 'GET', url: path });
-const share = async (projectId = current.me.projectId, key = current.me.apiKey) =>
-  (
-    await current.server.call('POST', Paths.createShareLink, { key, body: { projectId } })
-  ).json() as {
+const page = (path: string) => server.app.inject({ method: 'GET', url: path });
+const share = async (projectId = me.projectId, key = me.apiKey) =>
+  (await server.call('POST', Paths.createShareLink, { key, body: { projectId } })).json() as {
     token: string;
   };
 
-async function seed(projectId = current.me.projectId) {
+async function seed(projectId = me.projectId) {
   const now = Date.now();
-  await storeEvent(current.server, projectId, now - 3 * HOUR, 'build', {
+  await storeEvent(server, projectId, now - 3 * HOUR, 'build', {
     status: 'failure',
     ci: { branch: 'main' },
   });
-  await storeEvent(current.server, projectId, now - 2 * HOUR, 'build', {
+  await storeEvent(server, projectId, now - 2 * HOUR, 'build', {
     status: 'success',
     ci: { branch: 'develop' },
   });
-  await storeEvent(current.server, projectId, now - HOUR, 'deploy', { ci: { branch: 'main' } });
-  await storeMetric(current.server, projectId, now - HOUR, {
+  await storeEvent(server, projectId, now - HOUR, 'deploy', { ci: { branch: 'main' } });
+  await storeMetric(server, projectId, now - HOUR, {
     duration_ms: 1234.5,
     tests: { failed: 2 },
     ci: { branch: 'main' },
@@ -38,10 +38,10 @@ async function seed(projectId = current.me.projectId) {
 describe('the owner’s statistics page', () => {
   it('shows the project to its owner and a 404 page for another account’s or an unknown one', async () => {
     await seed();
-    const other = await current.server.account();
-    const browser = new FormClient(current.server);
-    await browser.signIn(current.me.apiKey);
-    const own = await browser.get(`/dashboard/projects/${current.me.projectId}`);
+    const other = await server.account();
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const own = await browser.get(`/dashboard/projects/${me.projectId}`);
     expect(own.statusCode).toBe(200);
     expect(own.headers['content-security-policy']).toContain("script-src 'self'");
     expect(own.headers['cache-control']).toBe('no-store');
@@ -52,18 +52,16 @@ describe('the owner’s statistics page', () => {
       expect(res.statusCode).toBe(404);
       expect(res.body).not.toContain('duration_ms');
     }
-    const bad = await browser.get(`/dashboard/projects/${current.me.projectId}?range=forever`);
+    const bad = await browser.get(`/dashboard/projects/${me.projectId}?range=forever`);
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toMatch(/^text\/html/);
   });
 
   it('filters the page by branch and pages the timeline', async () => {
     await seed();
-    const browser = new FormClient(current.server);
-    await browser.signIn(current.me.apiKey);
-    const main = await browser.get(
-      `/dashboard/projects/${current.me.projectId}?range=24h&branch=main`,
-    );
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const main = await browser.get(`/dashboard/projects/${me.projectId}?range=24h&branch=main`);
     expect(main.statusCode).toBe(200);
     const timeline = main.body.slice(main.body.indexOf('id="timeline-title"'));
     expect(timeline.match(/class="branch"/g)).toHaveLength(2);
@@ -72,10 +70,10 @@ describe('the owner’s statistics page', () => {
   });
 
   it('creates a share link shown once, and revokes it; another account cannot revoke it', async () => {
-    const browser = new FormClient(current.server);
-    await browser.signIn(current.me.apiKey);
-    await browser.get(`/dashboard/projects/${current.me.projectId}`);
-    const created = await browser.post(`/dashboard/projects/${current.me.projectId}/share-links`);
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    await browser.get(`/dashboard/projects/${me.projectId}`);
+    const created = await browser.post(`/dashboard/projects/${me.projectId}/share-links`);
     expect(created.statusCode).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
     const url = /id="new-share-link" readonly value="([^"]+)"/.exec(created.body)?.[1];
@@ -84,8 +82,8 @@ describe('the owner’s statistics page', () => {
     expect((await page(path)).statusCode).toBe(200);
     const id = /name="id" value="([^"]+)"/.exec(created.body)?.[1] as string;
 
-    const other = await current.server.account();
-    const stranger = new FormClient(current.server);
+    const other = await server.account();
+    const stranger = new FormClient(server);
     await stranger.signIn(other.apiKey);
     await stranger.get(`/dashboard/projects/${other.projectId}`);
     const foreign = await stranger.post(
@@ -97,15 +95,12 @@ describe('the owner’s statistics page', () => {
     expect(foreign.statusCode).toBe(404);
     expect((await page(path)).statusCode).toBe(200);
     expect(
-      (await stranger.post(`/dashboard/projects/${current.me.projectId}/share-links`)).statusCode,
+      (await stranger.post(`/dashboard/projects/${me.projectId}/share-links`)).statusCode,
     ).toBe(404);
 
-    const revoked = await browser.post(
-      `/dashboard/projects/${current.me.projectId}/share-links/revoke`,
-      {
-        id,
-      },
-    );
+    const revoked = await browser.post(`/dashboard/projects/${me.projectId}/share-links/revoke`, {
+      id,
+    });
     expect(revoked.statusCode).toBe(303);
     expect((await page(path)).statusCode).toBe(404);
   });
@@ -123,8 +118,8 @@ describe('/share/<token>', () => {
     expect(res.body).not.toContain('method="post"');
     const unknown = await page('/share/cis_share_nope');
     expect(unknown.statusCode).toBe(404);
-    await current.server.call('POST', Paths.revokeShareLink, {
-      key: current.me.apiKey,
+    await server.call('POST', Paths.revokeShareLink, {
+      key: me.apiKey,
       body: { token },
     });
     const revoked = await page(`/share/${token}`);
@@ -135,7 +130,7 @@ describe('/share/<token>', () => {
   });
 
   it('reaches only its own project', async () => {
-    const other = await current.server.account();
+    const other = await server.account();
     await seed(other.projectId);
     const { token } = await share();
     const res = await page(`/share/${token}`);
@@ -174,8 +169,8 @@ describe('badges', () => {
     expect((await page(`/share/${token}/badge/metric/nope.svg`)).body).toMatch(/>no data</);
     expect((await page('/share/cis_share_nope/badge/metric/duration_ms.svg')).statusCode).toBe(404);
     expect((await page('/share/cis_share_nope/badge/status.svg')).statusCode).toBe(404);
-    await current.server.call('POST', Paths.revokeShareLink, {
-      key: current.me.apiKey,
+    await server.call('POST', Paths.revokeShareLink, {
+      key: me.apiKey,
       body: { token },
     });
     expect((await page(`/share/${token}/badge/status.svg`)).statusCode).toBe(404);

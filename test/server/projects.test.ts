@@ -9,7 +9,7 @@ import { migrations } from '../../server/storage/sqlite/sqlite-migrations.js';
 import { run } from '../helpers/process.js';
 import {
   ADMIN_TOKEN,
-  startTestServer,
+  eachTestServer,
   type TestAccount,
   type TestServer,
   tempDir,
@@ -20,11 +20,7 @@ import {
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 const create = (name: unknown, key = me.apiKey) =>
   server.call('POST', Paths.createProject, { key, body: { name } });

@@ -1,21 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OwnError } from '../../contract/error-texts.js';
 import { DEFAULT_THEME } from '../../server/domain/themes.js';
 import { renderDocument } from '../../server/http/pages/html-document.js';
 import { PublicPageView } from '../../server/http/pages/public-page/public-page-view.js';
 import { executeSql } from '../helpers/database.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** GET /@<display_name>: what is shown, to whom, and how it is cached. */
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer({ PUBLIC_URL: 'https://stats.example.com' });
-  me = await server.account();
+eachTestServer((started) => ({ server, me } = started), {
+  PUBLIC_URL: 'https://stats.example.com',
 });
-afterEach(() => server.close());
 
 const api = (url: string, body?: unknown, who = me) =>
   server.call('POST', url, { key: who.apiKey, ...(body === undefined ? {} : { body }) });

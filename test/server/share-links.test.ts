@@ -1,19 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { selectRows } from '../helpers/database.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Share links: random tokens stored as hashes, each reaching one project, revoked at once. */
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer({ PUBLIC_URL: 'https://stats.example.com' });
-  me = await server.account();
+eachTestServer((started) => ({ server, me } = started), {
+  PUBLIC_URL: 'https://stats.example.com',
 });
-afterEach(() => server.close());
 
 const create = (projectId: string, key = me.apiKey) =>
   server.call('POST', Paths.createShareLink, { key, body: { projectId } });

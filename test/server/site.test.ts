@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let me: TestAccount;
@@ -12,11 +12,7 @@ const update = (body: unknown) =>
 const read = async () =>
   (await server.call('GET', '/pagesite/get-site-configuration', { key: me.apiKey })).json();
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 describe('E3 toggle visibility', () => {
   it('a new site is hidden; each call flips it', async () => {

@@ -1,8 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { failReads, failWrites } from '../helpers/sabotage.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import {
+  eachTestServer,
+  startTestServer,
+  type TestAccount,
+  type TestServer,
+} from '../helpers/server.js';
 
 /** Every row of the spec's part 7 table, with its status and verbatim text. */
 
@@ -11,11 +16,7 @@ const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/abcDEF_ghi-
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 async function expectError(
   response: Promise<{ statusCode: number; json(): unknown; headers: Record<string, unknown> }>,

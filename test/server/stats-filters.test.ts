@@ -1,20 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** get-events and get-metrics filtered by type, status, branch and time, with paging. */
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 const BASE = Date.parse('2026-11-01T00:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,21 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import type { BuildSummary, MetricSeries } from '../../contract/stats-queries.js';
 import { selectColumn } from '../helpers/database.js';
 import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Series and build summaries against answers computed here, independently, from the raw data. */
 
 let server: TestServer;
 let me: TestAccount;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 const get = async <T>(path: string, query: Record<string, string | number>) => {
   const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));

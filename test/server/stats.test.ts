@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/abcDEF_ghi-jkl';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -21,11 +21,7 @@ const metrics = async (query = `projectId=${me.projectId}`) =>
     await server.call('GET', `/stats/get-metrics?${query}`, { key: me.apiKey })
   ).json() as MetricPage;
 
-beforeEach(async () => {
-  server = await startTestServer();
-  me = await server.account();
-});
-afterEach(() => server.close());
+eachTestServer((started) => ({ server, me } = started));
 
 describe('E6 get projects', () => {
   it('lists only the caller’s projects, ordered by creation, timestamps ISO with ms and Z', async () => {

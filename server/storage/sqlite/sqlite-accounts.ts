@@ -42,7 +42,7 @@ export function sqliteAccounts(db: Db): Sync<AccountRepository> {
   );
   const keysOf = db.prepare(
     `SELECT id, label, prefix, scope, project_ids AS projectIds, created_at, last_used_at AS lastUsedAt
-       FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id`,
+       FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid`,
   );
   const revoke = db.prepare(
     'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',

@@ -13,7 +13,7 @@ export function sqliteShareLinks(db: Db): Sync<ShareLinkRepository> {
   );
   const listOf = db.prepare(
     `SELECT id, prefix, created_at FROM share_links
-      WHERE project_id = ? AND revoked_at IS NULL ORDER BY created_at, id`,
+      WHERE project_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid`,
   );
   const find = db.prepare(
     'SELECT project_id AS projectId FROM share_links WHERE token_hash = ? AND revoked_at IS NULL',
