@@ -1,7 +1,12 @@
 import { decodeCursor, encodeCursor } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
 import type { EventPage } from '../../contract/readback.js';
-import type { BuildSummary, MetricKeys, MetricSeries } from '../../contract/stats-queries.js';
+import type {
+  BuildSummary,
+  MetricKeys,
+  MetricSeries,
+  RecordQuery,
+} from '../../contract/stats-queries.js';
 import { NotFound } from '../domain/domain-errors.js';
 import { branchOf, seriesOf } from '../domain/record-facts.js';
 import type { ViewRange } from '../domain/view-ranges.js';
@@ -51,6 +56,24 @@ export interface ViewQuery {
   before: string | undefined;
 }
 
+/** A page of the range's records, newest first, on one branch or all. */
+const recordQuery = (
+  projectId: string,
+  range: ViewRange,
+  branch: string | undefined,
+  limit: number,
+  cursor: number | undefined,
+): RecordQuery => ({
+  projectId,
+  limit,
+  cursor,
+  branch,
+  from: range.from,
+  to: range.to,
+  eventType: undefined,
+  status: undefined,
+});
+
 /**
  * Everything the project statistics page shows, from the same services as the API: for the
  * owner (`/dashboard/projects/<id>`) or for a share link (read-only, without its links).
@@ -73,16 +96,10 @@ export function projectViewService(
     const [keys, summary, timeline, branches, shareLinks] = await Promise.all([
       services.stats.keys(accountId, projectId),
       services.stats.buildSummary(accountId, { projectId, ...window, eventType: undefined }),
-      services.records.events(accountId, {
-        projectId,
-        limit: TIMELINE_PAGE,
-        cursor,
-        branch,
-        from: range.from,
-        to: range.to,
-        eventType: undefined,
-        status: undefined,
-      }),
+      services.records.events(
+        accountId,
+        recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor),
+      ),
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
     ]);
@@ -124,16 +141,10 @@ export function projectViewService(
     const points: SinglePoint[] = [];
     let cursor: number | undefined;
     do {
-      const page = await services.records.metrics(accountId, {
-        projectId,
-        limit: 200,
-        cursor,
-        branch,
-        from: range.from,
-        to: range.to,
-        eventType: undefined,
-        status: undefined,
-      });
+      const page = await services.records.metrics(
+        accountId,
+        recordQuery(projectId, range, branch, 200, cursor),
+      );
       for (const metric of page.metrics) {
         const github = isJsonObject(metric.payload.github) ? metric.payload.github : {};
         points.push({

@@ -2,6 +2,7 @@ import type { Project } from '../../../../../contract/projects.js';
 import type { StoredEvent } from '../../../../../contract/readback.js';
 import { Csrf } from '../form-controls.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
+import { SimpleTable } from './simple-table.js';
 
 export interface OverviewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   displayName: string | null;
@@ -84,43 +85,26 @@ export function OverviewView(props: OverviewProps) {
             Manage projects
           </a>
         </div>
-        {projects.length === 0 ? (
-          <p class="empty">No projects yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Latest event</th>
-                  <th scope="col">When</th>
-                </tr>
-              </thead>
-              <tbody>
-                {projects.map(({ project, latest }) => (
-                  <tr>
-                    <td>
-                      <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>
-                        {project.name}
-                      </a>
-                    </td>
-                    <td>
-                      {latest ? (
-                        <span>
-                          <code>{latest.eventType}</code>
-                          {latest.description ? ` · ${latest.description}` : ''}
-                        </span>
-                      ) : (
-                        <span class="muted">None yet</span>
-                      )}
-                    </td>
-                    <td class="muted">{latest ? when(latest.created_at) : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <SimpleTable columns={['Project', 'Latest event', 'When']} empty="No projects yet.">
+          {projects.map(({ project, latest }) => (
+            <tr>
+              <td>
+                <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>{project.name}</a>
+              </td>
+              <td>
+                {latest ? (
+                  <span>
+                    <code>{latest.eventType}</code>
+                    {latest.description ? ` · ${latest.description}` : ''}
+                  </span>
+                ) : (
+                  <span class="muted">None yet</span>
+                )}
+              </td>
+              <td class="muted">{latest ? when(latest.created_at) : '—'}</td>
+            </tr>
+          ))}
+        </SimpleTable>
       </section>
     </DashboardLayout>
   );

@@ -3,6 +3,7 @@ import type { Project } from '../../../../../contract/projects.js';
 import { Csrf, TextField } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
+import { SimpleTable } from './simple-table.js';
 
 export interface ProjectsProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   projects: Project[];
@@ -24,36 +25,21 @@ export function ProjectsView(props: ProjectsProps) {
       <div class="two-col">
         <section class="card" aria-labelledby="list-title">
           <h2 id="list-title">Your projects</h2>
-          {projects.length === 0 ? (
-            <p class="empty">No projects yet.</p>
-          ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Project id</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {projects.map((project) => (
-                    <tr>
-                      <td>
-                        <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>
-                          {project.name}
-                        </a>
-                      </td>
-                      <td>
-                        <code>{project.id}</code>
-                      </td>
-                      <td class="muted">{project.created_at.slice(0, 10)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <SimpleTable columns={['Name', 'Project id', 'Created']} empty="No projects yet.">
+            {projects.map((project) => (
+              <tr>
+                <td>
+                  <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>
+                    {project.name}
+                  </a>
+                </td>
+                <td>
+                  <code>{project.id}</code>
+                </td>
+                <td class="muted">{project.created_at.slice(0, 10)}</td>
+              </tr>
+            ))}
+          </SimpleTable>
         </section>
         <form method="post" action="/dashboard/projects" class="card" novalidate>
           <Csrf token={csrf} />

@@ -1,0 +1,29 @@
+import type { ComponentChildren } from 'preact';
+
+/** A table of rows under column headings, or a line saying there is nothing yet. */
+export function SimpleTable({
+  columns,
+  empty,
+  children,
+}: {
+  columns: string[];
+  empty: string;
+  /** The rows (`<tr>`); none shows `empty`. */
+  children: ComponentChildren[];
+}) {
+  if (children.length === 0) return <p class="empty">{empty}</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col">{column}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
