@@ -43,17 +43,21 @@ export interface CreateApiKeyResponse {
   projectIds: string[] | null;
 }
 
-/** GET /account/get-api-keys: never a key or its hash. `last_used_at` is at most a minute stale. */
+/** A key as its account sees it listed: never the key or its hash. Times are ISO 8601. */
+export interface ApiKeyInfo {
+  id: string;
+  label: string | null;
+  prefix: string;
+  scope: KeyScope;
+  projectIds: string[] | null;
+  created_at: string;
+  /** At most a minute stale. */
+  last_used_at: string | null;
+}
+
+/** GET /account/get-api-keys. */
 export interface ApiKeyList {
-  keys: {
-    id: string;
-    label: string | null;
-    prefix: string;
-    scope: KeyScope;
-    projectIds: string[] | null;
-    created_at: string;
-    last_used_at: string | null;
-  }[];
+  keys: ApiKeyInfo[];
 }
 
 /** POST /account/revoke-api-key. */

@@ -1,4 +1,4 @@
-import type { KeyScope } from '../../contract/api-keys.js';
+import type { ApiKeyInfo, KeyScope } from '../../contract/api-keys.js';
 import type { Project } from '../../contract/projects.js';
 import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
@@ -35,16 +35,8 @@ export interface NewKey {
   projectIds: string[] | null;
 }
 
-/** A key as its account sees it listed. Times are ISO 8601; last use is at most a minute stale. */
-export interface KeyInfo {
-  id: string;
-  label: string | null;
-  prefix: string;
-  scope: KeyScope;
-  projectIds: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-}
+/** A key as its account sees it listed (the API's own shape). */
+export type KeyInfo = ApiKeyInfo;
 
 export interface AccountRepository {
   count(): Promise<number>;
