@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
+import { FakeService } from '../helpers/fake-service.js';
 import { FormClient } from '../helpers/form-client.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
-import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import {
+  eachTestServer,
+  startTestServer,
+  type TestAccount,
+  type TestServer,
+} from '../helpers/server.js';
 
 /** The statistics pages over HTTP: the owner's page, share links, badges. */
 
@@ -174,5 +180,46 @@ describe('badges', () => {
       body: { token },
     });
     expect((await page(`/share/${token}/badge/status.svg`)).statusCode).toBe(404);
+  });
+});
+
+describe('the timeline', () => {
+  it('shows each event’s colour and its Discord notification’s state, never the webhook', async () => {
+    const discord = new FakeService().fallback({ status: 200, body: { id: '1' } });
+    await discord.start();
+    const token = 'tok3n_SECRET-value_abcdefghijklmnopqrstuvwxyz0123456789';
+    const notifying = await startTestServer({ DISCORD_API_ORIGIN: discord.origin });
+    try {
+      const owner = await notifying.account();
+      const res = await notifying.call('POST', Paths.ingestEvents, {
+        key: owner.apiKey,
+        body: {
+          projectId: owner.projectId,
+          eventType: 'deploy',
+          description: 'v2.4.0 to production',
+          color: 0x00ff00,
+          chatWebhook: {
+            url: `https://discord.com/api/webhooks/112233445566778899/${token}`,
+            title: 'Release v2.4.0',
+          },
+        },
+      });
+      expect(res.statusCode).toBe(200);
+      await discord.waitFor(1);
+      const browser = new FormClient(notifying);
+      await browser.signIn(owner.apiKey);
+      let html = '';
+      for (let tries = 0; !html.includes('Discord: delivered') && tries < 50; tries++) {
+        html = (await browser.get(`/dashboard/projects/${owner.projectId}`)).body;
+        if (!html.includes('Discord: delivered')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(html).toContain('Discord: delivered');
+      expect(html).toContain('<circle fill="#00ff00"');
+      expect(html).toContain('v2.4.0 to production');
+      expect(html).not.toContain(token);
+    } finally {
+      await notifying.close();
+      await discord.stop();
+    }
   });
 });
