@@ -39,4 +39,12 @@ export const OwnError = {
   apiKeyNotFound: 'API key not found.',
   projectNameTaken: 'A project with this name already exists.',
   shareLinkNotFound: 'Share link not found.',
+  methodNotAllowed: 'Method not allowed.',
+  hostRequired: 'A Host header is required.',
+  badUrl: 'The request path is not a valid URL.',
+  uriTooLong: 'The request path is too long.',
+  requestTimeout: 'Request timeout.',
+  headersTooLarge: 'Request headers are too large.',
+  rateLimited: 'Too many requests: retry after the number of seconds in Retry-After.',
+  shuttingDown: 'The server is shutting down: retry in a moment.',
 } as const;

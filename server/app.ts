@@ -5,10 +5,10 @@ import type { Config } from './config.js';
 import { DebugAccessLog } from './http/access-log.js';
 import { apiContext } from './http/api/api-context.js';
 import { jsonErrorHandler, jsonNotFound } from './http/api/error-handler.js';
-import { clientErrorHandler } from './http/client-errors.js';
 import { pageContext } from './http/pages/page-context.js';
 import { createPageKit } from './http/pages/page-kit.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './http/pages/security-headers.js';
+import { allowedMethods, guardTransport, transportOptions } from './http/transport.js';
 import { createLogger, logsRequests } from './logger.js';
 import { connectionSweepPlugin } from './plugins/connection-sweep-plugin.js';
 import { maintenancePlugin } from './plugins/maintenance-plugin.js';
@@ -36,12 +36,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     ...(logsRequests(config.logLevel)
       ? { loggerInstance: logger as FastifyBaseLogger, logController: new DebugAccessLog() }
       : { logger: false }),
-    clientErrorHandler,
+    ...transportOptions(config),
     bodyLimit: config.bodyLimit,
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
   });
   app.decorate('config', config);
   app.decorate('logger', logger);
+  guardTransport(app);
 
   await app.register(storagePlugin);
   await app.register(outboundPlugin);
@@ -58,11 +59,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler({ preHandler: securityHeaders(STATIC_PAGE_POLICY) }, (request, reply) => {
     if (accepts(request.raw).type(['json', 'html']) !== 'html') return jsonNotFound(request, reply);
+    const allow = allowedMethods(request);
+    if (allow.length > 0) reply.code(405).header('allow', allow.join(', '));
+    else reply.code(404);
     return reply
-      .code(404)
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(kit.notFoundHtml);
+      .send(allow.length > 0 ? kit.errorHtml(405, request.id) : kit.notFoundHtml);
   });
   return app;
 }

@@ -63,6 +63,14 @@ const EnvSchema = z
       })
       .default('info'),
     BODY_LIMIT: integer('BODY_LIMIT', 1024, 100 * 1024 * 1024).default(1024 * 1024),
+    REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 100, 3_600_000).default(30_000),
+    HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 100, 3_600_000).default(10_000),
+    RATE_LIMIT_INGEST_PER_MINUTE: integer('RATE_LIMIT_INGEST_PER_MINUTE', 0, 10_000_000).default(
+      6_000,
+    ),
+    RATE_LIMIT_OTHER_PER_MINUTE: integer('RATE_LIMIT_OTHER_PER_MINUTE', 0, 10_000_000).default(
+      1_200,
+    ),
     PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
     TRUST_PROXY: z
       .string()
@@ -104,6 +112,14 @@ const EnvSchema = z
     OUTBOX_RETRY_BASE_MS: integer('OUTBOX_RETRY_BASE_MS', 10, 3_600_000).default(2_000),
   })
   .superRefine((env, ctx) => {
+    // Node refuses a headers timeout longer than the whole request's.
+    if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HEADERS_TIMEOUT_MS'],
+        message: 'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS',
+      });
+    }
     // A provider without its key could only fail later, request by request: refuse to start.
     if (env.FORWARDING_PROVIDER === 'improvmx' && !env.IMPROVMX_API_KEY) {
       ctx.addIssue({
@@ -154,6 +170,12 @@ export interface Config {
   adminToken: string | undefined;
   logLevel: LogLevel;
   bodyLimit: number;
+  /** The whole request, headers and body, must arrive within this (else 408). */
+  requestTimeoutMs: number;
+  /** The request's headers must arrive within this (else 408). */
+  headersTimeoutMs: number;
+  /** Requests per minute and API key (else 429); 0: no limit. */
+  rateLimits: { ingestPerMinute: number; otherPerMinute: number };
   /** Base URL of the public pages (canonical links); unset: taken from each request. */
   publicUrl: string | undefined;
   /**
@@ -210,6 +232,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    rateLimits: {
+      ingestPerMinute: e.RATE_LIMIT_INGEST_PER_MINUTE,
+      otherPerMinute: e.RATE_LIMIT_OTHER_PER_MINUTE,
+    },
     publicUrl: e.PUBLIC_URL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,

@@ -87,17 +87,35 @@ describe('errors everywhere', () => {
     }
   });
 
-  it('an unknown route or method is 404 JSON', async () => {
+  it('an unknown route is 404 JSON', async () => {
     for (const [method, url] of [
       ['GET', '/nope'],
-      ['GET', '/stats/ingest-events'],
-      ['POST', '/stats/get-projects'],
+      ['GET', '/stats/nope'],
+      ['POST', '/admin/nope'],
     ] as const) {
       const res = await server.call(method, url, { key: me.apiKey });
       expect({ status: res.statusCode, body: res.json() }).toEqual({
         status: 404,
         body: { error: OwnError.notFound },
       });
+    }
+  });
+
+  it('a known path with the wrong method is 405 JSON with Allow', async () => {
+    for (const [method, url, allow] of [
+      ['GET', '/stats/ingest-events', 'POST'],
+      ['POST', '/stats/get-projects', 'GET, HEAD'],
+      ['DELETE', '/pagesite/get-themes', 'GET, HEAD'],
+      ['PUT', '/admin/keys/some-key', 'DELETE'],
+      ['POST', '/healthz?x=1', 'GET, HEAD'],
+    ] as const) {
+      const res = await server.call(method, url, { key: me.apiKey });
+      expect({
+        url,
+        status: res.statusCode,
+        allow: res.headers.allow,
+        body: res.json(),
+      }).toEqual({ url, status: 405, allow, body: { error: OwnError.methodNotAllowed } });
     }
   });
 

@@ -3,6 +3,7 @@ import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import type { ErrorText, IssuePaths } from '../../../contract/fields.js';
 import { Headers } from '../../../contract/headers.js';
 import { type AnyDomainError, DomainError } from '../../domain/domain-errors.js';
+import { allowedMethods } from '../transport.js';
 import { describeDomainError } from './domain-error-mapping.js';
 
 declare module 'fastify' {
@@ -64,6 +65,14 @@ export function jsonErrorHandler(
     .send({ error: request.routeOptions.config.internalError ?? SpecError.internal });
 }
 
-export function jsonNotFound(_request: FastifyRequest, reply: FastifyReply) {
+/** An unknown path is 404; a known path asked with another method is 405 with `Allow`. */
+export function jsonNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const allow = allowedMethods(request);
+  if (allow.length > 0) {
+    return reply
+      .code(405)
+      .header('allow', allow.join(', '))
+      .send({ error: OwnError.methodNotAllowed });
+  }
   return reply.code(404).send({ error: OwnError.notFound });
 }

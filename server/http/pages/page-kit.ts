@@ -32,6 +32,7 @@ const ERROR_PAGES: Record<number, [string, string]> = {
     'For your safety the form could not be accepted. Go back, reload the page and try again.',
   ],
   413: ['Too large', 'What was sent is larger than this server accepts.'],
+  405: ['Not allowed here', 'This address does not take this kind of request.'],
   415: ['Not a form', 'This page accepts forms only.'],
   429: ['Too many attempts', 'Wait a few minutes before trying again.'],
 };

@@ -1,0 +1,99 @@
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type {
+  FastifyError,
+  FastifyHttpOptions,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
+import { OwnError, SpecError } from '../../contract/error-texts.js';
+import type { Config } from '../config.js';
+import { clientErrorHandler } from './client-errors.js';
+
+/** Methods a route of ours can have; `Allow` lists those a path answers. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Every method the server implements somewhere (what a CONNECT is told). */
+const SERVER_METHODS = 'GET, HEAD, POST, DELETE';
+
+/**
+ * How Node's HTTP server is set up: timeouts (a request, headers and body, must arrive within
+ * REQUEST_TIMEOUT_MS, its headers within HEADERS_TIMEOUT_MS; otherwise 408), the Host header
+ * checked by us (Node's own check answers a bare 400 without a body), and the framework's own
+ * errors answered as ours.
+ */
+export function transportOptions(config: Config): FastifyHttpOptions<Server> {
+  return {
+    clientErrorHandler,
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requireHostHeader: false,
+      headersTimeout: config.headersTimeoutMs,
+      // How often Node looks for requests past their timeouts: a tenth of the shorter one.
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.floor(config.headersTimeoutMs / 10)),
+      ),
+    },
+    // During a graceful close, requests still arriving on open connections get our 503.
+    return503OnClosing: false,
+    frameworkErrors,
+  };
+}
+
+/** A bad percent-encoding, a parameter longer than the router takes: JSON like any error. */
+function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply.code(414).send({ error: OwnError.uriTooLong });
+  }
+  if (error.code === 'FST_ERR_BAD_URL') return reply.code(400).send({ error: OwnError.badUrl });
+  return reply.code(500).send({ error: SpecError.internal });
+}
+
+/** The methods `request`'s path answers to, e.g. `GET, HEAD`; empty when the path is unknown. */
+export function allowedMethods(request: FastifyRequest): string[] {
+  return METHODS.filter(
+    (method) => request.server.findRoute({ method, url: request.url }) !== null,
+  );
+}
+
+/**
+ * Hooks on the root instance, before any context is registered so that every route inherits
+ * them: the Host header (HTTP/1.1 requires it), 503 while the server closes, and
+ * `Connection: close` on any answer given before the request's body arrived (a wrong key, an
+ * unknown path, a rate limit...), so that a body nobody will use is never read.
+ */
+export function guardTransport(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      reply.code(503).header('connection', 'close').send({ error: OwnError.shuttingDown });
+      return;
+    }
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.code(400).header('connection', 'close').send({ error: OwnError.hostRequired });
+      return;
+    }
+    done();
+  });
+  app.addHook('onSend', (request, reply, _payload, done) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    done();
+  });
+  app.server.on('connect', refuseConnect);
+}
+
+/** CONNECT (a proxy tunnel) is not something this server does. */
+function refuseConnect(_request: unknown, socket: Socket): void {
+  const body = JSON.stringify({ error: OwnError.methodNotAllowed });
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nAllow: ${SERVER_METHODS}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
