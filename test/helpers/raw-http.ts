@@ -66,3 +66,46 @@ export function errorOf(answer: RawAnswer | undefined): string | undefined {
   const keys = Object.keys(body);
   return keys.length === 1 && typeof body.error === 'string' ? body.error : undefined;
 }
+
+/**
+ * Sends `head`, then body bytes as fast as the server takes them, up to `limit` bytes, and
+ * reports how much it could send before the server closed the connection, and what it answered.
+ */
+export function flood(
+  origin: string,
+  head: string,
+  limit: number,
+): Promise<{ text: string; sent: number; closed: boolean }> {
+  const url = new URL(origin);
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  return new Promise((resolve) => {
+    let text = '';
+    let sent = 0;
+    let closed = false;
+    const socket: Socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(head);
+      pump();
+    });
+    socket.setEncoding('latin1');
+    socket.on('data', (data: string) => {
+      text += data;
+    });
+    const finish = () => resolve({ text, sent, closed });
+    socket.on('close', () => {
+      closed = true;
+      finish();
+    });
+    socket.on('error', () => {});
+    function pump(): void {
+      while (!socket.destroyed && sent < limit) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+      // Everything was taken: the server is still reading.
+      if (sent >= limit) setTimeout(() => socket.destroy(), 200);
+    }
+  });
+}

@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
-import { errorOf, exchange, parseAnswers } from '../helpers/raw-http.js';
-import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { errorOf, exchange, flood, parseAnswers } from '../helpers/raw-http.js';
+import {
+  ADMIN_TOKEN,
+  eachTestServer,
+  startTestServer,
+  type TestAccount,
+  type TestServer,
+} from '../helpers/server.js';
 
 /**
  * The connection level, over real sockets: what a client sends beyond a request, requests that
@@ -128,5 +134,64 @@ describe('every answer is JSON { error } (defect 3)', () => {
     const [answer] = parseAnswers(text);
     expect(answer?.status).toBe(414);
     expect(errorOf(answer)).toBe(OwnError.uriTooLong);
+  });
+});
+
+describe('a stalled request is answered 408 (defect 5)', () => {
+  let slow: TestServer;
+  beforeEach(async () => {
+    slow = await startTestServer({ REQUEST_TIMEOUT_MS: '800', HEADERS_TIMEOUT_MS: '400' });
+  });
+  afterEach(() => slow.close());
+
+  it('a body that stops coming, or headers that stop coming', async () => {
+    const slowOrigin = await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    const account = await slow.account();
+    for (const stalled of [
+      `POST /stats/ingest-events HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${account.apiKey}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"projectId"',
+      'GET /stats/get-projects HTTP/1.1\r\nHost: x\r\nX-API-',
+    ]) {
+      const { text, closed } = await exchange(slowOrigin, stalled, { timeoutMs: 5000 });
+      const [answer, ...more] = parseAnswers(text);
+      expect({ status: answer?.status, error: errorOf(answer), more, closed }).toEqual({
+        status: 408,
+        error: OwnError.requestTimeout,
+        more: [],
+        closed: true,
+      });
+    }
+  });
+});
+
+describe('a body nobody will use is not read (defect 6)', () => {
+  const GIGABYTE = 1024 ** 3;
+  /** Far more than the socket buffers on both sides hold. */
+  const LIMIT = 96 * 1024 ** 2;
+  const head = (path: string, headers: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\n${headers}Content-Type: application/json\r\n` +
+    `Content-Length: ${GIGABYTE}\r\n\r\n`;
+
+  it('is answered, and the connection closed, without reading the body', async () => {
+    await listen();
+    for (const [path, headers, status, error] of [
+      ['/stats/ingest-events', 'X-API-KEY: cis_wrong\r\n', 401, SpecError.unauthorizedStats],
+      ['/admin/accounts', '', 401, OwnError.adminUnauthorized],
+      ['/admin/accounts', 'Authorization: Bearer wrong\r\n', 401, OwnError.adminUnauthorized],
+      // BODY_LIMIT (4096 here) applies to the admin API too.
+      ['/admin/accounts', `Authorization: Bearer ${ADMIN_TOKEN}\r\n`, 413, OwnError.bodyTooLarge],
+      ['/stats/ingest-events', `X-API-KEY: ${me.apiKey}\r\n`, 413, OwnError.bodyTooLarge],
+      ['/nope', '', 413, OwnError.bodyTooLarge],
+    ] as const) {
+      const { text, sent, closed } = await flood(origin, head(path, headers), LIMIT);
+      const [answer] = parseAnswers(text);
+      expect({
+        path,
+        status: answer?.status,
+        error: errorOf(answer),
+        connection: answer?.headers.connection,
+        closedByServer: closed && sent < LIMIT,
+      }).toEqual({ path, status, error, connection: 'close', closedByServer: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { adminArea } from '../admin/admin-routes.js';
 import { apiArea } from './area.js';
 import { jsonErrorHandler } from './error-handler.js';
 import { acceptJsonOnly } from './json-body.js';
+import { rateLimits } from './rate-limits.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -23,6 +24,8 @@ export async function apiContext(app: FastifyInstance) {
   app.setErrorHandler(jsonErrorHandler);
 
   await app.register(healthRoutes);
+  // Every route registered from here on (health checks are not) counts against a rate limit.
+  await rateLimits(app);
   const areas = [
     [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
     [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
