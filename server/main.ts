@@ -7,6 +7,15 @@ import { bootstrapIfEmpty } from './services/bootstrap.js';
 /** Exit code for a configuration the server cannot start with. */
 const EXIT_CONFIG = 2;
 
+/** Why listening failed, in words (the usual causes), else Node's own message. */
+function listenFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return 'the port is already in use.';
+  if (code === 'EACCES') return 'permission denied (ports below 1024 need privileges).';
+  if (code === 'EADDRNOTAVAIL') return 'this machine has no such address.';
+  return error instanceof Error ? error.message : String(error);
+}
+
 function readConfig(): Config {
   try {
     return loadConfig();
@@ -20,20 +29,6 @@ function readConfig(): Config {
 const config = readConfig();
 const app = await buildApp(config);
 
-const boot = await bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
-if (boot) {
-  // Written to stdout, not to the log: the only time this key is ever shown.
-  const lines = [
-    'Empty database: created an account and a project named "default".',
-    `  project id: ${boot.projectId}`,
-    boot.generatedApiKey
-      ? `  API key:    ${boot.generatedApiKey}   (shown once; store it in a secret store)`
-      : '  API key:    the value of BOOTSTRAP_API_KEY',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-} else if (config.bootstrapApiKey !== undefined) {
-  app.logger.info('BOOTSTRAP_API_KEY is ignored: the database already has accounts');
-}
 if (config.adminToken !== undefined && config.adminToken.length < 16) {
   app.logger.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
 }
@@ -46,12 +41,32 @@ closeWithGrace({ delay: shutdownDeadlineMs, logger: app.logger }, async ({ signa
   await app.close();
 });
 
+let address: string;
 try {
-  const address = await app.listen({ port: config.port, host: config.host });
-  // Fastify says it itself when it logs requests; otherwise the application's logger does.
-  if (!logsRequests(config.logLevel)) app.logger.info(`Server listening at ${address}`);
+  address = await app.listen({ port: config.port, host: config.host });
 } catch (error) {
-  app.logger.error({ err: error }, 'could not listen');
+  // One line an operator can act on, rather than a stack.
+  process.stderr.write(`Cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}\n`);
   await app.close();
   process.exit(1);
 }
+
+// Only once the server listens: a start that fails must not use up the key shown once.
+const boot = await bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
+if (boot) {
+  // Written to stdout, not to the log: the only time this key is ever shown.
+  const lines = [
+    'Empty database: created an account and a project named "default".',
+    `  account id: ${boot.accountId}`,
+    `  project id: ${boot.projectId}`,
+    `  key id:     ${boot.keyId}`,
+    boot.generatedApiKey
+      ? `  API key:    ${boot.generatedApiKey}   (shown once; store it in a secret store)`
+      : '  API key:    the value of BOOTSTRAP_API_KEY',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} else if (config.bootstrapApiKey !== undefined) {
+  app.logger.info('BOOTSTRAP_API_KEY is ignored: the database already has accounts');
+}
+// Fastify says it itself when it logs requests; otherwise the application's logger does.
+if (!logsRequests(config.logLevel)) app.logger.info(`Server listening at ${address}`);

@@ -5,6 +5,8 @@ import type { ProjectService } from './project-service.js';
 export interface Bootstrapped {
   accountId: string;
   projectId: string;
+  /** Id of the account's first key (what revoking it takes). */
+  keyId: string;
   /** Only when the key was generated here: the one time it is ever shown. */
   generatedApiKey: string | undefined;
 }
@@ -27,6 +29,7 @@ export function bootstrapIfEmpty(
       return {
         accountId: account.accountId,
         projectId: project.id,
+        keyId: account.keyId,
         generatedApiKey: bootstrapApiKey === undefined ? account.apiKey : undefined,
       };
     }),

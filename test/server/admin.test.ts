@@ -33,6 +33,16 @@ describe('admin API', () => {
     }
   });
 
+  it('takes the Bearer scheme in any case', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      const res = await server.call('POST', '/admin/accounts', {
+        body: {},
+        headers: { authorization: `${scheme} ${ADMIN_TOKEN}` },
+      });
+      expect({ scheme, status: res.statusCode }).toEqual({ scheme, status: 201 });
+    }
+  });
+
   it('creates accounts, keys and projects; revokes keys', async () => {
     const created = await admin('POST', '/admin/accounts', { label: 'ci' });
     expect(created.statusCode).toBe(201);

@@ -1,8 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeService } from '../helpers/fake-service.js';
-import { run, startServerProcess } from '../helpers/process.js';
+import { run, SERVER_ENTRY, startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 
 /** The built server as `npm start` runs it: first start, bootstrap, revocation by the CLI, shutdown. */
@@ -19,6 +21,8 @@ it('first start creates an account and a default project and prints the key once
   const key = /API key:\s+(cis_\S+)/.exec(server.output())?.[1] as string;
   const projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
   expect(key).toBeDefined();
+  expect(server.output()).toMatch(/account id: +[0-9a-f-]{36}\n/);
+  expect(server.output()).toMatch(/key id: +[0-9a-f-]{36}\n/);
 
   const projects = await fetch(`${server.url}/stats/get-projects`, {
     headers: { 'x-api-key': key },
@@ -39,6 +43,29 @@ it('first start creates an account and a default project and prints the key once
   const again = await startServerProcess(env);
   expect(again.output()).not.toContain('API key');
   expect(await again.stop()).toBe(0);
+});
+
+it('a port in use is one line and exit code 1, and the key is shown at the next start', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as AddressInfo).port;
+  const env = { DATABASE_PATH: join(dir, 'stats.db') };
+  try {
+    const failed = await run([SERVER_ENTRY], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+    expect({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Cannot listen on 127.0.0.1:${port}: the port is already in use.\n`,
+    });
+  } finally {
+    blocker.close();
+  }
+  const server = await startServerProcess(env);
+  const key = /API key:\s+(cis_\S+)/.exec(server.output())?.[1] as string;
+  expect(key).toBeDefined();
+  const res = await fetch(`${server.url}/stats/get-projects`, { headers: { 'x-api-key': key } });
+  expect(res.status).toBe(200);
+  expect(await server.stop()).toBe(0);
 });
 
 it('BOOTSTRAP_API_KEY is used on an empty database and never printed', async () => {

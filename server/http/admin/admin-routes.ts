@@ -14,6 +14,8 @@ import { CreateApiKeyRequest } from '../../../contract/api-keys.js';
 import { OwnError } from '../../../contract/error-texts.js';
 import { jsonNotFound } from '../api/error-handler.js';
 
+const BEARER = /^bearer +(.*)$/i;
+
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 const routes: FastifyPluginAsyncZod = async (app) => {
@@ -73,8 +75,8 @@ export async function adminArea(app: FastifyInstance, { token }: { token: string
   app.setNotFoundHandler(jsonNotFound);
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', async (request, reply) => {
-      const header = request.headers.authorization ?? '';
-      const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+      // An authentication scheme's name is case-insensitive (RFC 9110, section 11.1).
+      const presented = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? '';
       // Equal-length digests, compared in constant time: the token's length does not leak either.
       if (!timingSafeEqual(digest(presented), expected)) {
         return reply.code(401).send({ error: OwnError.adminUnauthorized });
