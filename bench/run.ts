@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { floodScenario, stalledScenario } from './abuse.js';
+import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 
 /**
@@ -23,9 +23,14 @@ const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 1_000_000);
 const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 /** Requests per statistics query (after 10 unmeasured ones). */
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
-/** Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`; all by default. */
+/**
+ * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`; all
+ * by default.
+ */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats').split(',').map((name) => name.trim()),
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood')
+    .split(',')
+    .map((name) => name.trim()),
 );
 const API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The server's DURABILITY; `full`, the default, is what the targets are about. */
@@ -47,45 +52,6 @@ interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
-}
-
-interface Service {
-  child: ChildProcess;
-  url: string;
-  stdout: string;
-}
-
-async function startProcess(args: string[], env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', () => {
-      const match = /(?:listening|Server listening at) (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-  return { child, url, stdout };
-}
-
-async function stop(service: Service): Promise<number> {
-  const peak = peakRssMb(service.child.pid);
-  service.child.kill('SIGTERM');
-  await once(service.child, 'exit');
-  return peak;
-}
-
-/** The process's high-water mark of resident memory (Linux /proc), in MiB. */
-function peakRssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 async function measure(target: Target, seconds = SECONDS): Promise<Measurement> {
@@ -295,6 +261,10 @@ const serverEnv = (databasePath: string) => ({
   PORT: '0',
   LOG_LEVEL: 'info',
   DURABILITY,
+  // One key sends everything here: limits far above what it sends, so that the limiter's
+  // bookkeeping is measured but never refuses (the flood scenario measures refusals).
+  RATE_LIMIT_INGEST_PER_MINUTE: '10000000',
+  RATE_LIMIT_OTHER_PER_MINUTE: '10000000',
 });
 
 async function scenario(
@@ -517,6 +487,42 @@ try {
       ...Object.entries(stats.results).map(([name, r]) => `| ${name} | ${r.p50} | ${r.p99} |`),
       '',
       `Seeding and folding took ${stats.seedSeconds} s; peak RSS of the server ${stats.serverPeakRssMb} MiB.`,
+    );
+  }
+
+  if (SCENARIOS.has('stalled')) {
+    mkdirSync(join(work, 'stalled'));
+    const stalled = await stalledScenario(join(work, 'stalled'));
+    results.stalled = stalled;
+    report.push(
+      '',
+      `### ${stalled.stalled} stalled bodies (headers and part of a body, then silence)`,
+      '',
+      `Opened in ${stalled.openSeconds} s; open while the normal client was measured: ${stalled.openWhileMeasuring.before} before, ${stalled.openWhileMeasuring.after} after.`,
+      '',
+      '| Normal client (E7, one at a time) | p50 ms | p99 ms | max ms |',
+      '|---|---:|---:|---:|',
+      `| alone | ${stalled.unloaded.p50} | ${stalled.unloaded.p99} | ${stalled.unloaded.max} |`,
+      `| with the stalled connections open | ${stalled.loaded.p50} | ${stalled.loaded.p99} | ${stalled.loaded.max} |`,
+      '',
+      `Stalled connections: ${stalled.answered408Json} answered 408 JSON, ${stalled.otherAnswers} other answers, ${stalled.fiveXx} 5xx, ${stalled.notJson} not JSON, ${stalled.noAnswer} without an answer; all closed ${stalled.allClosedAfterSeconds} s after the first opened.`,
+    );
+  }
+
+  if (SCENARIOS.has('flood')) {
+    mkdirSync(join(work, 'flood'));
+    const flood = await floodScenario(join(work, 'flood'));
+    results.flood = flood;
+    const row = (name: string, run: typeof flood.limited) =>
+      `| ${name} | ${run.unloaded.p50} | ${run.unloaded.p99} | ${run.loaded.p50} | ${run.loaded.p99} | ${run.ratio}× | ${run.flood.sent} | ${JSON.stringify(run.flood.statuses)} | ${run.flood.fiveXx} | ${run.flood.notJsonError} |`;
+    report.push(
+      '',
+      '### One key floods get-events?limit=200 (50 connections); another key sends E7 one at a time',
+      '',
+      '| Server | alone p50 ms | alone p99 ms | during flood p50 ms | during flood p99 ms | p99 ratio | flood requests | flood answers | 5xx | non-JSON errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+      row('default rate limits', flood.limited),
+      row('no rate limits (reference)', flood.unlimited),
     );
   }
 

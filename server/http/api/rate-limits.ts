@@ -8,6 +8,15 @@ type Budget = 'ingest' | 'other';
 
 const INGEST_PATHS = ['/ingest-events', '/ingest-metrics'];
 
+/**
+ * A 429 is sent after this pause: a client that loops on refusals (a runaway script waits for
+ * each answer) then sends one request a second per connection instead of thousands, and the
+ * server's time goes to the other keys. Retry-After still counts from the end of the pause.
+ */
+const REFUSAL_PAUSE_MS = 1000;
+/** Beyond this many 429s waiting at once (many connections), the rest are sent at once. */
+const MAX_PAUSED_REFUSALS = 1000;
+
 function budgetOf(request: FastifyRequest): Budget {
   const path = request.routeOptions.url ?? '';
   return request.method === 'POST' && INGEST_PATHS.some((end) => path.endsWith(end))
@@ -20,7 +29,7 @@ function budgetOf(request: FastifyRequest): Budget {
  * in this process's memory). The limit is checked after authentication and before the body is
  * read, so a refused request costs neither a body nor a database query. Keys are counted by key id,
  * never by the key itself; requests without a key (the public routes) by client address; the admin
- * API is not limited. A 429 carries `Retry-After` and the IETF draft's `RateLimit-Limit`,
+ * API is not limited. A 429 is answered after a pause (below). A 429 carries `Retry-After` and the IETF draft's `RateLimit-Limit`,
  * `RateLimit-Remaining` and `RateLimit-Reset` headers, which every answer under a limit carries.
  */
 export async function rateLimits(app: FastifyInstance): Promise<void> {
@@ -41,5 +50,17 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
       limitOf(key) === 0 || (request.routeOptions.url ?? '').startsWith(`${Areas.admin}/`),
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(OwnError.rateLimited), { statusCode: context.statusCode }),
+  });
+  let paused = 0;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (reply.statusCode !== 429 || paused >= MAX_PAUSED_REFUSALS) {
+      done(null, payload);
+      return;
+    }
+    paused += 1;
+    setTimeout(() => {
+      paused -= 1;
+      done(null, payload);
+    }, REFUSAL_PAUSE_MS).unref();
   });
 }

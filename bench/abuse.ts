@@ -1,0 +1,282 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { type Service, startProcess, stop } from './processes.js';
+
+/**
+ * Abusive clients beside a normal one (issue 14): a normal client's latency is measured alone,
+ * then while the abuse goes on, in the same run.
+ * - `stalled`: 2,000 connections that send headers and part of a body, then nothing.
+ * - `flood`: one key sends get-events?limit=200 as fast as 50 connections allow, with the
+ *   default rate limits and, as the reference, with none.
+ */
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const NORMAL_SAMPLES = Number(process.env.BENCH_NORMAL_SAMPLES ?? 400);
+const STALLED = Number(process.env.BENCH_STALLED ?? 2000);
+const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 10);
+const FLOOD_CONNECTIONS = 50;
+
+interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+  statuses: Record<string, number>;
+}
+
+interface Account {
+  apiKey: string;
+  projectId: string;
+}
+
+async function call(
+  origin: string,
+  path: string,
+  init: { method?: string; key?: string; admin?: boolean; body?: unknown } = {},
+) {
+  const res = await fetch(`${origin}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: {
+      ...(init.key ? { 'x-api-key': init.key } : {}),
+      ...(init.admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : {}),
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function newAccount(origin: string): Promise<Account> {
+  const account = await call(origin, '/admin/accounts', { admin: true, body: {} });
+  const { accountId, apiKey } = account.body as { accountId: string; apiKey: string };
+  const project = await call(origin, `/admin/accounts/${accountId}/projects`, {
+    admin: true,
+    body: { name: 'bench' },
+  });
+  return { apiKey, projectId: project.body.id as string };
+}
+
+/**
+ * A CI client: E7 one request after another (`NORMAL_SAMPLES` of them, or until `until` settles);
+ * latency as it sees it, HTTP included.
+ */
+async function normalClient(
+  origin: string,
+  account: Account,
+  until?: Promise<unknown>,
+): Promise<Latency> {
+  let over = false;
+  void until?.then(() => {
+    over = true;
+  });
+  const times: number[] = [];
+  const statuses: Record<string, number> = {};
+  for (let i = 0; until ? !over : i < NORMAL_SAMPLES + 10; i++) {
+    const started = performance.now();
+    const res = await call(origin, '/stats/ingest-events', {
+      key: account.apiKey,
+      body: { projectId: account.projectId, eventType: 'build', payload: { i } },
+    });
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    if (until || i >= 10) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const rank = (q: number) => Number((times[Math.floor(q * (times.length - 1))] ?? 0).toFixed(2));
+  return { p50: rank(0.5), p99: rank(0.99), max: rank(1), statuses };
+}
+
+const serverEnv = (dir: string, env: Record<string, string> = {}) => ({
+  DATABASE_PATH: join(dir, 'stats.db'),
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  ADMIN_TOKEN,
+  ...env,
+});
+
+async function withServer<T>(
+  dir: string,
+  env: Record<string, string>,
+  use: (server: Service) => Promise<T>,
+): Promise<T> {
+  // LOG_LEVEL=warn hides the line the benchmark waits for: start at info, which logs no request.
+  const server = await startProcess(['build/server/main.js'], {
+    ...serverEnv(dir, env),
+    LOG_LEVEL: 'info',
+  });
+  try {
+    return await use(server);
+  } finally {
+    await stop(server);
+  }
+}
+
+/** What one stalled connection got: the server's bytes, and whether (and when) it was closed. */
+interface Stalled {
+  socket: Socket;
+  text: string;
+  closedAt: number | undefined;
+}
+
+function openStalled(origin: string, account: Account): Promise<Stalled> {
+  const url = new URL(origin);
+  return new Promise((resolve) => {
+    const body = JSON.stringify({ projectId: account.projectId, eventType: 'stalled' });
+    const stalled: Stalled = {
+      socket: connect(Number(url.port), url.hostname, () => {
+        stalled.socket.write(
+          `POST /stats/ingest-events HTTP/1.1\r\nHost: bench\r\nX-API-KEY: ${account.apiKey}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length + 100}\r\n\r\n${body}`,
+        );
+        resolve(stalled);
+      }),
+      text: '',
+      closedAt: undefined,
+    };
+    stalled.socket.setEncoding('latin1');
+    stalled.socket.on('data', (chunk: string) => {
+      stalled.text += chunk;
+    });
+    stalled.socket.on('error', () => {});
+    stalled.socket.on('close', () => {
+      stalled.closedAt = Date.now();
+      resolve(stalled);
+    });
+  });
+}
+
+/** Sorts what the stalled connections got: 408 JSON, other answers, nothing at all. */
+function tallyStalled(connections: Stalled[]) {
+  const tally = { answered408Json: 0, otherAnswers: 0, fiveXx: 0, notJson: 0, noAnswer: 0 };
+  for (const { text } of connections) {
+    if (text === '') {
+      tally.noAnswer += 1;
+      continue;
+    }
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+    const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+    let json = false;
+    try {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      json = Object.keys(parsed).length === 1 && typeof parsed.error === 'string';
+    } catch {}
+    if (!json) tally.notJson += 1;
+    if (status >= 500) tally.fiveXx += 1;
+    if (status === 408 && json) tally.answered408Json += 1;
+    else tally.otherAnswers += 1;
+  }
+  return tally;
+}
+
+/** 2,000 stalled bodies (defect 5): a normal client's latency while they are open, and their end. */
+export async function stalledScenario(dir: string) {
+  return withServer(dir, {}, async (server) => {
+    const normal = await newAccount(server.url);
+    const attacker = await newAccount(server.url);
+    const unloaded = await normalClient(server.url, normal);
+    process.stderr.write(`stalled: unloaded p50 ${unloaded.p50} ms p99 ${unloaded.p99} ms\n`);
+
+    const openedAt = Date.now();
+    const connections: Stalled[] = [];
+    // In batches, so that the listen backlog is not what refuses them.
+    for (let opened = 0; opened < STALLED; opened += 100) {
+      const batch = Math.min(100, STALLED - opened);
+      connections.push(
+        ...(await Promise.all(
+          Array.from({ length: batch }, () => openStalled(server.url, attacker)),
+        )),
+      );
+    }
+    const openSeconds = (Date.now() - openedAt) / 1000;
+    const stillOpen = () => connections.filter((c) => c.closedAt === undefined).length;
+    const openBefore = stillOpen();
+    const loaded = await normalClient(server.url, normal);
+    const openAfter = stillOpen();
+    process.stderr.write(
+      `stalled: ${openAfter} of ${STALLED} open, p50 ${loaded.p50} ms p99 ${loaded.p99} ms\n`,
+    );
+
+    // Then wait for the request timeout (REQUEST_TIMEOUT_MS, 30 s by default) to end them.
+    const deadline = openedAt + 60_000;
+    while (stillOpen() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const closedTimes = connections
+      .map((c) => (c.closedAt ?? Number.NaN) - openedAt)
+      .filter((ms) => !Number.isNaN(ms));
+    for (const c of connections) c.socket.destroy();
+    return {
+      stalled: STALLED,
+      openSeconds,
+      openWhileMeasuring: { before: openBefore, after: openAfter },
+      unloaded,
+      loaded,
+      allClosedAfterSeconds: closedTimes.length ? Math.max(...closedTimes) / 1000 : null,
+      ...tallyStalled(connections),
+    };
+  });
+}
+
+async function flood(spec: Record<string, unknown>) {
+  const child = spawn(process.execPath, ['build/bench/flood.js'], {
+    env: { ...process.env, FLOOD: JSON.stringify(spec) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  await once(child, 'exit');
+  return JSON.parse(stdout) as {
+    sent: number;
+    answered: number;
+    statuses: Record<string, number>;
+    fiveXx: number;
+    notJsonError: number;
+    errors: number;
+    rps: number;
+  };
+}
+
+/** One key's flood of get-events?limit=200 (defect 7): another key's latency during it. */
+async function floodRun(dir: string, env: Record<string, string>) {
+  return withServer(dir, env, async (server) => {
+    const normal = await newAccount(server.url);
+    const attacker = await newAccount(server.url);
+    // 200 events in the attacker's project, so each page of the flood reads 200.
+    for (let i = 0; i < 200; i++) {
+      await call(server.url, '/stats/ingest-events', {
+        key: attacker.apiKey,
+        body: { projectId: attacker.projectId, eventType: 'seed', payload: { i } },
+      });
+    }
+    const unloaded = await normalClient(server.url, normal);
+    const flooding = flood({
+      url: `${server.url}/stats/get-events?projectId=${attacker.projectId}&limit=200`,
+      method: 'GET',
+      headers: { 'x-api-key': attacker.apiKey },
+      connections: FLOOD_CONNECTIONS,
+      seconds: FLOOD_SECONDS,
+    });
+    // From the flood's first request to its last, its initial burst included.
+    const loaded = await normalClient(server.url, normal, flooding);
+    const outcome = await flooding;
+    return {
+      unloaded,
+      loaded,
+      flood: outcome,
+      ratio: Number((loaded.p99 / unloaded.p99).toFixed(2)),
+    };
+  });
+}
+
+export async function floodScenario(dir: string) {
+  const limited = await floodRun(join(dir, 'limited'), {});
+  process.stderr.write(`flood (default limits): ${JSON.stringify(limited)}\n`);
+  const unlimited = await floodRun(join(dir, 'unlimited'), {
+    RATE_LIMIT_INGEST_PER_MINUTE: '0',
+    RATE_LIMIT_OTHER_PER_MINUTE: '0',
+  });
+  process.stderr.write(`flood (no limits): ${JSON.stringify(unlimited)}\n`);
+  return { limited, unlimited };
+}
