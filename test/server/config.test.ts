@@ -15,6 +15,9 @@ describe('loadConfig', () => {
       adminToken: undefined,
       logLevel: 'info',
       bodyLimit: 1048576,
+      requestTimeoutMs: 30000,
+      headersTimeoutMs: 10000,
+      rateLimits: { ingestPerMinute: 6000, otherPerMinute: 1200 },
       bootstrapApiKey: undefined,
       durability: 'full',
       forwarding: { provider: 'none' },
@@ -45,6 +48,10 @@ describe('loadConfig', () => {
     ['DATABASE_PATH', ':memory:'],
     ['ADMIN_TOKEN', 'has space'],
     ['BOOTSTRAP_API_KEY', 'bad\tkey'],
+    ['REQUEST_TIMEOUT_MS', '50'],
+    ['HEADERS_TIMEOUT_MS', '40000'],
+    ['RATE_LIMIT_INGEST_PER_MINUTE', '-1'],
+    ['RATE_LIMIT_OTHER_PER_MINUTE', 'lots'],
   ])('%s=%j is refused, naming the variable', (variable, value) => {
     const attempt = () => loadConfig({ [variable]: value });
     expect(attempt).toThrow(ConfigError);

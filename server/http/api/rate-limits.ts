@@ -17,6 +17,7 @@ const REFUSAL_PAUSE_MS = 1000;
 /** Beyond this many 429s waiting at once (many connections), the rest are sent at once. */
 const MAX_PAUSED_REFUSALS = 1000;
 
+/** E7 and E8 (under whichever prefix) spend the ingest budget; everything else the other. */
 function budgetOf(request: FastifyRequest): Budget {
   const path = request.routeOptions.url ?? '';
   return request.method === 'POST' && INGEST_PATHS.some((end) => path.endsWith(end))
