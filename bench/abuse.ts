@@ -10,6 +10,8 @@ import { type Service, startProcess, stop } from './processes.js';
  * - `stalled`: 2,000 connections that send headers and part of a body, then nothing.
  * - `flood`: one key sends get-events?limit=200 as fast as 50 connections allow, with the
  *   default rate limits and, as the reference, with none.
+ * - `bodies`: connections announcing a 1 GiB body with a wrong key, then sending it as fast as
+ *   the server takes it.
  */
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -17,6 +19,9 @@ const NORMAL_SAMPLES = Number(process.env.BENCH_NORMAL_SAMPLES ?? 400);
 const STALLED = Number(process.env.BENCH_STALLED ?? 2000);
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 10);
 const FLOOD_CONNECTIONS = 50;
+const BIG_BODIES = Number(process.env.BENCH_BIG_BODIES ?? 50);
+/** What each big-body connection tries to send at most (it announces a gigabyte). */
+const BIG_BODY_SEND_LIMIT = 64 * 1024 ** 2;
 
 interface Latency {
   p50: number;
@@ -279,4 +284,76 @@ export async function floodScenario(dir: string) {
   });
   process.stderr.write(`flood (no limits): ${JSON.stringify(unlimited)}\n`);
   return { limited, unlimited };
+}
+
+/** One connection pushing a body the server should not read; what it could send, what it got. */
+function pushBody(
+  origin: string,
+): Promise<{ text: string; sent: number; closedByServer: boolean }> {
+  const url = new URL(origin);
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  return new Promise((resolve) => {
+    let text = '';
+    let sent = 0;
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(
+        'POST /stats/ingest-events HTTP/1.1\r\nHost: bench\r\nX-API-KEY: cis_wrong\r\n' +
+          `Content-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n`,
+      );
+      pump();
+    });
+    socket.setEncoding('latin1');
+    socket.on('data', (data: string) => {
+      text += data;
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ text, sent, closedByServer: sent < BIG_BODY_SEND_LIMIT }));
+    function pump(): void {
+      while (!socket.destroyed && sent < BIG_BODY_SEND_LIMIT) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+      if (sent >= BIG_BODY_SEND_LIMIT) socket.destroy();
+    }
+  });
+}
+
+/** Unauthenticated gigabyte bodies (defect 6): answered and closed unread; a normal client meanwhile. */
+export async function bodiesScenario(dir: string) {
+  return withServer(dir, {}, async (server) => {
+    const normal = await newAccount(server.url);
+    const unloaded = await normalClient(server.url, normal);
+    const pushing = Promise.all(Array.from({ length: BIG_BODIES }, () => pushBody(server.url)));
+    const loaded = await normalClient(server.url, normal, pushing);
+    const pushed = await pushing;
+    const tally = { answered401Json: 0, fiveXx: 0, notJson: 0, noAnswer: 0, closedByServer: 0 };
+    for (const { text, closedByServer } of pushed) {
+      if (closedByServer) tally.closedByServer += 1;
+      if (text === '') {
+        tally.noAnswer += 1;
+        continue;
+      }
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+      let json = false;
+      try {
+        const parsed = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as object;
+        json = Object.keys(parsed).length === 1 && 'error' in parsed;
+      } catch {}
+      if (!json) tally.notJson += 1;
+      if (status >= 500) tally.fiveXx += 1;
+      if (status === 401 && json) tally.answered401Json += 1;
+    }
+    const mib = pushed.reduce((n, p) => n + p.sent, 0) / 1024 ** 2;
+    return {
+      connections: BIG_BODIES,
+      unloaded,
+      loaded,
+      ...tally,
+      sentMiB: Math.round(mib),
+      announcedMiB: BIG_BODIES * 1024,
+    };
+  });
 }

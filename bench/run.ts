@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { floodScenario, stalledScenario } from './abuse.js';
+import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 
@@ -24,11 +24,11 @@ const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 /** Requests per statistics query (after 10 unmeasured ones). */
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
 /**
- * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`; all
- * by default.
+ * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
+ * `bodies`; all by default.
  */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood')
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies')
     .split(',')
     .map((name) => name.trim()),
 );
@@ -523,6 +523,23 @@ try {
       '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
       row('default rate limits', flood.limited),
       row('no rate limits (reference)', flood.unlimited),
+    );
+  }
+
+  if (SCENARIOS.has('bodies')) {
+    mkdirSync(join(work, 'bodies'));
+    const bodies = await bodiesScenario(join(work, 'bodies'));
+    results.bodies = bodies;
+    report.push(
+      '',
+      `### ${bodies.connections} connections announce a 1 GiB body with a wrong key and send it`,
+      '',
+      '| Normal client (E7, one at a time) | p50 ms | p99 ms | max ms |',
+      '|---|---:|---:|---:|',
+      `| alone | ${bodies.unloaded.p50} | ${bodies.unloaded.p99} | ${bodies.unloaded.max} |`,
+      `| while the bodies are pushed | ${bodies.loaded.p50} | ${bodies.loaded.p99} | ${bodies.loaded.max} |`,
+      '',
+      `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets.`,
     );
   }
 
