@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Service, startProcess, stop } from './processes.js';
@@ -19,6 +20,8 @@ const NORMAL_SAMPLES = Number(process.env.BENCH_NORMAL_SAMPLES ?? 400);
 const STALLED = Number(process.env.BENCH_STALLED ?? 2000);
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 10);
 const FLOOD_CONNECTIONS = 50;
+/** The server under test; another build (say, of an older commit) to compare with. */
+const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? 'build/server/main.js';
 const BIG_BODIES = Number(process.env.BENCH_BIG_BODIES ?? 50);
 /** What each big-body connection tries to send at most (it announces a gigabyte). */
 const BIG_BODY_SEND_LIMIT = 64 * 1024 ** 2;
@@ -105,7 +108,7 @@ async function withServer<T>(
   use: (server: Service) => Promise<T>,
 ): Promise<T> {
   // LOG_LEVEL=warn hides the line the benchmark waits for: start at info, which logs no request.
-  const server = await startProcess(['build/server/main.js'], {
+  const server = await startProcess([SERVER_ENTRY], {
     ...serverEnv(dir, env),
     LOG_LEVEL: 'info',
   });
@@ -286,6 +289,11 @@ export async function floodScenario(dir: string) {
   return { limited, unlimited };
 }
 
+/** Bytes the process has read so far, sockets included (Linux /proc/<pid>/io `rchar`). */
+function bytesRead(pid: number | undefined): number {
+  return Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
+
 /** One connection pushing a body the server should not read; what it could send, what it got. */
 function pushBody(
   origin: string,
@@ -326,9 +334,17 @@ export async function bodiesScenario(dir: string) {
   return withServer(dir, {}, async (server) => {
     const normal = await newAccount(server.url);
     const unloaded = await normalClient(server.url, normal);
-    const pushing = Promise.all(Array.from({ length: BIG_BODIES }, () => pushBody(server.url)));
+    // Each of BIG_BODIES clients starts again as soon as its connection is closed.
+    const until = Date.now() + FLOOD_SECONDS * 1000;
+    const readBefore = bytesRead(server.child.pid);
+    const pushed: Awaited<ReturnType<typeof pushBody>>[] = [];
+    const client = async () => {
+      while (Date.now() < until) pushed.push(await pushBody(server.url));
+    };
+    const pushing = Promise.all(Array.from({ length: BIG_BODIES }, client));
     const loaded = await normalClient(server.url, normal, pushing);
-    const pushed = await pushing;
+    await pushing;
+    const serverReadMiB = (bytesRead(server.child.pid) - readBefore) / 1024 ** 2;
     const tally = { answered401Json: 0, fiveXx: 0, notJson: 0, noAnswer: 0, closedByServer: 0 };
     for (const { text, closedByServer } of pushed) {
       if (closedByServer) tally.closedByServer += 1;
@@ -348,12 +364,15 @@ export async function bodiesScenario(dir: string) {
     }
     const mib = pushed.reduce((n, p) => n + p.sent, 0) / 1024 ** 2;
     return {
-      connections: BIG_BODIES,
+      clients: BIG_BODIES,
+      connections: pushed.length,
+      seconds: FLOOD_SECONDS,
       unloaded,
       loaded,
       ...tally,
       sentMiB: Math.round(mib),
-      announcedMiB: BIG_BODIES * 1024,
+      serverReadMiB: Number(serverReadMiB.toFixed(1)),
+      announcedMiB: pushed.length * 1024,
     };
   });
 }

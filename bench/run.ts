@@ -532,14 +532,14 @@ try {
     results.bodies = bodies;
     report.push(
       '',
-      `### ${bodies.connections} connections announce a 1 GiB body with a wrong key and send it`,
+      `### ${bodies.clients} clients announce a 1 GiB body with a wrong key and send it, again and again for ${bodies.seconds} s (${bodies.connections} connections)`,
       '',
       '| Normal client (E7, one at a time) | p50 ms | p99 ms | max ms |',
       '|---|---:|---:|---:|',
       `| alone | ${bodies.unloaded.p50} | ${bodies.unloaded.p99} | ${bodies.unloaded.max} |`,
       `| while the bodies are pushed | ${bodies.loaded.p50} | ${bodies.loaded.p99} | ${bodies.loaded.max} |`,
       '',
-      `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets.`,
+      `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets' buffers, and the server read ${bodies.serverReadMiB} MiB in all (its \`rchar\`, the normal client's requests included).`,
     );
   }
 

@@ -81,10 +81,35 @@ export function guardTransport(app: FastifyInstance): void {
     done();
   });
   app.addHook('onSend', (request, reply, _payload, done) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      closeWithoutReading(request.raw.socket);
+    }
     done();
   });
   app.server.on('connect', refuseConnect);
+}
+
+/** How long a client has to read an answer given before its body, before the socket goes. */
+const LINGER_MS = 1000;
+
+/**
+ * After an answer with `Connection: close`, Node reads and discards what still arrives until the
+ * socket is closed, and closing it with bytes unread makes the kernel reset the connection, which
+ * can cost the client the answer it was just sent. For an answer given before the body arrived,
+ * the socket instead stops reading at once (Node's `_paused` flag keeps the request from resuming
+ * it), sends its FIN after the answer, and is destroyed a second later: the client gets the whole
+ * answer and the body is never read.
+ */
+function closeWithoutReading(socket: Socket): void {
+  const closing = socket as Socket & { destroySoon?: () => void; _paused?: boolean };
+  if (typeof closing.destroySoon !== 'function') return;
+  closing.destroySoon = () => {
+    closing._paused = true;
+    closing.pause();
+    closing.end();
+    setTimeout(() => closing.destroy(), LINGER_MS).unref();
+  };
 }
 
 /** CONNECT (a proxy tunnel) is not something this server does. */
