@@ -11,7 +11,8 @@ const INGEST_PATHS = ['/ingest-events', '/ingest-metrics'];
 /**
  * A 429 is sent after this pause: a client that loops on refusals (a runaway script waits for
  * each answer) then sends one request a second per connection instead of thousands, and the
- * server's time goes to the other keys. Retry-After still counts from the end of the pause.
+ * server's time goes to the other keys. Retry-After is computed before the pause, so a client
+ * that waits it out retries a second after the window has ended, never before.
  */
 const REFUSAL_PAUSE_MS = 1000;
 /** Beyond this many 429s waiting at once (many connections), the rest are sent at once. */
