@@ -6,7 +6,9 @@ import { apiArea } from './area.js';
 import { apiValidatorCompiler } from './body-validator.js';
 import { jsonErrorHandler } from './error-handler.js';
 import { acceptJsonOnly } from './json-body.js';
+import { openApi } from './openapi.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { docsRoutes } from './routes/docs-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
@@ -23,6 +25,8 @@ export async function apiContext(app: FastifyInstance) {
   acceptJsonOnly(app);
   app.setErrorHandler(jsonErrorHandler);
 
+  // Before the routes: the document is built from the routes registered after it.
+  await openApi(app);
   await app.register(healthRoutes);
   const areas = [
     [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
@@ -37,6 +41,7 @@ export async function apiContext(app: FastifyInstance) {
       prefix: HostedAreas[prefix],
     });
   }
+  await app.register(docsRoutes);
   const token = app.config.adminToken;
   if (token) await app.register(adminArea, { prefix: Areas.admin, token });
 }
