@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -26,6 +27,7 @@ import {
 
 const SEED = 14;
 const RUNS = 5_000;
+const RAW_RUNS = 1_500;
 const TIME_LIMIT_MS = 30_000;
 
 let server: TestServer;
@@ -278,59 +280,153 @@ function stateDigest(): string {
   }
 }
 
+interface Built {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload: string | Buffer | undefined;
+}
+
+/** A generated request, with the real key, project id and admin token where it asks for them. */
+function build(r: GeneratedRequest): Built {
+  const [method, template] = r.route;
+  const base = r.hosted ? aliasOf(template) : template;
+  const path = base.replace('{id}', encodeURIComponent(r.param) || 'x');
+  const withProject = (text: string) => text.replaceAll('{projectId}', me.projectId);
+  const url = r.query && method === 'GET' ? `${path}?${withProject(r.query)}` : path;
+  const headers: Record<string, string> = {};
+  if (path.startsWith(Areas.admin)) {
+    if (r.key !== 'none')
+      headers.authorization = `Bearer ${r.key === 'valid' ? ADMIN_TOKEN : 'nope'}`;
+  } else if (r.key !== 'none') {
+    headers['x-api-key'] = r.key === 'valid' ? me.apiKey : 'cis_wrong';
+  }
+  if (r.contentType !== undefined && r.body !== undefined) headers['content-type'] = r.contentType;
+  if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey;
+  const payload = typeof r.body === 'string' ? withProject(r.body) : r.body;
+  return { method, url, headers, payload };
+}
+
+type GeneratedRequest = typeof request extends fc.Arbitrary<infer T> ? T : never;
+
+interface Figures {
+  sent: number;
+  fiveHundreds: number;
+  nonJson: number;
+  refused: number;
+  accepted: number;
+}
+
+/** The invariants of one answer; `before` is the database before the request. */
+function check(
+  figures: Figures,
+  built: Built,
+  answer: { status: number; contentType: string | undefined; body: string },
+  before: string,
+): string {
+  figures.sent++;
+  if (answer.status >= 500) figures.fiveHundreds++;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    figures.nonJson++;
+  }
+  const what = `${built.method} ${built.url} ${String(built.payload).slice(0, 200)} -> ${answer.status} ${answer.body.slice(0, 200)}`;
+  expect(answer.status, what).toBeLessThan(500);
+  expect(answer.contentType, what).toMatch(/^application\/json/);
+  expect(parsed, what).toBeTypeOf('object');
+  const after = stateDigest();
+  if (answer.status >= 400) {
+    figures.refused++;
+    expect((parsed as { error?: unknown }).error, what).toBeTypeOf('string');
+    expect(after, `a refused request changed the database: ${what}`).toBe(before);
+  } else {
+    figures.accepted++;
+  }
+  return after;
+}
+
 it('thousands of malformed requests: no 5xx, JSON errors, refused requests change nothing', async () => {
-  const figures = { sent: 0, fiveHundreds: 0, nonJson: 0, refused: 0, accepted: 0 };
+  const figures: Figures = { sent: 0, fiveHundreds: 0, nonJson: 0, refused: 0, accepted: 0 };
   let before = stateDigest();
   const started = Date.now();
   await fc.assert(
     fc.asyncProperty(request, async (r) => {
-      const [method, template] = r.route;
-      const base = r.hosted ? aliasOf(template) : template;
-      const path = base.replace('{id}', encodeURIComponent(r.param) || 'x');
-      const withProject = (text: string) => text.replaceAll('{projectId}', me.projectId);
-      const url = r.query && method === 'GET' ? `${path}?${withProject(r.query)}` : path;
-      const headers: Record<string, string> = {};
-      if (path.startsWith(Areas.admin)) {
-        if (r.key !== 'none') {
-          headers.authorization = `Bearer ${r.key === 'valid' ? ADMIN_TOKEN : 'nope'}`;
-        }
-      } else if (r.key !== 'none') {
-        headers['x-api-key'] = r.key === 'valid' ? me.apiKey : 'cis_wrong';
-      }
-      if (r.contentType !== undefined && r.body !== undefined)
-        headers['content-type'] = r.contentType;
-      if (r.idempotencyKey !== undefined) headers['idempotency-key'] = r.idempotencyKey;
-      const payload = typeof r.body === 'string' ? withProject(r.body) : r.body;
+      const built = build(r);
       const res = await server.app.inject({
-        method: method as InjectOptions['method'],
-        url,
-        headers,
-        ...(payload === undefined ? {} : { payload }),
+        method: built.method as InjectOptions['method'],
+        url: built.url,
+        headers: built.headers,
+        ...(built.payload === undefined ? {} : { payload: built.payload }),
       });
-      figures.sent++;
-      if (res.statusCode >= 500) figures.fiveHundreds++;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(res.body);
-      } catch {
-        figures.nonJson++;
-      }
-      const what = `${method} ${url} ${String(payload).slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
-      expect(res.statusCode, what).toBeLessThan(500);
-      expect(res.headers['content-type'], what).toMatch(/^application\/json/);
-      expect(parsed, what).toBeTypeOf('object');
-      const after = stateDigest();
-      if (res.statusCode >= 400) {
-        figures.refused++;
-        expect((parsed as { error?: unknown }).error, what).toBeTypeOf('string');
-        expect(after, `a refused request changed the database: ${what}`).toBe(before);
-      } else {
-        figures.accepted++;
-      }
-      before = after;
+      const contentType = res.headers['content-type'];
+      before = check(
+        figures,
+        built,
+        { status: res.statusCode, contentType: contentType as string | undefined, body: res.body },
+        before,
+      );
     }),
     { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, endOnFailure: true },
   );
-  console.log(`fuzz: ${JSON.stringify(figures)} in ${Date.now() - started} ms (seed ${SEED})`);
+  console.log(
+    `fuzz (inject): ${JSON.stringify(figures)} in ${Date.now() - started} ms (seed ${SEED})`,
+  );
   expect(figures.sent).toBeGreaterThanOrEqual(1_000);
+}, 180_000);
+
+/** Sends one request as raw bytes over TCP (correctly framed) and reads the whole answer. */
+async function rawExchange(port: number, built: Built) {
+  const body = built.payload === undefined ? Buffer.alloc(0) : Buffer.from(built.payload);
+  const head = [
+    `${built.method} ${built.url} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+    ...Object.entries(built.headers).map(([name, value]) => `${name}: ${value}`),
+    ...(built.payload === undefined ? [] : [`Content-Length: ${body.length}`]),
+    '',
+    '',
+  ].join('\r\n');
+  const socket = connect(port, '127.0.0.1');
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const split = text.indexOf('\r\n\r\n');
+  const headLines = text.slice(0, split).split('\r\n');
+  const status = Number(headLines[0]?.split(' ')[1]);
+  const contentType = headLines
+    .find((line) => line.toLowerCase().startsWith('content-type:'))
+    ?.slice('content-type:'.length)
+    .trim();
+  return { status, contentType, body: text.slice(split + 4) };
+}
+
+/** Header values the generator may produce that HTTP cannot carry (a transport matter). */
+const sendable = (r: GeneratedRequest) =>
+  r.idempotencyKey === undefined || /^[\x20-\x7e]*$/.test(r.idempotencyKey);
+
+it('the same over real TCP, as raw bytes: no 5xx, JSON errors, refused requests change nothing', async () => {
+  const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = Number(new URL(address).port);
+  const figures: Figures = { sent: 0, fiveHundreds: 0, nonJson: 0, refused: 0, accepted: 0 };
+  let before = stateDigest();
+  const started = Date.now();
+  await fc.assert(
+    fc.asyncProperty(request.filter(sendable), async (r) => {
+      const built = build(r);
+      before = check(figures, built, await rawExchange(port, built), before);
+    }),
+    {
+      seed: SEED + 1,
+      numRuns: RAW_RUNS,
+      interruptAfterTimeLimit: TIME_LIMIT_MS,
+      endOnFailure: true,
+    },
+  );
+  console.log(
+    `fuzz (raw TCP): ${JSON.stringify(figures)} in ${Date.now() - started} ms (seed ${SEED + 1})`,
+  );
+  expect(figures.sent).toBeGreaterThanOrEqual(500);
 }, 180_000);
