@@ -23,7 +23,8 @@ export function parseDiscordWebhookUrl(raw: string): DiscordWebhookTarget | unde
   } catch {
     return undefined;
   }
-  // `URL` drops a default port (":443"), which is harmless: delivery never uses the client's host.
+  // No port but the default one: `URL` drops an explicit ":443", which is harmless since delivery
+  // never uses the client's host or port (the README says the same).
   if (url.protocol !== 'https:' || !HOSTS.has(url.hostname) || url.port !== '') return undefined;
   if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
   const match = PATH.exec(url.pathname);

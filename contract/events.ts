@@ -7,7 +7,9 @@ import { Limits } from './limits.js';
 export const ChatWebhook = z.strictObject({
   url: z.string().check(
     z.maxLength(Limits.webhookUrlLength),
-    z.refine((url) => parseDiscordWebhookUrl(url) !== undefined),
+    z.refine((url) => parseDiscordWebhookUrl(url) !== undefined, {
+      message: 'must be a Discord webhook URL: https://discord.com/api/webhooks/<id>/<token>',
+    }),
   ),
   title: requiredText(Limits.webhookTitleLength),
   description: z.optional(text(Limits.webhookDescriptionLength)),
@@ -15,15 +17,26 @@ export const ChatWebhook = z.strictObject({
 });
 export type ChatWebhook = z.infer<typeof ChatWebhook>;
 
-/** E7 POST /stats/ingest-events request body (spec 2.4). */
-export const IngestEventRequest = z.strictObject({
-  projectId: requiredText(Limits.projectIdLength),
-  eventType: requiredText(Limits.eventTypeLength),
-  description: z.optional(text(Limits.descriptionLength)),
-  payload: z.optional(jsonObject),
-  color: z.optional(color),
-  chatWebhook: z.optional(ChatWebhook),
-});
+/**
+ * E7 POST /stats/ingest-events request body (spec 2.4). `discordWebhook` is the hosted service's
+ * own clients' name for `chatWebhook`: either is accepted, both at once is 400.
+ */
+export const IngestEventRequest = z
+  .strictObject({
+    projectId: requiredText(Limits.projectIdLength),
+    eventType: requiredText(Limits.eventTypeLength),
+    description: z.optional(text(Limits.descriptionLength)),
+    payload: z.optional(jsonObject),
+    color: z.optional(color),
+    chatWebhook: z.optional(ChatWebhook),
+    discordWebhook: z.optional(ChatWebhook),
+  })
+  .check(
+    z.refine((event) => event.chatWebhook === undefined || event.discordWebhook === undefined, {
+      path: ['discordWebhook'],
+      message: 'another name for chatWebhook: send only one of the two',
+    }),
+  );
 export type IngestEventRequest = z.infer<typeof IngestEventRequest>;
 
 /** E7 200 response body. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isJsonObject, jsonFits } from './json.js';
+import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
 
 /** Building blocks shared by several request schemas. */
@@ -13,10 +13,28 @@ export const trimmedText = (max: number) =>
 /** An RGB colour as one integer, 0 (black) to 16777215 (white). */
 export const color = z.int().check(z.gte(0), z.lte(Limits.maxColor));
 
-/** A JSON object (not an array or null) whose serialisation fits the payload limit. */
-export const jsonObject = z.custom<Record<string, unknown>>(
-  (value) => isJsonObject(value) && jsonFits(value, Limits.payloadBytes),
-);
+export const PayloadProblem = {
+  notObject: 'must be a JSON object',
+  tooDeep: `must nest at most ${Limits.payloadDepth} levels`,
+  tooLarge: `must be at most ${Limits.payloadBytes} bytes of JSON`,
+} as const;
+
+/**
+ * A JSON object (not an array or null) of at most `payloadDepth` levels whose serialisation fits
+ * the payload limit. The depth is judged first (without recursion), so a payload nested deeper
+ * than `JSON.stringify` can go is refused before anything serialises it.
+ */
+export const jsonObject = z
+  .custom<Record<string, unknown>>(isJsonObject, {
+    message: PayloadProblem.notObject,
+  })
+  .check(
+    z.refine((value) => jsonDepthWithin(value, Limits.payloadDepth), {
+      message: PayloadProblem.tooDeep,
+      abort: true,
+    }),
+    z.refine((value) => jsonFits(value, Limits.payloadBytes), { message: PayloadProblem.tooLarge }),
+  );
 
 /** An absolute http(s) URL with a host. `javascript:`, `data:` and relative URLs are refused. */
 export function isHttpUrl(value: string): boolean {
@@ -29,7 +47,11 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-export const httpUrl = z.string().check(z.refine(isHttpUrl));
+export const httpUrl = z.string().check(
+  z.refine(isHttpUrl, {
+    message: `must be an absolute http(s) URL of at most ${Limits.urlLength} characters`,
+  }),
+);
 
 /** Where a request failed its schema: the path of each problem, in the order zod found them. */
 export type IssuePaths = readonly (readonly PropertyKey[])[];

@@ -23,3 +23,21 @@ export function jsonFits(value: unknown, limit: number): boolean {
   const text = JSON.stringify(value) ?? '';
   return text.length * 3 <= limit || utf8Length(text) <= limit;
 }
+
+/**
+ * Whether a JSON value nests at most `limit` levels (an object or array is one level more than
+ * its parent; a scalar adds none). Iterative, so no nesting can overflow the stack, and it stops
+ * at the first value too deep.
+ */
+export function jsonDepthWithin(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return false;
+    for (const child of Object.values(item)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}

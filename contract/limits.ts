@@ -5,6 +5,8 @@ export const Limits = {
   descriptionLength: 2000,
   /** Serialised JSON of an event or metric payload, in UTF-8 bytes. */
   payloadBytes: 32 * 1024,
+  /** Nesting of an event or metric payload: the object itself is level 1. */
+  payloadDepth: 64,
   maxColor: 0xffffff,
   webhookUrlLength: 2048,
   webhookTitleLength: 256,

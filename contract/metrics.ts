@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
 import { concerns, type IssuePaths, jsonObject, requiredText } from './fields.js';
-import { isJsonObject } from './json.js';
+import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
 
 /** E8 POST /stats/ingest-metrics request body (spec 2.5). */
@@ -24,9 +24,12 @@ export const METRIC_INGESTED = 'Metric ingested successfully.';
 export function ingestMetricErrorText(paths: IssuePaths, body: unknown): string {
   if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
   if (concerns(paths, 'payload')) {
-    return isJsonObject(body.payload)
-      ? OwnError.metricPayloadTooLarge
-      : SpecError.metricPayloadRequired;
+    const { payload } = body;
+    const tooLarge =
+      isJsonObject(payload) &&
+      jsonDepthWithin(payload, Limits.payloadDepth) &&
+      !jsonFits(payload, Limits.payloadBytes);
+    return tooLarge ? OwnError.metricPayloadTooLarge : SpecError.metricPayloadRequired;
   }
   return SpecError.invalidBody;
 }

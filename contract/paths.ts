@@ -12,6 +12,8 @@ export const Paths = {
   /** E4 */
   updateSiteConfiguration: '/pagesite/update-site-configuration',
   getSiteConfiguration: '/pagesite/get-site-configuration',
+  /** `{ enabled }`: the site's visibility, as the hosted service answers it. */
+  getSiteStatus: '/pagesite/get-site-status',
   /** Public: the theme catalogue. */
   getThemes: '/pagesite/get-themes',
   /** E5 */
@@ -48,3 +50,22 @@ export const Areas = {
   stats: '/stats',
   admin: '/admin',
 } as const;
+
+/**
+ * The hosted service this API re-states serves the same operations under these prefixes; we
+ * serve them as aliases (same handlers, same answers), so its clients only change the base URL.
+ */
+export const HostedAreas = {
+  [Areas.forwarding]: '/api/email-forwarding',
+  [Areas.pagesite]: '/api/slownetsite',
+  [Areas.account]: '/api/account',
+  [Areas.stats]: '/api/slowstats',
+} as const;
+
+/** A path as the hosted service names it: `/stats/get-projects` -> `/api/slowstats/get-projects`. */
+export function hostedPath(path: string): string {
+  for (const [area, hosted] of Object.entries(HostedAreas)) {
+    if (path.startsWith(`${area}/`)) return `${hosted}${path.slice(area.length)}`;
+  }
+  throw new Error(`${path} has no hosted alias`);
+}

@@ -12,7 +12,12 @@ export const SiteBlockInput = z
     content: text(Limits.blockContentLength),
     enabled: z.optional(z.boolean()),
   })
-  .check(z.refine((block) => block.type !== 'link' || isHttpUrl(block.content)));
+  .check(
+    z.refine((block) => block.type !== 'link' || isHttpUrl(block.content), {
+      path: ['content'],
+      message: 'a link must be an absolute http(s) URL',
+    }),
+  );
 export type SiteBlockInput = z.infer<typeof SiteBlockInput>;
 
 /** A field of E4 that may be absent (kept), null (cleared) or a value (replaced). */
@@ -33,6 +38,11 @@ export type UpdateSiteConfigurationRequest = z.infer<typeof UpdateSiteConfigurat
 export interface UpdateSiteConfigurationResponse {
   success: true;
   site: SiteConfiguration;
+}
+
+/** GET /pagesite/get-site-status 200 body (the hosted service's): the site's visibility. */
+export interface SiteStatus {
+  enabled: boolean;
 }
 
 export interface SiteBlock {

@@ -8,7 +8,7 @@ import { Limits } from './limits.js';
 export const Instant = z.pipe(
   z.string().check(
     z.regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:Z|[+-]\d\d:\d\d)$/),
-    z.refine((text) => !Number.isNaN(Date.parse(text))),
+    z.refine((text) => !Number.isNaN(Date.parse(text)), { message: 'must be a valid date' }),
   ),
   z.transform((text) => Date.parse(text)),
 );
@@ -19,7 +19,9 @@ const name = requiredText(200);
 const PageSize = z.pipe(
   z.string().check(
     z.regex(/^\d{1,3}$/),
-    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.pageSizeMax),
+    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.pageSizeMax, {
+      message: `must be 1 to ${Limits.pageSizeMax}`,
+    }),
   ),
   z.transform(Number),
 );
@@ -29,7 +31,12 @@ const Cursor = z.pipe(
   z.string(),
   z.transform((cursor, ctx) => {
     const seq = decodeCursor(cursor);
-    if (seq === undefined) ctx.issues.push({ code: 'custom', input: cursor, message: 'cursor' });
+    if (seq === undefined)
+      ctx.issues.push({
+        code: 'custom',
+        input: cursor,
+        message: 'must be the nextCursor of a previous page',
+      });
     return seq ?? 0;
   }),
 );
@@ -56,11 +63,11 @@ export const RecordQuery = z
   .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
 export type RecordQuery = z.infer<typeof RecordQuery>;
 
-/** get-events answers a bad query with E7's 400 text. */
-export const getEventsErrorText = SpecError.invalidBody;
-
-/** get-metrics and the series endpoints answer with E8's: its project-id text first. */
-export const metricQueryErrorText = (paths: IssuePaths): string =>
+/**
+ * Every read-back endpoint answers a bad query alike: a missing or invalid `projectId` with E8's
+ * `Project ID is required.`, judged first; any other bad parameter with `Invalid request body.`.
+ */
+export const readBackErrorText = (paths: IssuePaths): string =>
   concerns(paths, 'projectId') ? SpecError.projectIdRequired : SpecError.invalidBody;
 
 export const ProjectQuery = z.object({ projectId: requiredText(Limits.projectIdLength) });
@@ -69,7 +76,9 @@ export const ProjectQuery = z.object({ projectId: requiredText(Limits.projectIdL
 const BucketCount = z.pipe(
   z.string().check(
     z.regex(/^\d{1,4}$/),
-    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.bucketsMax),
+    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.bucketsMax, {
+      message: `must be 1 to ${Limits.bucketsMax}`,
+    }),
   ),
   z.transform(Number),
 );

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type * as z from 'zod/mini';
 import {
@@ -29,7 +30,10 @@ const USAGE = `usage: npm run admin -- <command> [options]
   key:revoke     --key <keyId>                     -> { keyId, revoked }
   project:create --account <accountId> --name <n>  -> { id, name, created_at }
   project:list   --account <accountId>             -> { projects }
-The database is DATABASE_PATH (default ./data/stats.db).`;
+  account:list                                     -> { accounts: [{ accountId, label, created_at }] }
+  key:list       --account <accountId>             -> { keys: [{ id, label, prefix, scope, ... }] }
+The database is DATABASE_PATH (default ./data/stats.db); a database that does not exist yet is
+created only with --create (so a mistyped path is an error, not a new empty database).`;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -48,6 +52,7 @@ const { positionals, values } = (() => {
         name: { type: 'string' },
         scope: { type: 'string' },
         project: { type: 'string', multiple: true },
+        create: { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -80,6 +85,26 @@ try {
   config = loadConfig();
 } catch (error) {
   fail(error instanceof ConfigError ? error.message : String(error), 2);
+}
+
+const COMMANDS = [
+  'account:create',
+  'account:list',
+  'key:create',
+  'key:list',
+  'key:revoke',
+  'project:create',
+  'project:list',
+];
+if (positionals.length !== 1 || !COMMANDS.includes(positionals[0] as string)) {
+  fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
+}
+
+if (!values.create && !existsSync(config.databasePath)) {
+  fail(
+    `no database at ${config.databasePath}; check DATABASE_PATH, or pass --create to create it`,
+    1,
+  );
 }
 
 const storage = await openStorage(config);
@@ -123,11 +148,11 @@ const commands: Record<string, () => Promise<unknown>> = {
     return admin.createProject(accountId, name);
   },
   'project:list': async () => ({ projects: await admin.listProjects(required('account')) }),
+  'account:list': async () => ({ accounts: await admin.listAccounts() }),
+  'key:list': async () => ({ keys: await admin.listKeys(required('account')) }),
 };
 
-const command = commands[positionals[0] ?? ''];
-if (!command || positionals.length !== 1)
-  fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
+const command = commands[positionals[0] as string] as () => Promise<unknown>;
 try {
   process.stdout.write(`${JSON.stringify(await command())}\n`);
 } catch (error) {

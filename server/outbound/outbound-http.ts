@@ -15,6 +15,8 @@ export interface OutboundRequest {
   service: string;
   /** How long a 429 asks to wait when it says so other than in `Retry-After` (a service's own way). */
   retryAfter?: (headers: ResponseHeaders, body: unknown) => number | undefined;
+  /** Sees every answer's status and headers, whatever the status (e.g. a service's rate limits). */
+  onAnswer?: (status: number, headers: ResponseHeaders, body: unknown) => void;
 }
 
 export interface OutboundResponse {
@@ -69,6 +71,7 @@ export class OutboundHttp {
     }
 
     const body = parseJson(text);
+    req.onAnswer?.(status, headers, body);
     if ((status >= 200 && status < 300) || accept.includes(status)) return { status, body };
     const detail = redact(
       `${req.service} answered HTTP ${status}${excerpt(body, text)}`,

@@ -9,24 +9,52 @@ export interface WorkerOptions {
   execute: (job: OutboxJob) => Promise<void>;
   policy: RetryPolicy;
   log: Logger;
-  /** Deliveries in flight at once. */
+  /** Deliveries in flight at once, over all lanes. */
   concurrency?: number;
+  /** Jobs claimed at once: delivering, or waiting for their lane. */
+  window?: number;
+  /**
+   * A job's lane (e.g. its webhook): a lane's jobs are delivered one at a time, in order, and
+   * lanes never wait on each other. Undefined: a lane of its own.
+   */
+  laneOf?: (job: OutboxJob) => string | undefined;
+  /** When a job may be sent (a service's rate limit, as it last stated it); 0 or past: now. */
+  readyAt?: (job: OutboxJob) => number;
 }
 
 /** Even with nothing due, look again this often (a clock change, a job from another process). */
 const IDLE_POLL_MS = 60_000;
+
+/** A claimed job, parsed (undefined when its payload is unreadable), waiting in its lane. */
+interface Claimed {
+  row: DueJob;
+  job: OutboxJob | undefined;
+  lane: string;
+}
 
 /**
  * Delivers outbox jobs in the server process: at once when a job is queued, and again at each
  * job's retry time. A job is claimed while it is delivered, and its outcome is written back
  * before the claim ends, so a job that was delivered is never sent again by our retries; a job in
  * flight when the process dies stays pending and is delivered after the next start (at least
- * once).
+ * once: the window is from the service's acceptance to our commit of the outcome, one answer's
+ * transit plus one group commit).
+ *
+ * Claimed jobs wait in lanes, one per webhook: a slow or rate-limited webhook holds up its own
+ * lane only, and a lane whose service said its limit is used up (`readyAt`) waits until the reset
+ * before its next job instead of being answered 429.
  */
 export class OutboxWorker {
   readonly #options: Required<WorkerOptions>;
   readonly #inFlight = new Map<number, Promise<void>>();
+  /** Claimed jobs not yet in flight, per lane, in order. */
+  readonly #lanes = new Map<string, Claimed[]>();
+  /** Lanes with a delivery in flight. */
+  readonly #busy = new Set<string>();
+  #claimedCount = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Wakes the lanes waiting for a rate limit to reset. */
+  #laneTimer: NodeJS.Timeout | undefined;
   #wakePending = false;
   #running = false;
   /** The look under way, if any. */
@@ -34,7 +62,13 @@ export class OutboxWorker {
   #lookAgain = false;
 
   constructor(options: WorkerOptions) {
-    this.#options = { concurrency: 4, ...options };
+    this.#options = {
+      concurrency: 8,
+      window: 256,
+      laneOf: () => undefined,
+      readyAt: () => 0,
+      ...options,
+    };
   }
 
   start(): void {
@@ -52,11 +86,19 @@ export class OutboxWorker {
     });
   }
 
-  /** Stops picking jobs and waits for the deliveries in flight (each bounded by its timeout). */
+  /**
+   * Stops picking jobs, hands back the claimed jobs not yet started (still pending, sent after
+   * the next start) and waits for the deliveries in flight (each bounded by its timeout).
+   */
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    clearTimeout(this.#laneTimer);
     await this.#looking;
+    for (const queue of this.#lanes.values()) {
+      for (const { row } of queue) await this.#options.outbox.release(row.id);
+    }
+    this.#lanes.clear();
     await Promise.allSettled(this.#inFlight.values());
   }
 
@@ -83,19 +125,14 @@ export class OutboxWorker {
   }
 
   async #look(): Promise<void> {
-    const { outbox, concurrency } = this.#options;
-    const free = concurrency - this.#inFlight.size;
+    const { outbox, window } = this.#options;
+    const free = window - this.#claimedCount;
     if (free > 0) {
-      for (const job of await outbox.claimDue(Date.now(), free)) {
-        const delivery = this.#deliver(job).finally(() => {
-          this.#inFlight.delete(job.id);
-          this.wake();
-        });
-        this.#inFlight.set(job.id, delivery);
-      }
+      for (const row of await outbox.claimDue(Date.now(), free)) this.#enqueue(row);
     }
-    // With every slot busy, the next finished delivery wakes us.
-    if (this.#running && this.#inFlight.size < concurrency) {
+    this.#pump();
+    // With the window full, the next finished delivery wakes us.
+    if (this.#running && this.#claimedCount < window) {
       const next = await outbox.nextDueAt();
       const wait =
         next === undefined ? IDLE_POLL_MS : Math.min(Math.max(next - Date.now(), 0), IDLE_POLL_MS);
@@ -104,9 +141,56 @@ export class OutboxWorker {
     }
   }
 
-  async #deliver(row: DueJob): Promise<void> {
+  #enqueue(row: DueJob): void {
+    let job: OutboxJob | undefined;
     try {
-      await this.#attempt(row);
+      job = JSON.parse(row.payload) as OutboxJob;
+    } catch {
+      job = undefined;
+    }
+    const lane = (job && this.#options.laneOf(job)) ?? `job:${row.id}`;
+    const queue = this.#lanes.get(lane);
+    if (queue) queue.push({ row, job, lane });
+    else this.#lanes.set(lane, [{ row, job, lane }]);
+    this.#claimedCount++;
+  }
+
+  /** Starts the first job of every idle lane whose service is ready, up to the concurrency. */
+  #pump(): void {
+    if (!this.#running) return;
+    const { concurrency, readyAt } = this.#options;
+    const now = Date.now();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [lane, queue] of this.#lanes) {
+      if (this.#inFlight.size >= concurrency) break;
+      const next = queue[0];
+      if (this.#busy.has(lane) || next === undefined) continue;
+      const at = next.job ? readyAt(next.job) : 0;
+      if (at > now) {
+        earliest = Math.min(earliest, at);
+        continue;
+      }
+      queue.shift();
+      if (queue.length === 0) this.#lanes.delete(lane);
+      this.#busy.add(lane);
+      const delivery = this.#deliver(next).finally(() => {
+        this.#inFlight.delete(next.row.id);
+        this.#busy.delete(lane);
+        this.#claimedCount--;
+        this.#pump();
+        this.wake();
+      });
+      this.#inFlight.set(next.row.id, delivery);
+    }
+    if (earliest !== Number.POSITIVE_INFINITY) {
+      clearTimeout(this.#laneTimer);
+      this.#laneTimer = setTimeout(() => this.#pump(), earliest - now).unref();
+    }
+  }
+
+  async #deliver({ row, job }: Claimed): Promise<void> {
+    try {
+      await this.#attempt(row, job);
     } catch (error) {
       // Only recording the outcome can fail here; the job stays pending and is tried again.
       this.#options.log.error({ job: row.id, err: error }, 'could not record an outbox outcome');
@@ -115,13 +199,10 @@ export class OutboxWorker {
     }
   }
 
-  async #attempt(row: DueJob): Promise<void> {
+  async #attempt(row: DueJob, job: OutboxJob | undefined): Promise<void> {
     const { outbox, execute, policy, log } = this.#options;
     const attempts = row.attempts + 1;
-    let job: OutboxJob;
-    try {
-      job = JSON.parse(row.payload) as OutboxJob;
-    } catch {
+    if (job === undefined) {
       await outbox.failed(row.id, attempts, 'unreadable job');
       return;
     }

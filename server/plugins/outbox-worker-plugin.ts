@@ -20,6 +20,10 @@ export const outboxWorkerPlugin = fp(
         maxAttempts: config.outbound.maxAttempts,
       },
       log: app.logger.child({ component: 'outbox' }),
+      // One lane per webhook: a slow or rate-limited webhook never holds up another's messages.
+      laneOf: (job) =>
+        job.kind === 'chat-notification' ? `discord:${job.webhook.webhookId}` : undefined,
+      readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

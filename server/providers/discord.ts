@@ -1,5 +1,5 @@
 import { secondsToMs } from '../../contract/retry.js';
-import type { OutboundHttp } from '../outbound/outbound-http.js';
+import type { OutboundHttp, ResponseHeaders } from '../outbound/outbound-http.js';
 import type { ChatNotificationJob } from '../outbox/outbox-jobs.js';
 
 /** Discord's documented embed limits (characters). */
@@ -76,13 +76,56 @@ export function discordRetryAfter(body: unknown): number | undefined {
     : undefined;
 }
 
+const header = (headers: ResponseHeaders, name: string): number => {
+  const value = headers[name];
+  return Number(Array.isArray(value) ? value[0] : (value ?? Number.NaN));
+};
+
+/**
+ * When a webhook may be called again, from Discord's answer: its bucket is empty
+ * (`X-RateLimit-Remaining: 0`) until `X-RateLimit-Reset-After` seconds have passed, or a 429 said
+ * how long to wait. Undefined: no need to wait.
+ */
+export function discordReadyAt(
+  status: number,
+  headers: ResponseHeaders,
+  body: unknown,
+  now: number,
+): number | undefined {
+  const waits: number[] = [];
+  const resetAfter = header(headers, 'x-ratelimit-reset-after');
+  if (header(headers, 'x-ratelimit-remaining') === 0 && resetAfter > 0) {
+    waits.push(resetAfter * 1000);
+  }
+  if (status === 429) {
+    const retryAfter = header(headers, 'retry-after');
+    if (retryAfter > 0) waits.push(retryAfter * 1000);
+    const told = discordRetryAfter(body);
+    if (told !== undefined) waits.push(told);
+  }
+  return waits.length === 0 ? undefined : now + Math.ceil(Math.max(...waits));
+}
+
 /**
  * Executes the webhook. The request goes to the configured origin only, with the path and thread
  * of the validated URL rebuilt from its parsed parts, and `wait=true` so that a message Discord
- * refuses comes back as an error instead of vanishing.
+ * refuses comes back as an error instead of vanishing. Each webhook's rate limit, as Discord's
+ * answers state it, is remembered, so the worker can wait for it before sending the next message
+ * to that webhook instead of earning a 429.
  */
 export function discordNotifier(http: OutboundHttp, origin: string) {
+  /** Webhook id -> epoch ms before which it must not be called. */
+  const limited = new Map<string, number>();
   return {
+    /** When a message to this job's webhook may be sent (0: now). */
+    readyAt(job: ChatNotificationJob, now = Date.now()): number {
+      const at = limited.get(job.webhook.webhookId);
+      if (at === undefined) return 0;
+      if (at > now) return at;
+      limited.delete(job.webhook.webhookId);
+      return 0;
+    },
+
     async send(job: ChatNotificationJob): Promise<void> {
       const query = new URLSearchParams({ wait: 'true' });
       if (job.webhook.threadId) query.set('thread_id', job.webhook.threadId);
@@ -94,6 +137,11 @@ export function discordNotifier(http: OutboundHttp, origin: string) {
         secrets: [token],
         service: 'Discord',
         retryAfter: (_headers, body) => discordRetryAfter(body),
+        onAnswer: (status, headers, body) => {
+          const at = discordReadyAt(status, headers, body, Date.now());
+          if (at === undefined) limited.delete(job.webhook.webhookId);
+          else limited.set(job.webhook.webhookId, at);
+        },
       });
     },
   };

@@ -1,7 +1,7 @@
 import type { CreatedAccount, IssuedKey } from '../../contract/admin.js';
 import type { Project } from '../../contract/projects.js';
 import { NotFound } from '../domain/domain-errors.js';
-import type { Storage } from '../storage/storage.js';
+import type { AccountInfo, KeyInfo, Storage } from '../storage/storage.js';
 import type { ApiKeyService, KeySpec } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
 
@@ -24,6 +24,14 @@ export function adminService(storage: Storage, keys: ApiKeyService, projects: Pr
     async createProject(accountId: string, name: string): Promise<Project> {
       await assertAccount(accountId);
       return projects.create(accountId, name);
+    },
+
+    listAccounts: (): Promise<AccountInfo[]> => storage.accounts.list(),
+
+    /** An account's unrevoked keys: ids, labels, prefixes and scopes, never a key or its hash. */
+    async listKeys(accountId: string): Promise<KeyInfo[]> {
+      await assertAccount(accountId);
+      return storage.accounts.listKeys(accountId);
     },
 
     async listProjects(accountId: string): Promise<Project[]> {

@@ -38,8 +38,17 @@ export interface NewKey {
 /** A key as its account sees it listed (the API's own shape). */
 export type KeyInfo = ApiKeyInfo;
 
+/** An account as the admin CLI lists it. */
+export interface AccountInfo {
+  accountId: string;
+  label: string | null;
+  created_at: string;
+}
+
 export interface AccountRepository {
   count(): Promise<number>;
+  /** Every account, oldest first. */
+  list(): Promise<AccountInfo[]>;
   exists(accountId: string): Promise<boolean>;
   /** A new account with its first key; returns both ids. */
   create(label: string | null, key: NewKey): Promise<{ accountId: string; keyId: string }>;

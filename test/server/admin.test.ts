@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectRows } from '../helpers/database.js';
@@ -128,7 +128,7 @@ describe('admin CLI', () => {
   };
 
   it('manages accounts, keys and projects offline, one JSON object per command', async () => {
-    const account = await cli('account:create', '--label', 'team');
+    const account = await cli('account:create', '--label', 'team', '--create');
     expect(account.code).toBe(0);
     expect(account.stdout.trim().split('\n')).toHaveLength(1);
     const { accountId } = account.json;
@@ -148,6 +148,7 @@ describe('admin CLI', () => {
   });
 
   it('reports errors on stderr with a non-zero exit', async () => {
+    expect((await cli('account:list', '--create')).json).toEqual({ accounts: [] });
     const unknown = await cli('key:create', '--account', 'nope');
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr.split('\n')[0] as string)).toEqual({
@@ -157,5 +158,40 @@ describe('admin CLI', () => {
     expect(usage.code).toBe(2);
     const missing = await cli('project:create', '--account', 'x');
     expect(missing.code).toBe(2);
+  });
+
+  it('lists accounts and keys, never a key or its hash', async () => {
+    const account = await cli('account:create', '--label', 'team', '--create');
+    const other = await cli('account:create');
+    expect((await cli('account:list')).json).toEqual({
+      accounts: [
+        { accountId: account.json.accountId, label: 'team', created_at: expect.any(String) },
+        { accountId: other.json.accountId, label: null, created_at: expect.any(String) },
+      ],
+    });
+    const key = await cli('key:create', '--account', account.json.accountId, '--label', 'ci');
+    const listed = await cli('key:list', '--account', account.json.accountId);
+    expect(listed.code).toBe(0);
+    expect(listed.json.keys.map((k: { id: string; label: string }) => [k.id, k.label])).toEqual([
+      [account.json.keyId, null],
+      [key.json.keyId, 'ci'],
+    ]);
+    expect(listed.stdout).not.toContain(account.json.apiKey);
+    expect(listed.stdout).not.toContain(key.json.apiKey);
+    const unknown = await cli('key:list', '--account', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr.split('\n')[0] as string)).toEqual({
+      error: 'Account not found.',
+    });
+  });
+
+  it('refuses to create a database at a path that does not exist, unless given --create', async () => {
+    const typo = await cli('account:list');
+    expect(typo.code).toBe(1);
+    expect(JSON.parse(typo.stderr.split('\n')[0] as string).error).toMatch(/--create/);
+    expect(existsSync(join(dir, 'stats.db'))).toBe(false);
+    expect((await cli('account:list', '--create')).code).toBe(0);
+    expect(existsSync(join(dir, 'stats.db'))).toBe(true);
+    expect((await cli('account:list')).json).toEqual({ accounts: [] });
   });
 });

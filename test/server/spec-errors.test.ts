@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { FakeService } from '../helpers/fake-service.js';
+import { withoutIssues } from '../helpers/issues.js';
 import { failReads, failWrites } from '../helpers/sabotage.js';
 import {
   eachTestServer,
@@ -25,7 +26,10 @@ async function expectError(
 ) {
   const res = await response;
   expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect({ status: res.statusCode, body: res.json() }).toEqual({ status, body: { error } });
+  expect({ status: res.statusCode, body: withoutIssues(res.json()) }).toEqual({
+    status,
+    body: { error },
+  });
 }
 
 describe('400', () => {

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import { SpecError } from '../../../contract/error-texts.js';
-import { Areas } from '../../../contract/paths.js';
+import { Areas, HostedAreas } from '../../../contract/paths.js';
 import { adminArea } from '../admin/admin-routes.js';
 import { apiArea } from './area.js';
+import { apiValidatorCompiler } from './body-validator.js';
 import { jsonErrorHandler } from './error-handler.js';
 import { acceptJsonOnly } from './json-body.js';
+import { openApi } from './openapi.js';
 import { rateLimits } from './rate-limits.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { docsRoutes } from './routes/docs-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
@@ -16,13 +18,16 @@ import { statsRoutes } from './routes/stats-routes.js';
 /**
  * The JSON API, in a context of its own: JSON bodies only, zod schemas on every route (the
  * contract's), errors as `{ "error": "..." }` with the spec's texts. Each area is one prefix with
- * its own 401 text; the admin area exists only with ADMIN_TOKEN.
+ * its own 401 text, and is also served under the hosted service's prefix (`/api/slowstats`...);
+ * the admin area exists only with ADMIN_TOKEN.
  */
 export async function apiContext(app: FastifyInstance) {
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(apiValidatorCompiler);
   acceptJsonOnly(app);
   app.setErrorHandler(jsonErrorHandler);
 
+  // Before the routes: the document is built from the routes registered after it.
+  await openApi(app);
   await app.register(healthRoutes);
   // Every route registered from here on (health checks are not) counts against a rate limit.
   await rateLimits(app);
@@ -34,7 +39,12 @@ export async function apiContext(app: FastifyInstance) {
   ] as const;
   for (const [prefix, unauthorized, routes, publicRoutes] of areas) {
     await app.register(apiArea(unauthorized, routes, publicRoutes), { prefix });
+    // The hosted service's path for the same area: the same plugin, mounted a second time.
+    await app.register(apiArea(unauthorized, routes, publicRoutes), {
+      prefix: HostedAreas[prefix],
+    });
   }
+  await app.register(docsRoutes);
   const token = app.config.adminToken;
   if (token) await app.register(adminArea, { prefix: Areas.admin, token });
 }

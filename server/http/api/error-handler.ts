@@ -25,6 +25,34 @@ const CLIENT_ERRORS: Record<string, { status: number; error: string }> = {
 const issuePaths = (validation: FastifyError['validation']): IssuePaths =>
   (validation ?? []).map((issue) => issue.instancePath.split('/').slice(1));
 
+/** One problem of a refused request: where (`chatWebhook.url`, `blocks.3.content`; `` for the whole body) and why. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** At most this many issues are listed: enough to fix a request, bounded for a hostile one. */
+const MAX_ISSUES = 20;
+
+/** Each problem the validator reported, an unknown field once per field. */
+function issuesOf(validation: FastifyError['validation']): Issue[] {
+  const issues: Issue[] = [];
+  for (const problem of validation ?? []) {
+    const path = problem.instancePath
+      .split('/')
+      .slice(1)
+      .filter((part) => part !== '');
+    const keys = (problem.params as { keys?: unknown }).keys;
+    if (problem.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+      for (const key of keys)
+        issues.push({ path: [...path, String(key)].join('.'), message: 'unknown field' });
+    } else {
+      issues.push({ path: path.join('.'), message: problem.message ?? 'invalid value' });
+    }
+  }
+  return issues.slice(0, MAX_ISSUES);
+}
+
 /** The 400 text of a request that failed its route's schema. */
 function invalidText(error: FastifyError, request: FastifyRequest): string {
   const invalid = request.routeOptions.config.invalid ?? SpecError.invalidBody;
@@ -48,7 +76,12 @@ export function jsonErrorHandler(
     const { status, text } = describeDomainError(error as AnyDomainError);
     return reply.code(status).send({ error: text });
   }
-  if (error.validation) return reply.code(400).send({ error: invalidText(error, request) });
+  if (error.validation) {
+    // The spec's text, verbatim, and what exactly is wrong.
+    return reply
+      .code(400)
+      .send({ error: invalidText(error, request), issues: issuesOf(error.validation) });
+  }
   const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
   if (known) return reply.code(known.status).send({ error: known.error });
   const status = error.statusCode ?? 500;

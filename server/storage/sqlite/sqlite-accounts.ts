@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyScope } from '../../../contract/api-keys.js';
 import { nowIso } from '../../domain/time.js';
-import type { AccountRepository, KeyInfo, KeyOwner, NewKey } from '../storage.js';
+import type { AccountInfo, AccountRepository, KeyInfo, KeyOwner, NewKey } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
@@ -32,6 +32,9 @@ export function sqliteAccounts(db: Db): Sync<AccountRepository> {
   const insertAccount = db.prepare('INSERT INTO accounts (id, label, created_at) VALUES (?, ?, ?)');
   const accountExists = db.prepare('SELECT 1 FROM accounts WHERE id = ?').pluck();
   const countAccounts = db.prepare('SELECT COUNT(*) FROM accounts').pluck();
+  const allAccounts = db.prepare(
+    'SELECT id AS accountId, label, created_at FROM accounts ORDER BY created_at, rowid',
+  );
   const insertKey = db.prepare(
     `INSERT INTO api_keys (id, account_id, key_hash, prefix, label, scope, project_ids, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -82,6 +85,8 @@ export function sqliteAccounts(db: Db): Sync<AccountRepository> {
     exists: (accountId) => accountExists.get(accountId) !== undefined,
 
     count: () => countAccounts.get() as number,
+
+    list: () => allAccounts.all() as AccountInfo[],
 
     findKey(keyHash): KeyOwner | undefined {
       const row = keyByHash.get(keyHash) as KeyRow | undefined;

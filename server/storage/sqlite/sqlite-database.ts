@@ -21,6 +21,10 @@ export function openDatabase(
     db.pragma('journal_mode = WAL');
     db.pragma(durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // Deleted and overwritten content is zeroed in the file, not just unlinked: a finished outbox
+    // job's webhook token (its payload, set to NULL) must not survive in freed space. SQLite
+    // cannot do this per table, so it applies to the whole file; see BENCHMARKS.md for its cost.
+    db.pragma('secure_delete = ON');
     // Another process (the admin CLI) may hold the write lock for a moment.
     db.pragma('busy_timeout = 5000');
     migrate(db, migrations);

@@ -4,6 +4,7 @@ import { Areas, Paths } from '../../../../contract/paths.js';
 import type { ThemeList } from '../../../../contract/public-page.js';
 import {
   type SiteConfiguration,
+  type SiteStatus,
   ToggleVisibilityRequest,
   type ToggleVisibilityResponse,
   UpdateSiteConfigurationRequest,
@@ -36,6 +37,13 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request): Promise<UpdateSiteConfigurationResponse> => ({
       success: true,
       site: await site.update(request.account.accountId, request.body),
+    }),
+  );
+
+  app.get(
+    within(Areas.pagesite, Paths.getSiteStatus),
+    async (request): Promise<SiteStatus> => ({
+      enabled: (await site.get(request.account.accountId)).visibility,
     }),
   );
 

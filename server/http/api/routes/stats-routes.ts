@@ -21,12 +21,11 @@ import {
 import {
   type BuildSummary,
   BuildSummaryQuery,
-  getEventsErrorText,
   type MetricKeys,
   type MetricSeries,
-  metricQueryErrorText,
   ProjectQuery,
   RecordQuery,
+  readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
 import { Invalid } from '../../../domain/domain-errors.js';
@@ -82,8 +81,12 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { ingestKeys: true },
       preValidation: checkIdempotencyKey,
     },
-    async (request, reply) =>
-      answer(reply, await ingest.event(request.account, request.body, keyOf(request.headers))),
+    async (request, reply) => {
+      // The hosted service's clients name the webhook `discordWebhook`: it is our `chatWebhook`.
+      const { discordWebhook, ...event } = request.body;
+      if (discordWebhook !== undefined) event.chatWebhook = discordWebhook;
+      return answer(reply, await ingest.event(request.account, event, keyOf(request.headers)));
+    },
   );
 
   app.post(
@@ -99,34 +102,34 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getEvents),
-    { schema: { querystring: RecordQuery }, config: { invalid: getEventsErrorText } },
+    { schema: { querystring: RecordQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<EventPage> => records.events(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetrics),
-    { schema: { querystring: RecordQuery }, config: { invalid: metricQueryErrorText } },
+    { schema: { querystring: RecordQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<MetricPage> =>
       records.metrics(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetricKeys),
-    { schema: { querystring: ProjectQuery }, config: { invalid: metricQueryErrorText } },
+    { schema: { querystring: ProjectQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<MetricKeys> =>
       stats.keys(request.account.accountId, request.query.projectId),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetricSeries),
-    { schema: { querystring: SeriesQuery }, config: { invalid: metricQueryErrorText } },
+    { schema: { querystring: SeriesQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<MetricSeries> =>
       stats.series(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getBuildSummary),
-    { schema: { querystring: BuildSummaryQuery }, config: { invalid: getEventsErrorText } },
+    { schema: { querystring: BuildSummaryQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<BuildSummary> =>
       stats.buildSummary(request.account.accountId, request.query),
   );
@@ -148,7 +151,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getShareLinks),
-    { schema: { querystring: ProjectQuery } },
+    { schema: { querystring: ProjectQuery }, config: { invalid: readBackErrorText } },
     async (request): Promise<ShareLinkList> =>
       shareLinks.list(request.account.accountId, request.query.projectId),
   );

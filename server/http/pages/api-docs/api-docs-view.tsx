@@ -1,0 +1,165 @@
+/** The API reference at /docs: the OpenAPI document rendered on the server (no script, no CDN). */
+
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  security?: Record<string, unknown>[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: unknown }[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<
+    string,
+    { description?: string; content?: Record<string, { example?: unknown; examples?: unknown }> }
+  >;
+}
+
+export interface OpenApiDocument {
+  info: { title: string; description?: string };
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+function OperationView({ method, path, op }: { method: string; path: string; op: Operation }) {
+  const body = op.requestBody?.content?.['application/json']?.schema;
+  const anchor = `${method}-${path}`.replace(/[^a-zA-Z0-9]+/g, '-');
+  return (
+    <section class="operation" id={anchor}>
+      <h3>
+        <a href={`#${anchor}`}>
+          <code class={`method ${method}`}>{method.toUpperCase()}</code> <code>{path}</code>
+        </a>
+      </h3>
+      {op.summary && <p>{op.summary}</p>}
+      <p class="auth">
+        {op.security?.[0]?.apiKey
+          ? 'Needs the X-API-KEY header.'
+          : op.security?.[0]?.adminToken
+            ? 'Needs Authorization: Bearer <ADMIN_TOKEN>.'
+            : 'No authentication.'}
+      </p>
+      {op.parameters && op.parameters.length > 0 && (
+        <table>
+          <caption>Parameters</caption>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>In</th>
+              <th>Required</th>
+              <th>Schema</th>
+            </tr>
+          </thead>
+          <tbody>
+            {op.parameters.map((p) => (
+              <tr key={`${p.in}-${p.name}`}>
+                <td>
+                  <code>{p.name}</code>
+                </td>
+                <td>{p.in}</td>
+                <td>{p.required ? 'yes' : 'no'}</td>
+                <td>
+                  <code>{JSON.stringify(p.schema)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {body !== undefined && (
+        <details>
+          <summary>Request body (JSON Schema)</summary>
+          <pre>{json(body)}</pre>
+        </details>
+      )}
+      <table>
+        <caption>Answers</caption>
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Meaning</th>
+            <th>Example</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(op.responses ?? {}).map(([status, response]) => {
+            const content = response.content?.['application/json'];
+            return (
+              <tr key={status}>
+                <td>{status}</td>
+                <td>{response.description}</td>
+                <td>{content?.example !== undefined && <pre>{json(content.example)}</pre>}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function ApiDocsView({
+  document,
+  stylesheet,
+}: {
+  document: OpenApiDocument;
+  stylesheet: string;
+}) {
+  const byTag = new Map<string, [string, string, Operation][]>();
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(operations)) {
+      const tag = op.tags?.[0] ?? 'Other';
+      byTag.set(tag, [...(byTag.get(tag) ?? []), [method, path, op]]);
+    }
+  }
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{document.info.title}</title>
+        <link rel="stylesheet" href={stylesheet} />
+      </head>
+      <body>
+        <main>
+          <h1>{document.info.title}</h1>
+          <p>{document.info.description}</p>
+          <p>
+            Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).
+          </p>
+          <nav>
+            <ul>
+              {[...byTag.keys()].map((tag) => (
+                <li key={tag}>
+                  <a href={`#${tag.replace(/\W+/g, '-')}`}>{tag}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          {[...byTag.entries()].map(([tag, operations]) => (
+            <section key={tag} id={tag.replace(/\W+/g, '-')}>
+              <h2>{tag}</h2>
+              {operations.map(([method, path, op]) => (
+                <OperationView key={`${method} ${path}`} method={method} path={path} op={op} />
+              ))}
+            </section>
+          ))}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+export const API_DOCS_CSS = `
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#fff}
+main{max-width:70rem;margin:0 auto;padding:1rem 1.5rem}
+h2{border-bottom:1px solid #d0d7de;padding-bottom:.3rem;margin-top:2.5rem}
+.operation{border:1px solid #d0d7de;border-radius:6px;padding:0 1rem 1rem;margin:1rem 0}
+.operation h3 a{color:inherit;text-decoration:none}
+.method{font-weight:700;padding:.1rem .4rem;border-radius:4px;background:#ddf4ff}
+.method.post{background:#dafbe1}.method.delete{background:#ffebe9}
+.auth{color:#59636e;font-size:.9rem}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+caption{text-align:left;font-weight:600}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
+pre{background:#f6f8fa;padding:.5rem;overflow:auto;margin:0;font-size:.85rem}
+code{font-size:.9em}
+`;
