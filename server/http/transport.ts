@@ -88,6 +88,10 @@ export function guardTransport(app: FastifyInstance): void {
     done();
   });
   app.server.on('connect', refuseConnect);
+  // A client may send its request and then its FIN (`nc`, HTTP/1.0-era clients). Node's default
+  // ends the socket at that FIN, dropping any answer not yet written, such as a 429 given after
+  // its pause; half-open, Node writes the answer and then closes.
+  (app.server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 /** How long a client has to read an answer given before its body, before the socket goes. */

@@ -31,16 +31,22 @@ export function parseAnswers(text: string): RawAnswer[] {
   return answers;
 }
 
-/** Opens a connection, writes `bytes`, and collects everything until the server closes it. */
+/**
+ * Opens a connection, writes `bytes`, and collects everything until the server closes it.
+ * `halfClose` sends the client's FIN right after the bytes, as `nc` and some HTTP/1.0-era
+ * clients do.
+ */
 export function exchange(
   origin: string,
   bytes: string | Buffer,
-  { timeoutMs = 5000 }: { timeoutMs?: number } = {},
+  { timeoutMs = 5000, halfClose = false }: { timeoutMs?: number; halfClose?: boolean } = {},
 ): Promise<{ text: string; closed: boolean }> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
     let text = '';
-    const socket: Socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    const socket: Socket = connect(Number(url.port), url.hostname, () =>
+      halfClose ? socket.end(bytes) : socket.write(bytes),
+    );
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       text += chunk;

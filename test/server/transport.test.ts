@@ -68,6 +68,23 @@ describe('bytes after a request (defect 2)', () => {
     expect(events.json().events.map((event: { id: string }) => event.id)).toEqual([id]);
   });
 
+  it('a client that half-closes after its request still gets its answer, even a late one', async () => {
+    const limited = await startTestServer({ RATE_LIMIT_OTHER_PER_MINUTE: '1' });
+    try {
+      const account = await limited.account();
+      const at = await limited.app.listen({ port: 0, host: '127.0.0.1' });
+      const send = () =>
+        exchange(at, get('/stats/get-projects', account.apiKey, 'close'), { halfClose: true });
+      expect(parseAnswers((await send()).text).map((answer) => answer.status)).toEqual([200]);
+      // A 429 is answered after a pause: the client's FIN arrives long before it.
+      const [refused, ...more] = parseAnswers((await send()).text);
+      expect({ status: refused?.status, more }).toEqual({ status: 429, more: [] });
+      expect(errorOf(refused)).toBe(OwnError.rateLimited);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('pipelined requests followed by garbage each get their own answer, in order', async () => {
     await listen();
     const metric = JSON.stringify({ projectId: me.projectId, payload: { n: 1 } });
