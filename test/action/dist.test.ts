@@ -8,6 +8,13 @@ import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import {
+  PROXIED_HOST,
+  startProxy,
+  startTlsFront,
+  TEST_CA,
+  type TestProxy,
+} from '../helpers/proxy.js';
 import { tempDir } from '../helpers/server.js';
 
 /**
@@ -465,5 +472,58 @@ describe('delivery failures', () => {
     } finally {
       proxy.close();
     }
+  });
+});
+
+describe('through a proxy', () => {
+  let proxy: TestProxy;
+  let front: Awaited<ReturnType<typeof startTlsFront>>;
+  const serverPort = () => new URL(server.url).port;
+
+  beforeAll(async () => {
+    front = await startTlsFront(Number(serverPort()));
+    proxy = await startProxy(Number(serverPort()), front.port);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    front.close();
+  });
+
+  it('HTTP_PROXY carries an http request in absolute form', async () => {
+    const base = `http://${PROXIED_HOST}:${serverPort()}`;
+    const run = await runAction(inputs({ 'base-url': base, 'event-type': 'proxied-http' }), {
+      ...runnerEnv('push'),
+      HTTP_PROXY: proxy.url,
+    });
+    expect(run.code).toBe(0);
+    expect(proxy.seen).toContain(`POST ${base}/stats/ingest-events`);
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.eventType).toBe('proxied-http');
+  });
+
+  it('HTTPS_PROXY tunnels an https request with CONNECT, the certificate checked', async () => {
+    const run = await runAction(
+      inputs({
+        'base-url': `https://${PROXIED_HOST}:${front.port}`,
+        'event-type': 'proxied-https',
+      }),
+      { ...runnerEnv('push'), HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: TEST_CA },
+    );
+    expect(run.code).toBe(0);
+    expect(proxy.seen).toContain(`CONNECT ${PROXIED_HOST}:${front.port}`);
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.eventType).toBe('proxied-https');
+  });
+
+  it('NO_PROXY sends directly', async () => {
+    const before = proxy.seen.length;
+    const run = await runAction(
+      inputs({ 'base-url': `http://${PROXIED_HOST}:${serverPort()}`, 'event-type': 'bypass' }),
+      { ...runnerEnv('push'), HTTP_PROXY: proxy.url, NO_PROXY: PROXIED_HOST, INPUT_RETRIES: '0' },
+    );
+    // stats.test resolves nowhere: without the proxy the request cannot arrive.
+    expect(proxy.seen.length).toBe(before);
+    expect(run.outputs.ok).toBe('false');
+    expect(run.outputs.message).toContain('no answer');
   });
 });
