@@ -6,8 +6,9 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
+import { readJUnitReports } from '../reporter/junit.js';
 import { report } from '../reporter/report.js';
-import { readContext } from '../reporter/run-context.js';
+import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 
 const USER_AGENT = 'ci-stats-action/1';
@@ -76,7 +77,12 @@ export async function run(
   try {
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
-    const context = readContext(env, (warning) => runner.warning(warning));
+    const context = readActionContext(env, (warning) => runner.warning(warning));
+    if (inputs.junitGlobs.length > 0) {
+      inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>
+        runner.warning(warning),
+      );
+    }
     client = inputs.dryRun
       ? undefined
       : new HttpStatsClient(transport, {

@@ -36,7 +36,7 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
       request.kind === 'event'
         ? `<code>${escapeHtml(body.eventType ?? '')}</code>${body.chatWebhook ? ' + Discord notification' : ''}`
         : `${Object.keys(body.payload)
-            .filter((k) => k !== 'github')
+            .filter((k) => k !== 'github' && k !== 'ci')
             .map((k) => `<code>${escapeHtml(k)}</code>`)
             .join(', ')}`;
     const result = report.dryRun

@@ -104,6 +104,17 @@ describe('on push', () => {
             /^https:\/\/github\.com\/octo-org\/web-app\/actions\/runs\/\d+$/,
           ),
         },
+        ci: {
+          provider: 'github',
+          repository: 'octo-org/web-app',
+          commit: '0a1b2c3d4e5f60718293a4b5c6d7e8f901234567',
+          branch: 'main',
+          tag: null,
+          build_number: '12',
+          job: 'build',
+          pull_request: null,
+          actor: 'mona',
+        },
       },
     });
     const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);

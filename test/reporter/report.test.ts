@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { type Acknowledgement, SendFailure, type StatsClient } from '../../reporter/client.js';
 import { InputError } from '../../reporter/input-error.js';
 import { report } from '../../reporter/report.js';
+import { readActionContext } from '../../reporter/report-context.js';
 import type { PlannedRequest } from '../../reporter/requests.js';
-import { readContext } from '../../reporter/run-context.js';
 import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The reporting core in process, with a fake client: what it plans, sends and reports. */
@@ -20,7 +20,7 @@ class FakeClient implements StatsClient {
   }
 }
 
-const context = readContext({
+const context = readActionContext({
   GITHUB_REPOSITORY: 'octo-org/web-app',
   GITHUB_RUN_ID: '77',
   GITHUB_RUN_ATTEMPT: '1',
