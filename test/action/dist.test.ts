@@ -538,3 +538,50 @@ describe('through a proxy', () => {
     expect(run.outputs.message).toContain('no answer');
   });
 });
+
+describe('junit-files', () => {
+  it('counts the reports into the metric and the event, the job status kept', async () => {
+    const junit = 'test/reporter/fixtures/junit';
+    const run = await runAction(
+      inputs({
+        'event-type': 'test',
+        status: 'success',
+        'junit-files': `${junit}/TEST-*.xml\n${junit}/gradle-*.xml\n${junit}/none-*.xml\n`,
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`::warning::No JUnit report matches ${junit}/none-*.xml`);
+    const counts = { total: 9, passed: 4, failed: 2, errors: 1, skipped: 2, duration_ms: 569 };
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.payload).toMatchObject({
+      status: 'success',
+      tests: {
+        ...counts,
+        failures: [
+          { suite: 'com.acme.billing.InvoiceServiceTest', name: 'roundsHalfEven' },
+          { suite: 'com.acme.billing.InvoiceServiceTest', name: 'loadsFromDatabase' },
+          { suite: 'com.acme.app.ParserTest', name: 'rejectsUnclosedBracket()' },
+        ],
+      },
+      github: { event_name: 'push' },
+      ci: { provider: 'github' },
+    });
+    const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);
+    expect(metric?.payload).toMatchObject({ tests: counts, ci: { provider: 'github' } });
+  });
+
+  it('a malformed report fails the step naming the file, and sends nothing', async () => {
+    const count = (await events()).events.length;
+    const run = await runAction(
+      inputs({ 'event-type': 'test', 'junit-files': 'test/reporter/fixtures/malformed.xml' }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Input "junit-files": ');
+    expect(run.stdout).toContain(
+      'test/reporter/fixtures/malformed.xml is not a readable JUnit XML report',
+    );
+    expect((await events()).events.length).toBe(count);
+  });
+});

@@ -100,4 +100,52 @@ describe('report', () => {
     );
     expect(outcome.dryRun).toBe(true);
   });
+
+  const tests = (failed: number, errors: number) => ({
+    counts: {
+      total: 10,
+      passed: 10 - failed - errors,
+      failed,
+      errors,
+      skipped: 0,
+      duration_ms: 1200,
+    },
+    failures: Array.from({ length: failed + errors }, (_, i) => ({
+      suite: 's',
+      name: `t${i}`,
+      message: 'm',
+    })),
+    files: ['r.xml'],
+  });
+
+  it('test results: counts in the metric, counts and failures in the event, status from them', async () => {
+    const client = new FakeClient();
+    await report(client, context, { ...inputs({ 'event-type': 'ci' }), tests: tests(1, 1) });
+    expect(client.sent[0]?.body).toMatchObject({
+      color: 0xcf222e,
+      payload: {
+        status: 'failure',
+        tests: { total: 10, failed: 1, errors: 1, failures: [{ name: 't0' }, { name: 't1' }] },
+      },
+    });
+    // Test results alone make a metric record, without the failures list.
+    expect(client.sent[1]?.body).toMatchObject({
+      payload: {
+        tests: { total: 10, passed: 8, failed: 1, errors: 1, skipped: 0, duration_ms: 1200 },
+      },
+    });
+    expect(client.sent[1]?.body.payload).not.toHaveProperty('tests.failures');
+  });
+
+  it('all passed: success; a status given wins over the reports', async () => {
+    const passed = new FakeClient();
+    await report(passed, context, { ...inputs({ 'event-type': 'ci' }), tests: tests(0, 0) });
+    expect(passed.sent[0]?.body.payload).toMatchObject({ status: 'success' });
+    const given = new FakeClient();
+    await report(given, context, {
+      ...inputs({ 'event-type': 'ci', status: 'cancelled' }),
+      tests: tests(3, 0),
+    });
+    expect(given.sent[0]?.body.payload).toMatchObject({ status: 'cancelled' });
+  });
 });
