@@ -6,12 +6,14 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
-import { readJUnitReports } from '../reporter/junit.js';
 import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 
 const USER_AGENT = 'ci-stats-action/1';
+
+/** The JUnit reader (sax, tinyglobby) is evaluated only when reports are asked for. */
+const loadJUnit = () => import(/* webpackMode: "eager" */ '../reporter/junit.js');
 
 /** The parts of @actions/core the step uses; the entry passes the real one, tests a stand-in. */
 export interface Runner {
@@ -79,6 +81,7 @@ export async function run(
     const inputs = parseInputs((name) => runner.getInput(name));
     const context = readActionContext(env, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
+      const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>
         runner.warning(warning),
       );

@@ -8,12 +8,14 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
-import { readJUnitReports } from '../reporter/junit.js';
 import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
 import { REPORT_HELP } from './help.js';
 import { VERSION } from './version.js';
+
+/** The JUnit reader (sax, tinyglobby) is evaluated only when reports are asked for. */
+const loadJUnit = () => import(/* webpackMode: "eager" */ '../reporter/junit.js');
 
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -158,6 +160,7 @@ export async function reportCommand(
 
     const inputs = parseInputs(inputReader(values, env));
     if (inputs.junitGlobs.length > 0) {
+      const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, warn, cwd);
       if (inputs.tests) {
         const { total, failed, errors, skipped } = inputs.tests.counts;

@@ -1,6 +1,4 @@
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { connect as tlsConnect } from 'node:tls';
 import { getProxyForUrl } from 'proxy-from-env';
 import type { Exchange, Transport, TransportResponse } from './client.js';
 
@@ -31,15 +29,28 @@ function proxyAuthorization(proxy: URL): Record<string, string> {
 const portOf = (url: URL) => Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
 
 /**
+ * node:https and node:tls, loaded only for an https target: they cost a step to plain http (the
+ * usual self-hosted loopback or in-cluster server) about a fifth of its start-up time.
+ */
+const tls = () => Promise.all([import('node:https'), import('node:tls')]);
+
+interface PostOptions {
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
  * A request to an https target through an http proxy: CONNECT host:port, then TLS over the tunnel
  * (certificate checked against the target's name).
  */
-function tunnelled(
+async function tunnelled(
   target: URL,
   proxy: URL,
-  options: object,
+  options: PostOptions,
   onRequest: (r: ClientRequest) => void,
-) {
+): Promise<IncomingMessage> {
+  const [https, { connect: tlsConnect }] = await tls();
   const connect = httpRequest({
     host: proxy.hostname,
     port: portOf(proxy),
@@ -56,20 +67,61 @@ function tunnelled(
         reject(new Error(`the proxy refused the tunnel (HTTP ${answer.statusCode})`));
         return;
       }
-      const req = httpsRequest({
-        ...options,
+      // No agent: Node then opens the request on this connection, the tunnel.
+      const req = https.request({
+        method: options.method,
+        headers: options.headers,
         host: target.hostname,
         port: portOf(target),
         path: target.pathname + target.search,
-        // No agent: Node then opens the request on this connection, the tunnel.
-        agent: undefined,
         createConnection: () => tlsConnect({ socket, servername: target.hostname }),
       });
       onRequest(req);
       req.once('response', resolve).once('error', reject);
-      req.end((options as { body: string }).body);
+      req.end(options.body);
     });
     connect.end();
+  });
+}
+
+/** A direct request (http or https), or an http one through a proxy in absolute form. */
+async function direct(
+  target: URL,
+  proxy: URL | undefined,
+  options: PostOptions,
+  onRequest: (r: ClientRequest) => void,
+): Promise<IncomingMessage> {
+  const send = target.protocol === 'https:' ? (await tls())[0].request : httpRequest;
+  const { method, headers } = options;
+  const req = proxy
+    ? send({
+        method,
+        host: proxy.hostname,
+        port: portOf(proxy),
+        path: target.href,
+        headers: { ...headers, host: target.host, ...proxyAuthorization(proxy) },
+        agent: false,
+      })
+    : send(target, { method, headers, agent: false });
+  onRequest(req);
+  return new Promise((resolve, reject) => {
+    req.once('response', resolve).once('error', reject);
+    req.end(options.body);
+  });
+}
+
+function readAll(message: IncomingMessage): Promise<TransportResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    message.on('data', (chunk: Buffer) => chunks.push(chunk));
+    message.once('error', reject);
+    message.once('end', () =>
+      resolve({
+        status: message.statusCode ?? 0,
+        headers: message.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }),
+    );
   });
 }
 
@@ -79,58 +131,28 @@ function tunnelled(
  * @actions/http-client would do the same but loads undici (about 400 kB and 20 ms) at start.
  */
 export const nodeHttpTransport: Transport = {
-  post(url, body, headers, _timeoutMs): Exchange {
+  post(url, body, headers): Exchange {
     const target = new URL(url);
     const proxy = proxyFor(target);
     const requests: ClientRequest[] = [];
-    const track = (request: ClientRequest) => requests.push(request);
-    const options = {
+    let abandoned = false;
+    const track = (request: ClientRequest) => {
+      requests.push(request);
+      if (abandoned) request.destroy();
+    };
+    const options: PostOptions = {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: false,
       body,
     };
-
-    let answer: Promise<IncomingMessage>;
-    if (proxy && target.protocol === 'https:') {
-      answer = tunnelled(target, proxy, options, track);
-    } else {
-      // Plain http (direct, or through a proxy in absolute form), or https direct.
-      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = proxy
-        ? send({
-            ...options,
-            host: proxy.hostname,
-            port: portOf(proxy),
-            path: target.href,
-            headers: { ...options.headers, host: target.host, ...proxyAuthorization(proxy) },
-          })
-        : send(target, options);
-      track(req);
-      answer = new Promise((resolve, reject) => {
-        req.once('response', resolve).once('error', reject);
-        req.end(body);
-      });
-    }
-
-    const response = answer.then(
-      (message) =>
-        new Promise<TransportResponse>((resolve, reject) => {
-          const chunks: Buffer[] = [];
-          message.on('data', (chunk: Buffer) => chunks.push(chunk));
-          message.once('error', reject);
-          message.once('end', () =>
-            resolve({
-              status: message.statusCode ?? 0,
-              headers: message.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-        }),
-    );
+    const answer =
+      proxy && target.protocol === 'https:'
+        ? tunnelled(target, proxy, options, track)
+        : direct(target, proxy, options, track);
     return {
-      response,
+      response: answer.then(readAll),
       abandon: () => {
+        abandoned = true;
         for (const req of requests) req.destroy();
       },
     };
