@@ -9,7 +9,8 @@ import { join } from 'node:path';
 /**
  * npm run bench:step: the wall time of a whole reporting step (process start to exit, one POST to
  * a loopback fake), for our Action and CLI against the floor (bench/step-floor.js: node:http and
- * nothing else) and, when BENCH_DATADOG names its dist/index.js, masci/datadog's published bundle.
+ * nothing else) and, when BENCH_DATADOG names its dist/index.js, masci/datadog's published bundle
+ * (BENCH_PREVIOUS_ACTION adds an earlier build of our Action).
  * Paired runs: each round runs every target once, in an order that rotates; medians of the rounds.
  */
 
@@ -77,6 +78,12 @@ const targets: Target[] = [
     env: { ...runner, CI_STATS_API_KEY: 'k', CI_STATS_BASE_URL: origin, CI_STATS_PROJECT_ID: 'p' },
   },
 ];
+// An earlier build of our Action (e.g. `git show <commit>:dist/index.js`), to see what changed.
+const previous = process.env.BENCH_PREVIOUS_ACTION;
+if (previous) {
+  if (!existsSync(previous)) throw new Error(`BENCH_PREVIOUS_ACTION: no file ${previous}`);
+  targets.push({ ...(targets[1] as Target), name: 'our Action, previous build', args: [previous] });
+}
 const datadog = process.env.BENCH_DATADOG;
 if (datadog) {
   if (!existsSync(datadog)) throw new Error(`BENCH_DATADOG: no file ${datadog}`);
