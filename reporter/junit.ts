@@ -27,6 +27,8 @@ export interface TestResults {
 
 export const MAX_FAILURES = 50;
 export const MAX_MESSAGE_LENGTH = 200;
+/** Suite and test names are cut too (parametrised tests can have very long ones). */
+export const MAX_NAME_LENGTH = 200;
 /** Of a failure's text, only this much is kept while reading (its first line is what we need). */
 const MAX_TEXT_KEPT = 4 * 1024;
 
@@ -144,8 +146,8 @@ export function readReport(path: string, into: TestResults): Promise<void> {
         failures.length < MAX_FAILURES
       ) {
         failures.push({
-          suite: current.suite,
-          name: current.name,
+          suite: current.suite.slice(0, MAX_NAME_LENGTH),
+          name: current.name.slice(0, MAX_NAME_LENGTH),
           message: firstLine(current.message ?? current.text),
         });
       }

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { IngestEventRequest, IngestEventResponse } from '../contract/events.js';
 import { IDEMPOTENCY_KEY } from '../contract/idempotency-key.js';
+import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import { IngestMetricRequest, IngestMetricResponse } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
@@ -93,6 +94,20 @@ function defaultTitle(context: ReportContext, inputs: Inputs, status: JobStatus 
   return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
 }
 
+/**
+ * The event payload with the test results: as many of the failures as fit in the payload limit
+ * (50 long names and messages can outgrow it), so a big red build still gets its event.
+ */
+function withTests(payload: Record<string, unknown>, tests: Inputs['tests']) {
+  if (!tests) return payload;
+  const failures = [...tests.failures];
+  for (;;) {
+    const full = { ...payload, tests: { ...tests.counts, failures } };
+    if (failures.length === 0 || jsonFits(full, Limits.payloadBytes)) return full;
+    failures.pop();
+  }
+}
+
 /** The status recorded: the one given, else (when test reports were read) what they say. */
 export function effectiveStatus(inputs: Inputs): JobStatus | undefined {
   if (inputs.status || !inputs.tests) return inputs.status;
@@ -124,12 +139,7 @@ export function planRequests(
       projectId: inputs.projectId,
       eventType: event.type,
       ...(event.description === undefined ? {} : { description: event.description }),
-      payload: {
-        ...event.payload,
-        ...(status ? { status } : {}),
-        ...(tests ? { tests: { ...tests.counts, failures: tests.failures } } : {}),
-        ...facts,
-      },
+      payload: withTests({ ...event.payload, ...(status ? { status } : {}), ...facts }, tests),
       ...(event.color !== undefined
         ? { color: event.color }
         : status

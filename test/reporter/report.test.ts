@@ -148,4 +148,22 @@ describe('report', () => {
     });
     expect(given.sent[0]?.body.payload).toMatchObject({ status: 'cancelled' });
   });
+
+  it('failures that would outgrow the payload limit are dropped from the end, never the event', async () => {
+    const client = new FakeClient();
+    const long = {
+      ...tests(10, 0),
+      failures: Array.from({ length: 50 }, (_, i) => ({
+        suite: 'ś'.repeat(200),
+        name: `${i}`.padEnd(200, 'n'),
+        message: 'ḿ'.repeat(200),
+      })),
+    };
+    await report(client, context, { ...inputs({ 'event-type': 'ci' }), tests: long });
+    const payload = client.sent[0]?.body.payload as { tests: { failures: { name: string }[] } };
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(32 * 1024);
+    expect(payload.tests.failures.length).toBeGreaterThan(20);
+    expect(payload.tests.failures.length).toBeLessThan(50);
+    expect(payload.tests.failures[0]?.name.startsWith('0n')).toBe(true);
+  });
 });
