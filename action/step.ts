@@ -6,16 +6,14 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
+import { loadJUnit } from '../reporter/junit-loader.js';
 import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
-/** The JUnit reader (sax, tinyglobby) is evaluated only when reports are asked for. */
-const loadJUnit = () => import(/* webpackMode: "eager" */ '../reporter/junit.js');
-
-/** The parts of @actions/core the step uses; the entry passes the real one, tests a stand-in. */
+/** The runner's protocol, as far as the step uses it: the entry passes action/runner.ts (which speaks it as @actions/core does), tests a stand-in. */
 export interface Runner {
   getInput(name: string): string;
   setSecret(secret: string): void;
@@ -86,16 +84,7 @@ export async function run(
         runner.warning(warning),
       );
     }
-    client = inputs.dryRun
-      ? undefined
-      : new HttpStatsClient(transport, {
-          baseUrl: inputs.baseUrl,
-          apiKey: inputs.apiKey,
-          timeoutSeconds: inputs.timeoutSeconds,
-          retries: inputs.retries,
-          log: (line) => runner.info(line),
-          userAgent: USER_AGENT,
-        });
+    client = HttpStatsClient.forInputs(transport, inputs, (line) => runner.info(line), USER_AGENT);
     const outcome = await report(
       client ?? new DryRunStatsClient((line) => runner.info(line)),
       context,

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './median.js';
 
 /**
  * npm run bench:step: the wall time of a whole reporting step (process start to exit, one POST to
@@ -125,14 +126,6 @@ async function time(target: Target): Promise<number> {
   if (code !== 0) throw new Error(`${target.name} exited with ${code}:\n${output}`);
   return ms;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 const samples = new Map<string, number[]>(targets.map((t) => [t.name, []]));
 try {

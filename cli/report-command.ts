@@ -8,14 +8,12 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
+import { loadJUnit } from '../reporter/junit-loader.js';
 import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
 import { REPORT_HELP } from './help.js';
 import { VERSION } from './version.js';
-
-/** The JUnit reader (sax, tinyglobby) is evaluated only when reports are asked for. */
-const loadJUnit = () => import(/* webpackMode: "eager" */ '../reporter/junit.js');
 
 export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const;
 
@@ -183,16 +181,12 @@ export async function reportCommand(
       return { code: ExitCode.ok, abandonedRequests: false };
     }
 
-    client = inputs.dryRun
-      ? undefined
-      : new HttpStatsClient(transport, {
-          baseUrl: inputs.baseUrl,
-          apiKey: inputs.apiKey,
-          timeoutSeconds: inputs.timeoutSeconds,
-          retries: inputs.retries,
-          log: (line) => console.err(line),
-          userAgent: `ci-stats-cli/${VERSION}`,
-        });
+    client = HttpStatsClient.forInputs(
+      transport,
+      inputs,
+      (line) => console.err(line),
+      `ci-stats-cli/${VERSION}`,
+    );
     const sender: StatsClient = client ?? new DryRunStatsClient(info);
     const outcome = await report(sender, readCliContext(env, cwd), inputs);
 
