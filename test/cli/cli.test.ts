@@ -291,6 +291,23 @@ describe('exit codes and messages', () => {
     expect(none.stdout).toMatch(/^event stored \(/);
   });
 
+  it('only --junit, and it matches nothing: two warnings, exit 0, nothing sent', async () => {
+    const before = (await metrics()).metrics.length;
+    const run = await runCli(['report', '--junit', 'no-such-dir/*.xml', '--json'], settings());
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      'warning: No JUnit report matches no-such-dir/*.xml\n' +
+        'warning: nothing to send: no event type, no metrics, and no JUnit report found\n',
+    );
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: true,
+      dry_run: false,
+      message: 'nothing to send',
+      records: [],
+    });
+    expect((await metrics()).metrics.length).toBe(before);
+  });
+
   it('1 when the server refuses the key, with or without --fail-on-error', async () => {
     const run = await runCli(
       ['report', '--event-type', 'build'],

@@ -4,6 +4,7 @@ import { InputError } from '../../reporter/input-error.js';
 import { report } from '../../reporter/report.js';
 import { readActionContext } from '../../reporter/report-context.js';
 import type { PlannedRequest } from '../../reporter/requests.js';
+import { describeReport } from '../../reporter/summary.js';
 import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The reporting core in process, with a fake client: what it plans, sends and reports. */
@@ -165,5 +166,14 @@ describe('report', () => {
     expect(payload.tests.failures.length).toBeGreaterThan(20);
     expect(payload.tests.failures.length).toBeLessThan(50);
     expect(payload.tests.failures[0]?.name.startsWith('0n')).toBe(true);
+  });
+
+  it('reports globs that matched nothing as nothing sent, not as an empty message', async () => {
+    const client = new FakeClient();
+    const outcome = await report(client, context, inputs({ 'junit-files': 'none/*.xml' }));
+    expect(client.sent).toEqual([]);
+    expect(describeReport(outcome)).toBe(
+      'nothing sent: no event, no metrics, no JUnit report found',
+    );
   });
 });
