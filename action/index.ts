@@ -1,6 +1,6 @@
-import * as core from '@actions/core';
-import { actionsHttpTransport } from './http-transport.js';
+import { nodeHttpTransport } from '../reporter/http-transport.js';
+import { githubRunner } from './runner.js';
 import { run } from './step.js';
 
-// The Action's entry: the only module that imports @actions/core.
-void run(core, actionsHttpTransport);
+// The Action's entry: the runner's protocol and the HTTP transport, handed to the step.
+void run(githubRunner, nodeHttpTransport);

@@ -6,13 +6,14 @@ import {
 } from '../reporter/client.js';
 import { InputError } from '../reporter/input-error.js';
 import { parseInputs } from '../reporter/inputs.js';
+import { loadJUnit } from '../reporter/junit-loader.js';
 import { report } from '../reporter/report.js';
-import { readContext } from '../reporter/run-context.js';
+import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
-/** The parts of @actions/core the step uses; the entry passes the real one, tests a stand-in. */
+/** The runner's protocol, as far as the step uses it: the entry passes action/runner.ts (which speaks it as @actions/core does), tests a stand-in. */
 export interface Runner {
   getInput(name: string): string;
   setSecret(secret: string): void;
@@ -76,17 +77,14 @@ export async function run(
   try {
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
-    const context = readContext(env, (warning) => runner.warning(warning));
-    client = inputs.dryRun
-      ? undefined
-      : new HttpStatsClient(transport, {
-          baseUrl: inputs.baseUrl,
-          apiKey: inputs.apiKey,
-          timeoutSeconds: inputs.timeoutSeconds,
-          retries: inputs.retries,
-          log: (line) => runner.info(line),
-          userAgent: USER_AGENT,
-        });
+    const context = readActionContext(env, (warning) => runner.warning(warning));
+    if (inputs.junitGlobs.length > 0) {
+      const { readJUnitReports } = await loadJUnit();
+      inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>
+        runner.warning(warning),
+      );
+    }
+    client = HttpStatsClient.forInputs(transport, inputs, (line) => runner.info(line), USER_AGENT);
     const outcome = await report(
       client ?? new DryRunStatsClient((line) => runner.info(line)),
       context,

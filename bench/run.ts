@@ -3,6 +3,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
+import { median } from './median.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 
@@ -85,14 +86,6 @@ async function measure(target: Target, seconds = SECONDS): Promise<Measurement> 
     errors: result.errors + result.timeouts,
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 function summarise(runs: Measurement[]) {
   return {

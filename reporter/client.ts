@@ -92,6 +92,27 @@ export class HttpStatsClient implements StatsClient {
     private readonly options: HttpClientOptions,
   ) {}
 
+  /** The client an entry needs for its inputs: none for a dry run. */
+  static forInputs(
+    transport: Transport,
+    inputs: Pick<HttpClientOptions, 'baseUrl' | 'apiKey' | 'timeoutSeconds' | 'retries'> & {
+      dryRun: boolean;
+    },
+    log: (line: string) => void,
+    userAgent: string,
+  ): HttpStatsClient | undefined {
+    if (inputs.dryRun) return undefined;
+    const { baseUrl, apiKey, timeoutSeconds, retries } = inputs;
+    return new HttpStatsClient(transport, {
+      baseUrl,
+      apiKey,
+      timeoutSeconds,
+      retries,
+      log,
+      userAgent,
+    });
+  }
+
   send(request: PlannedRequest): Promise<Acknowledgement> {
     const { log, retries } = this.options;
     return pRetry(() => this.#attempt(request), {

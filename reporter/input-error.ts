@@ -2,9 +2,10 @@
 export class InputError extends Error {
   constructor(
     readonly input: string,
-    message: string,
+    /** What is wrong, without the input's name (each entry names inputs its own way). */
+    readonly detail: string,
   ) {
-    super(`Input "${input}": ${message}`);
+    super(`Input "${input}": ${detail}`);
     this.name = 'InputError';
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isJsonObject } from '../contract/json.js';
 import { parseColor } from './color.js';
 import { InputError } from './input-error.js';
+import type { TestResults } from './junit.js';
 
 export type JobStatus = 'success' | 'failure' | 'cancelled';
 
@@ -20,6 +21,10 @@ export interface Inputs {
     | undefined;
   /** Undefined when neither `metrics` nor `metrics-file` is set. */
   metrics: Record<string, unknown> | undefined;
+  /** Globs of JUnit XML reports (`junit-files`, one per line). */
+  junitGlobs: string[];
+  /** What the reports said, once the entry has read them (they add a `tests` object). */
+  tests?: TestResults;
   status: JobStatus | undefined;
   chat:
     | {
@@ -159,10 +164,15 @@ export function parseInputs(
     metrics = { ...metrics, ...jsonObject('metrics', inlineMetrics) };
   }
 
-  if (eventType === undefined && metrics === undefined) {
+  const junitGlobs = read('junit-files')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+
+  if (eventType === undefined && metrics === undefined && junitGlobs.length === 0) {
     throw new InputError(
       'event-type',
-      'set event-type to send an event, metrics or metrics-file to send a metric, or both',
+      'set event-type to send an event, metrics, metrics-file or junit-files to send a metric, or both',
     );
   }
   if (eventType === undefined) {
@@ -190,6 +200,7 @@ export function parseInputs(
         ? undefined
         : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
+    junitGlobs,
     status: statusText === '' ? undefined : (statusText as JobStatus),
     chat:
       webhookUrl === undefined

@@ -1,7 +1,7 @@
 import type { Acknowledgement, StatsClient } from './client.js';
 import type { Inputs } from './inputs.js';
+import type { ReportContext } from './report-context.js';
 import { type PlannedRequest, planRequests } from './requests.js';
-import type { RunContext } from './run-context.js';
 
 export interface RecordResult {
   request: PlannedRequest;
@@ -22,7 +22,7 @@ export interface Report {
  */
 export async function report(
   client: StatsClient,
-  context: RunContext,
+  context: ReportContext,
   inputs: Inputs,
 ): Promise<Report> {
   const planned = planRequests(inputs, context);

@@ -2,13 +2,15 @@ import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { IngestEventRequest, IngestEventResponse } from '../contract/events.js';
 import { IDEMPOTENCY_KEY } from '../contract/idempotency-key.js';
+import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import { IngestMetricRequest, IngestMetricResponse } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
-import type { Inputs } from './inputs.js';
-import { githubFacts, type RunContext } from './run-context.js';
+import type { Inputs, JobStatus } from './inputs.js';
+import type { ReportContext } from './report-context.js';
+import { githubFacts } from './run-context.js';
 
 export type RecordKind = 'event' | 'metric';
 
@@ -66,17 +68,50 @@ function validated<T>(kind: RecordKind, schema: z.ZodMiniType<T>, body: unknown)
  * reusable workflow called twice, the same run, job and step names; without the execution id two
  * legs sending the same body would be taken for retries of one request, and one record lost.
  */
-export function idempotencyKey(context: RunContext, kind: RecordKind, execution: string): string {
-  const run = Number.isInteger(context.runId)
-    ? [context.repository, context.runId, context.runAttempt, context.job, context.action]
-    : ['local'];
+export function idempotencyKey(
+  context: ReportContext,
+  kind: RecordKind,
+  execution: string,
+): string {
+  const { github, ci } = context;
+  const run =
+    github && Number.isInteger(github.runId)
+      ? [github.repository, github.runId, github.runAttempt, github.job, github.action]
+      : ci.facts.provider !== 'local' && ci.identity.some(Boolean)
+        ? [ci.facts.provider, ci.facts.repository ?? '', ...ci.identity]
+        : ['local'];
   const key = [...run, kind, execution].join('/');
   return IDEMPOTENCY_KEY.test(key) ? key : createHash('sha256').update(key).digest('base64url');
 }
 
-function defaultTitle(context: RunContext, inputs: Inputs): string {
-  const parts = [context.repository, context.workflow, inputs.status].filter(Boolean);
+function defaultTitle(context: ReportContext, inputs: Inputs, status: JobStatus | undefined) {
+  const { github, ci } = context;
+  const parts = [
+    github?.repository ?? ci.facts.repository,
+    github ? github.workflow : ci.facts.job,
+    status,
+  ].filter(Boolean);
   return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
+}
+
+/**
+ * The event payload with the test results: as many of the failures as fit in the payload limit
+ * (50 long names and messages can outgrow it), so a big red build still gets its event.
+ */
+function withTests(payload: Record<string, unknown>, tests: Inputs['tests']) {
+  if (!tests) return payload;
+  const failures = [...tests.failures];
+  for (;;) {
+    const full = { ...payload, tests: { ...tests.counts, failures } };
+    if (failures.length === 0 || jsonFits(full, Limits.payloadBytes)) return full;
+    failures.pop();
+  }
+}
+
+/** The status recorded: the one given, else (when test reports were read) what they say. */
+export function effectiveStatus(inputs: Inputs): JobStatus | undefined {
+  if (inputs.status || !inputs.tests) return inputs.status;
+  return inputs.tests.counts.failed + inputs.tests.counts.errors > 0 ? 'failure' : 'success';
 }
 
 /**
@@ -85,19 +120,26 @@ function defaultTitle(context: RunContext, inputs: Inputs): string {
  */
 export function planRequests(
   inputs: Inputs,
-  context: RunContext,
+  context: ReportContext,
   execution: string = randomUUID(),
 ): PlannedRequest[] {
-  const github = inputs.includeContext ? { github: githubFacts(context) } : {};
+  const facts = inputs.includeContext
+    ? {
+        ...(context.github ? { github: githubFacts(context.github) } : {}),
+        ci: context.ci.facts,
+      }
+    : {};
+  const status = effectiveStatus(inputs);
+  const { tests } = inputs;
   const planned: PlannedRequest[] = [];
 
   if (inputs.event) {
-    const { event, chat, status } = inputs;
+    const { event, chat } = inputs;
     const body = validated('event', IngestEventRequest, {
       projectId: inputs.projectId,
       eventType: event.type,
       ...(event.description === undefined ? {} : { description: event.description }),
-      payload: { ...event.payload, ...(status ? { status } : {}), ...github },
+      payload: withTests({ ...event.payload, ...(status ? { status } : {}), ...facts }, tests),
       ...(event.color !== undefined
         ? { color: event.color }
         : status
@@ -107,7 +149,7 @@ export function planRequests(
         ? {
             chatWebhook: {
               url: chat.webhookUrl,
-              title: chat.title ?? defaultTitle(context, inputs),
+              title: chat.title ?? defaultTitle(context, inputs, status),
               ...(chat.description === undefined ? {} : { description: chat.description }),
               ...(chat.color === undefined ? {} : { color: chat.color }),
             },
@@ -123,10 +165,10 @@ export function planRequests(
     });
   }
 
-  if (inputs.metrics) {
+  if (inputs.metrics || tests) {
     const body = validated('metric', IngestMetricRequest, {
       projectId: inputs.projectId,
-      payload: { ...inputs.metrics, ...github },
+      payload: { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts },
     });
     planned.push({
       kind: 'metric',

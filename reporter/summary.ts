@@ -4,6 +4,9 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 /** The line the `message` output and the step log carry. */
 export function describeReport(report: Report): string {
+  // Only JUnit globs were given, and none matched: there was nothing to send.
+  if (report.results.length === 0)
+    return 'nothing sent: no event, no metrics, no JUnit report found';
   if (report.dryRun) return `dry run: ${report.results.length} request(s) validated, nothing sent`;
   return report.results
     .map(({ request, acknowledgement, error }) =>
@@ -36,7 +39,7 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
       request.kind === 'event'
         ? `<code>${escapeHtml(body.eventType ?? '')}</code>${body.chatWebhook ? ' + Discord notification' : ''}`
         : `${Object.keys(body.payload)
-            .filter((k) => k !== 'github')
+            .filter((k) => k !== 'github' && k !== 'ci')
             .map((k) => `<code>${escapeHtml(k)}</code>`)
             .join(', ')}`;
     const result = report.dryRun

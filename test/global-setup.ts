@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-/** What the Action's bundle is built from: when any of it changes, dist/ is rebuilt. */
-const BUNDLE_INPUTS = ['action', 'reporter', 'contract', 'package-lock.json'];
+/** What the Action's and the CLI's bundles are built from: when any of it changes, dist/ is rebuilt. */
+const BUNDLE_INPUTS = ['action', 'cli', 'reporter', 'contract', 'scripts', 'package-lock.json'];
 const STAMP = join('build', 'bundle-inputs.sha256');
 
 /** Every file at or under `path`, in a stable order. */
@@ -36,8 +36,10 @@ export default function setup(): void {
 
   const digest = inputsDigest();
   const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
-  if (!fresh || !existsSync(join('dist', 'index.js'))) {
-    process.stdout.write('Sources of the Action changed: rebuilding dist/ (npm run bundle)\n');
+  if (!fresh || !existsSync(join('dist', 'index.js')) || !existsSync(join('dist', 'cli.js'))) {
+    process.stdout.write(
+      'Sources of the Action or the CLI changed: rebuilding dist/ (npm run bundle)\n',
+    );
     execFileSync('npm', ['run', '--silent', 'bundle'], { stdio: 'inherit' });
     mkdirSync('build', { recursive: true });
     writeFileSync(STAMP, digest);

@@ -8,6 +8,13 @@ import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import {
+  PROXIED_HOST,
+  startProxy,
+  startTlsFront,
+  TEST_CA,
+  type TestProxy,
+} from '../helpers/proxy.js';
 import { tempDir } from '../helpers/server.js';
 
 /**
@@ -96,6 +103,17 @@ describe('on push', () => {
           run_url: expect.stringMatching(
             /^https:\/\/github\.com\/octo-org\/web-app\/actions\/runs\/\d+$/,
           ),
+        },
+        ci: {
+          provider: 'github',
+          repository: 'octo-org/web-app',
+          commit: '0a1b2c3d4e5f60718293a4b5c6d7e8f901234567',
+          branch: 'main',
+          tag: null,
+          build_number: '12',
+          job: 'build',
+          pull_request: null,
+          actor: 'mona',
         },
       },
     });
@@ -465,5 +483,105 @@ describe('delivery failures', () => {
     } finally {
       proxy.close();
     }
+  });
+});
+
+describe('through a proxy', () => {
+  let proxy: TestProxy;
+  let front: Awaited<ReturnType<typeof startTlsFront>>;
+  const serverPort = () => new URL(server.url).port;
+
+  beforeAll(async () => {
+    front = await startTlsFront(Number(serverPort()));
+    proxy = await startProxy(Number(serverPort()), front.port);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    front.close();
+  });
+
+  it('HTTP_PROXY carries an http request in absolute form', async () => {
+    const base = `http://${PROXIED_HOST}:${serverPort()}`;
+    const run = await runAction(inputs({ 'base-url': base, 'event-type': 'proxied-http' }), {
+      ...runnerEnv('push'),
+      HTTP_PROXY: proxy.url,
+    });
+    expect(run.code).toBe(0);
+    expect(proxy.seen).toContain(`POST ${base}/stats/ingest-events`);
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.eventType).toBe('proxied-http');
+  });
+
+  it('HTTPS_PROXY tunnels an https request with CONNECT, the certificate checked', async () => {
+    const run = await runAction(
+      inputs({
+        'base-url': `https://${PROXIED_HOST}:${front.port}`,
+        'event-type': 'proxied-https',
+      }),
+      { ...runnerEnv('push'), HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: TEST_CA },
+    );
+    expect(run.code).toBe(0);
+    expect(proxy.seen).toContain(`CONNECT ${PROXIED_HOST}:${front.port}`);
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.eventType).toBe('proxied-https');
+  });
+
+  it('NO_PROXY sends directly', async () => {
+    const before = proxy.seen.length;
+    const run = await runAction(
+      inputs({ 'base-url': `http://${PROXIED_HOST}:${serverPort()}`, 'event-type': 'bypass' }),
+      { ...runnerEnv('push'), HTTP_PROXY: proxy.url, NO_PROXY: PROXIED_HOST, INPUT_RETRIES: '0' },
+    );
+    // stats.test resolves nowhere: without the proxy the request cannot arrive.
+    expect(proxy.seen.length).toBe(before);
+    expect(run.outputs.ok).toBe('false');
+    expect(run.outputs.message).toContain('no answer');
+  });
+});
+
+describe('junit-files', () => {
+  it('counts the reports into the metric and the event, the job status kept', async () => {
+    const junit = 'test/reporter/fixtures/junit';
+    const run = await runAction(
+      inputs({
+        'event-type': 'test',
+        status: 'success',
+        'junit-files': `${junit}/TEST-*.xml\n${junit}/gradle-*.xml\n${junit}/none-*.xml\n`,
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`::warning::No JUnit report matches ${junit}/none-*.xml`);
+    const counts = { total: 9, passed: 4, failed: 2, errors: 1, skipped: 2, duration_ms: 569 };
+    const event = (await events()).events.find((e) => e.id === run.outputs['event-id']);
+    expect(event?.payload).toMatchObject({
+      status: 'success',
+      tests: {
+        ...counts,
+        failures: [
+          { suite: 'com.acme.billing.InvoiceServiceTest', name: 'roundsHalfEven' },
+          { suite: 'com.acme.billing.InvoiceServiceTest', name: 'loadsFromDatabase' },
+          { suite: 'com.acme.app.ParserTest', name: 'rejectsUnclosedBracket()' },
+        ],
+      },
+      github: { event_name: 'push' },
+      ci: { provider: 'github' },
+    });
+    const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);
+    expect(metric?.payload).toMatchObject({ tests: counts, ci: { provider: 'github' } });
+  });
+
+  it('a malformed report fails the step naming the file, and sends nothing', async () => {
+    const count = (await events()).events.length;
+    const run = await runAction(
+      inputs({ 'event-type': 'test', 'junit-files': 'test/reporter/fixtures/malformed.xml' }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::Input "junit-files": ');
+    expect(run.stdout).toContain(
+      'test/reporter/fixtures/malformed.xml is not a readable JUnit XML report',
+    );
+    expect((await events()).events.length).toBe(count);
   });
 });

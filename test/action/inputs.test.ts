@@ -59,6 +59,7 @@ describe('parseInputs', () => {
       projectId: 'p1',
       event: { type: 'build', description: undefined, payload: {}, color: undefined },
       metrics: undefined,
+      junitGlobs: [],
       status: undefined,
       chat: undefined,
       includeContext: true,
@@ -86,6 +87,7 @@ describe('parseInputs', () => {
       'timeout-seconds': '2.5',
       retries: '0',
       'dry-run': 'true',
+      'junit-files': ' reports/*.xml\n\n  build/test-results/**/TEST-*.xml \n',
     });
     expect(inputs).toMatchObject({
       event: {
@@ -95,6 +97,7 @@ describe('parseInputs', () => {
         color: 0x00ff00,
       },
       metrics: { duration_ms: 1200 },
+      junitGlobs: ['reports/*.xml', 'build/test-results/**/TEST-*.xml'],
       status: 'failure',
       chat: {
         webhookUrl: 'https://discord.com/api/webhooks/1/t',
@@ -117,6 +120,13 @@ describe('parseInputs', () => {
     );
     expect(inputs.event).toBeUndefined();
     expect(inputs.metrics).toEqual({ a: 1, b: 3 });
+  });
+
+  it('test reports alone are fine: they make a metric', () => {
+    const inputs = parse({ ...base, 'event-type': '', 'junit-files': 'reports/*.xml' });
+    expect(inputs.event).toBeUndefined();
+    expect(inputs.metrics).toBeUndefined();
+    expect(inputs.junitGlobs).toEqual(['reports/*.xml']);
   });
 
   it.each([

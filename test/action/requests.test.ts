@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryableStatus, parseRetryAfter } from '../../contract/retry.js';
 import { InputError } from '../../reporter/input-error.js';
+import { readActionContext } from '../../reporter/report-context.js';
 import { idempotencyKey, planRequests } from '../../reporter/requests.js';
-import { readContext } from '../../reporter/run-context.js';
+import type { RunContext } from '../../reporter/run-context.js';
 import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 const WEBHOOK = 'https://discord.com/api/webhooks/123456789012345678/token_abc';
-const context = readContext({
+const context = readActionContext({
   GITHUB_REPOSITORY: 'octo-org/web-app',
   GITHUB_RUN_ID: '77',
   GITHUB_RUN_ATTEMPT: '1',
@@ -15,6 +16,10 @@ const context = readContext({
   GITHUB_WORKFLOW: 'CI',
 });
 const inputs = reporterInputs;
+const withRun = (change: Partial<RunContext>) => ({
+  ...context,
+  github: { ...(context.github as RunContext), ...change },
+});
 
 describe('planRequests', () => {
   it('builds the event with status, colour, context and a default chat title', () => {
@@ -111,8 +116,8 @@ describe('idempotencyKey', () => {
   it('differs by kind, attempt, step and execution', () => {
     const key = idempotencyKey(context, 'metric', 'e1');
     expect(idempotencyKey(context, 'event', 'e1')).not.toBe(key);
-    expect(idempotencyKey({ ...context, runAttempt: 2 }, 'metric', 'e1')).not.toBe(key);
-    expect(idempotencyKey({ ...context, action: '__run_3' }, 'metric', 'e1')).not.toBe(key);
+    expect(idempotencyKey(withRun({ runAttempt: 2 }), 'metric', 'e1')).not.toBe(key);
+    expect(idempotencyKey(withRun({ action: '__run_3' }), 'metric', 'e1')).not.toBe(key);
     // Matrix legs share run, job and step: only the execution tells them apart.
     expect(idempotencyKey(context, 'metric', 'e2')).not.toBe(key);
   });
@@ -128,8 +133,8 @@ describe('idempotencyKey', () => {
   });
 
   it('outside Actions, and with odd names, it stays header-safe', () => {
-    expect(idempotencyKey(readContext({}), 'event', 'e1')).toBe('local/event/e1');
-    const long = { ...context, job: 'j'.repeat(300) };
+    expect(idempotencyKey(readActionContext({}), 'event', 'e1')).toBe('local/event/e1');
+    const long = withRun({ job: 'j'.repeat(300) });
     expect(idempotencyKey(long, 'event', 'e1')).toMatch(/^[\x21-\x7e]{1,255}$/);
   });
 });

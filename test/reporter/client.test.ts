@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatsClient, SendFailure } from '../../reporter/client.js';
+import { readActionContext } from '../../reporter/report-context.js';
 import { planRequests } from '../../reporter/requests.js';
-import { readContext } from '../../reporter/run-context.js';
 import { FakeTransport } from '../helpers/fake-transport.js';
 import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The HTTP client over a fake transport: what it sends, retries, accepts and refuses. */
 
-const [event] = planRequests(reporterInputs({ 'event-type': 'x' }), readContext({}));
+const [event] = planRequests(reporterInputs({ 'event-type': 'x' }), readActionContext({}));
 const request = event as NonNullable<typeof event>;
 
 const client = (transport: FakeTransport, retries = 0, timeoutSeconds = 5) =>

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { type Acknowledgement, SendFailure, type StatsClient } from '../../reporter/client.js';
 import { InputError } from '../../reporter/input-error.js';
 import { report } from '../../reporter/report.js';
+import { readActionContext } from '../../reporter/report-context.js';
 import type { PlannedRequest } from '../../reporter/requests.js';
-import { readContext } from '../../reporter/run-context.js';
+import { describeReport } from '../../reporter/summary.js';
 import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The reporting core in process, with a fake client: what it plans, sends and reports. */
@@ -20,7 +21,7 @@ class FakeClient implements StatsClient {
   }
 }
 
-const context = readContext({
+const context = readActionContext({
   GITHUB_REPOSITORY: 'octo-org/web-app',
   GITHUB_RUN_ID: '77',
   GITHUB_RUN_ATTEMPT: '1',
@@ -99,5 +100,80 @@ describe('report', () => {
       inputs({ 'event-type': 'x', 'dry-run': 'true' }),
     );
     expect(outcome.dryRun).toBe(true);
+  });
+
+  const tests = (failed: number, errors: number) => ({
+    counts: {
+      total: 10,
+      passed: 10 - failed - errors,
+      failed,
+      errors,
+      skipped: 0,
+      duration_ms: 1200,
+    },
+    failures: Array.from({ length: failed + errors }, (_, i) => ({
+      suite: 's',
+      name: `t${i}`,
+      message: 'm',
+    })),
+    files: ['r.xml'],
+  });
+
+  it('test results: counts in the metric, counts and failures in the event, status from them', async () => {
+    const client = new FakeClient();
+    await report(client, context, { ...inputs({ 'event-type': 'ci' }), tests: tests(1, 1) });
+    expect(client.sent[0]?.body).toMatchObject({
+      color: 0xcf222e,
+      payload: {
+        status: 'failure',
+        tests: { total: 10, failed: 1, errors: 1, failures: [{ name: 't0' }, { name: 't1' }] },
+      },
+    });
+    // Test results alone make a metric record, without the failures list.
+    expect(client.sent[1]?.body).toMatchObject({
+      payload: {
+        tests: { total: 10, passed: 8, failed: 1, errors: 1, skipped: 0, duration_ms: 1200 },
+      },
+    });
+    expect(client.sent[1]?.body.payload).not.toHaveProperty('tests.failures');
+  });
+
+  it('all passed: success; a status given wins over the reports', async () => {
+    const passed = new FakeClient();
+    await report(passed, context, { ...inputs({ 'event-type': 'ci' }), tests: tests(0, 0) });
+    expect(passed.sent[0]?.body.payload).toMatchObject({ status: 'success' });
+    const given = new FakeClient();
+    await report(given, context, {
+      ...inputs({ 'event-type': 'ci', status: 'cancelled' }),
+      tests: tests(3, 0),
+    });
+    expect(given.sent[0]?.body.payload).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('failures that would outgrow the payload limit are dropped from the end, never the event', async () => {
+    const client = new FakeClient();
+    const long = {
+      ...tests(10, 0),
+      failures: Array.from({ length: 50 }, (_, i) => ({
+        suite: 'ś'.repeat(200),
+        name: `${i}`.padEnd(200, 'n'),
+        message: 'ḿ'.repeat(200),
+      })),
+    };
+    await report(client, context, { ...inputs({ 'event-type': 'ci' }), tests: long });
+    const payload = client.sent[0]?.body.payload as { tests: { failures: { name: string }[] } };
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBeLessThanOrEqual(32 * 1024);
+    expect(payload.tests.failures.length).toBeGreaterThan(20);
+    expect(payload.tests.failures.length).toBeLessThan(50);
+    expect(payload.tests.failures[0]?.name.startsWith('0n')).toBe(true);
+  });
+
+  it('reports globs that matched nothing as nothing sent, not as an empty message', async () => {
+    const client = new FakeClient();
+    const outcome = await report(client, context, inputs({ 'junit-files': 'none/*.xml' }));
+    expect(client.sent).toEqual([]);
+    expect(describeReport(outcome)).toBe(
+      'nothing sent: no event, no metrics, no JUnit report found',
+    );
   });
 });

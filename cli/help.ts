@@ -1,0 +1,47 @@
+import { VERSION } from './version.js';
+
+export const MAIN_HELP = `ci-stats ${VERSION}: report CI builds, metrics and test results to a ci-stats server
+
+Usage:
+  ci-stats report [options]   send an event and/or a metric record (see ci-stats report --help)
+  ci-stats --help             this text
+  ci-stats --version          the version
+`;
+
+export const REPORT_HELP = `Usage: ci-stats report [options]
+
+Sends an event (with --event-type) and/or a metric record (with --metrics, --metrics-file or
+--junit) to a project on a ci-stats server. Every payload gets a "ci" object describing the build
+(GitHub Actions, GitLab CI, CircleCI, Jenkins, Buildkite, Azure Pipelines, Bitbucket Pipelines,
+Gitea/Forgejo Actions, Woodpecker, or the local git checkout).
+
+Settings from the environment (flags override them):
+  CI_STATS_API_KEY            API key (required; never accepted as a flag)
+  CI_STATS_BASE_URL           server base URL, e.g. https://stats.example.com   (--base-url)
+  CI_STATS_PROJECT_ID         project that receives the records                 (--project-id)
+  CI_STATS_CHAT_WEBHOOK_URL   Discord webhook notified with the event (a secret: environment only)
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings
+
+Options:
+  --event-type <type>         send an event of this type (build, deploy, release...)
+  --description <text>        the event's description
+  --payload <json>            JSON object merged into the event payload
+  --color <color>             event colour: integer, #rrggbb or 0xrrggbb (default from status)
+  --status <status>           success, failure or cancelled (default: from --junit reports)
+  --metrics <json>            JSON object of metrics
+  --metrics-file <path>       JSON file with a metrics object (--metrics is merged over it)
+  --junit <glob>              JUnit XML reports to count (repeatable)
+  --chat-title <text>         notification title
+  --chat-description <text>   notification text
+  --chat-color <color>        notification colour
+  --no-context                leave the "ci" object out of the payloads
+  --fail-on-error             exit 1 when the server cannot be reached after the retries
+  --timeout-seconds <n>       timeout of each attempt (default 10)
+  --retries <n>               retries after a network error, timeout, 429 or 5xx (default 3)
+  --dry-run                   validate and print the requests without sending them
+  --json                      print one JSON object with what was stored, on stdout
+  -h, --help                  this text
+
+Exit codes: 0 stored (or unreachable without --fail-on-error: a warning), 1 refused by the server
+or unreachable with --fail-on-error, 2 usage or configuration error.
+`;
