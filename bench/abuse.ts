@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Service, startProcess, stop } from './processes.js';
@@ -74,24 +74,41 @@ async function normalClient(
   account: Account,
   until?: Promise<unknown>,
 ): Promise<Latency> {
+  const [latency] = await alternatingClient([{ origin, account }], until);
+  return latency as Latency;
+}
+
+/**
+ * The same client taking turns between servers (one request to each in turn), so that each is
+ * sampled over the same moments of a shared, noisy machine.
+ */
+async function alternatingClient(
+  servers: { origin: string; account: Account }[],
+  until?: Promise<unknown>,
+): Promise<Latency[]> {
   let over = false;
   void until?.then(() => {
     over = true;
   });
-  const times: number[] = [];
-  const statuses: Record<string, number> = {};
+  const times: number[][] = servers.map(() => []);
+  const statuses: Record<string, number>[] = servers.map(() => ({}));
   for (let i = 0; until ? !over : i < NORMAL_SAMPLES + 10; i++) {
-    const started = performance.now();
-    const res = await call(origin, '/stats/ingest-events', {
-      key: account.apiKey,
-      body: { projectId: account.projectId, eventType: 'build', payload: { i } },
-    });
-    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-    if (until || i >= 10) times.push(performance.now() - started);
+    for (const [n, { origin, account }] of servers.entries()) {
+      const started = performance.now();
+      const res = await call(origin, '/stats/ingest-events', {
+        key: account.apiKey,
+        body: { projectId: account.projectId, eventType: 'build', payload: { i } },
+      });
+      const counts = statuses[n] as Record<string, number>;
+      counts[res.status] = (counts[res.status] ?? 0) + 1;
+      if (until || i >= 10) times[n]?.push(performance.now() - started);
+    }
   }
-  times.sort((a, b) => a - b);
-  const rank = (q: number) => Number((times[Math.floor(q * (times.length - 1))] ?? 0).toFixed(2));
-  return { p50: rank(0.5), p99: rank(0.99), max: rank(1), statuses };
+  return times.map((list, n) => {
+    list.sort((a, b) => a - b);
+    const rank = (q: number) => Number((list[Math.floor(q * (list.length - 1))] ?? 0).toFixed(2));
+    return { p50: rank(0.5), p99: rank(0.99), max: rank(1), statuses: statuses[n] ?? {} };
+  });
 }
 
 const serverEnv = (dir: string, env: Record<string, string> = {}) => ({
@@ -246,36 +263,61 @@ async function flood(spec: Record<string, unknown>) {
   };
 }
 
-/** One key's flood of get-events?limit=200 (defect 7): another key's latency during it. */
+/**
+ * One key's flood of get-events?limit=200 (defect 7): another key's latency during it. Measured
+ * twice: against its own figures alone (before the flood and after it), and side by side with a
+ * twin server (same build, same settings, no flood) that the same client takes turns with, so
+ * that both see the same moments of the machine's load.
+ */
 async function floodRun(dir: string, env: Record<string, string>) {
-  return withServer(dir, env, async (server) => {
-    const normal = await newAccount(server.url);
-    const attacker = await newAccount(server.url);
-    // 200 events in the attacker's project, so each page of the flood reads 200.
-    for (let i = 0; i < 200; i++) {
-      await call(server.url, '/stats/ingest-events', {
-        key: attacker.apiKey,
-        body: { projectId: attacker.projectId, eventType: 'seed', payload: { i } },
+  mkdirSync(join(dir, 'twin'), { recursive: true });
+  return withServer(join(dir, 'twin'), env, (twin) =>
+    withServer(dir, env, async (server) => {
+      const normal = await newAccount(server.url);
+      const attacker = await newAccount(server.url);
+      const control = await newAccount(twin.url);
+      // 200 events in the attacker's project, so each page of the flood reads 200.
+      for (let i = 0; i < 200; i++) {
+        await call(server.url, '/stats/ingest-events', {
+          key: attacker.apiKey,
+          body: { projectId: attacker.projectId, eventType: 'seed', payload: { i } },
+        });
+      }
+      const pair = [
+        { origin: server.url, account: normal },
+        { origin: twin.url, account: control },
+      ];
+      const seconds = () => new Promise((r) => setTimeout(r, FLOOD_SECONDS * 1000));
+      // Alone for as long as the flood lasts, before it and again after it.
+      const [unloaded, twinBefore] = await alternatingClient(pair, seconds());
+      const flooding = flood({
+        url: `${server.url}/stats/get-events?projectId=${attacker.projectId}&limit=200`,
+        method: 'GET',
+        headers: { 'x-api-key': attacker.apiKey },
+        connections: FLOOD_CONNECTIONS,
+        seconds: FLOOD_SECONDS,
       });
-    }
-    const unloaded = await normalClient(server.url, normal);
-    const flooding = flood({
-      url: `${server.url}/stats/get-events?projectId=${attacker.projectId}&limit=200`,
-      method: 'GET',
-      headers: { 'x-api-key': attacker.apiKey },
-      connections: FLOOD_CONNECTIONS,
-      seconds: FLOOD_SECONDS,
-    });
-    // From the flood's first request to its last, its initial burst included.
-    const loaded = await normalClient(server.url, normal, flooding);
-    const outcome = await flooding;
-    return {
-      unloaded,
-      loaded,
-      flood: outcome,
-      ratio: Number((loaded.p99 / unloaded.p99).toFixed(2)),
-    };
-  });
+      // From the flood's first request to its last, its initial burst included.
+      const [loaded, twinDuring] = await alternatingClient(pair, flooding);
+      const outcome = await flooding;
+      const [after, twinAfter] = await alternatingClient(pair, seconds());
+      const ratio = (a: Latency | undefined, b: Latency | undefined) =>
+        Number(((a?.p99 ?? 0) / (b?.p99 ?? 1)).toFixed(2));
+      return {
+        unloaded: unloaded as Latency,
+        loaded: loaded as Latency,
+        after: after as Latency,
+        twin: { before: twinBefore, during: twinDuring, after: twinAfter },
+        flood: outcome,
+        ratio: ratio(loaded, unloaded),
+        ratioAfter: ratio(loaded, after),
+        // The same pairing before and after the flood: how far the two servers differ unloaded.
+        ratioTwin: ratio(loaded, twinDuring),
+        ratioTwinBefore: ratio(unloaded, twinBefore),
+        ratioTwinAfter: ratio(after, twinAfter),
+      };
+    }),
+  );
 }
 
 export async function floodScenario(dir: string) {
@@ -284,6 +326,7 @@ export async function floodScenario(dir: string) {
   const unlimited = await floodRun(join(dir, 'unlimited'), {
     RATE_LIMIT_INGEST_PER_MINUTE: '0',
     RATE_LIMIT_OTHER_PER_MINUTE: '0',
+    RATE_LIMIT_OTHER_CONCURRENCY: '0',
   });
   process.stderr.write(`flood (no limits): ${JSON.stringify(unlimited)}\n`);
   return { limited, unlimited };

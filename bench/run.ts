@@ -507,13 +507,13 @@ try {
     const flood = await floodScenario(join(work, 'flood'));
     results.flood = flood;
     const row = (name: string, run: typeof flood.limited) =>
-      `| ${name} | ${run.unloaded.p50} | ${run.unloaded.p99} | ${run.loaded.p50} | ${run.loaded.p99} | ${run.ratio}× | ${run.flood.sent} | ${JSON.stringify(run.flood.statuses)} | ${run.flood.fiveXx} | ${run.flood.notJsonError} |`;
+      `| ${name} | ${run.unloaded.p50} / ${run.unloaded.p99} | ${run.loaded.p50} / ${run.loaded.p99} | ${run.after.p50} / ${run.after.p99} | ${run.ratio}× | ${run.ratioAfter}× | ${run.twin.during?.p99} | ${run.ratioTwin}× (${run.ratioTwinBefore}×, ${run.ratioTwinAfter}×) | ${run.flood.sent} | ${JSON.stringify(run.flood.statuses)} | ${run.flood.fiveXx} | ${run.flood.notJsonError} |`;
     report.push(
       '',
       '### One key floods get-events?limit=200 (50 connections); another key sends E7 one at a time',
       '',
-      '| Server | alone p50 ms | alone p99 ms | during flood p50 ms | during flood p99 ms | p99 ratio | flood requests | flood answers | 5xx | non-JSON errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+      '| Server | alone before p50 / p99 ms | during flood p50 / p99 ms | alone after p50 / p99 ms | p99 ratio (during / before) | p99 ratio (during / after) | twin server during flood p99 ms | p99 ratio to the twin (before, after the flood) | flood requests | flood answers | 5xx | non-JSON errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',
       row('default rate limits', flood.limited),
       row('no rate limits (reference)', flood.unlimited),
     );

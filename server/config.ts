@@ -71,6 +71,14 @@ const EnvSchema = z
     RATE_LIMIT_OTHER_PER_MINUTE: integer('RATE_LIMIT_OTHER_PER_MINUTE', 0, 10_000_000).default(
       1_200,
     ),
+    RATE_LIMIT_INGEST_BURST: integer('RATE_LIMIT_INGEST_BURST', 1, 10_000_000).default(1_000),
+    RATE_LIMIT_OTHER_BURST: integer('RATE_LIMIT_OTHER_BURST', 1, 10_000_000).default(60),
+    RATE_LIMIT_OTHER_CONCURRENCY: integer('RATE_LIMIT_OTHER_CONCURRENCY', 0, 10_000).default(2),
+    RATE_LIMIT_BAD_KEYS_PER_MINUTE: integer(
+      'RATE_LIMIT_BAD_KEYS_PER_MINUTE',
+      0,
+      10_000_000,
+    ).default(600),
     PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
     TRUST_PROXY: z
       .string()
@@ -174,8 +182,19 @@ export interface Config {
   requestTimeoutMs: number;
   /** The request's headers must arrive within this (else 408). */
   headersTimeoutMs: number;
-  /** Requests per minute and API key (else 429); 0: no limit. */
-  rateLimits: { ingestPerMinute: number; otherPerMinute: number };
+  /**
+   * Per API key, two token buckets: each holds `*Burst` requests and refills at `*PerMinute`
+   * (0: no limit). Per client address, requests with a wrong key (`badKeysPerMinute`, 0: no limit).
+   */
+  rateLimits: {
+    ingestPerMinute: number;
+    otherPerMinute: number;
+    ingestBurst: number;
+    otherBurst: number;
+    /** Per API key, requests of the other budget in progress at once (0: no cap). */
+    otherConcurrency: number;
+    badKeysPerMinute: number;
+  };
   /** Base URL of the public pages (canonical links); unset: taken from each request. */
   publicUrl: string | undefined;
   /**
@@ -237,6 +256,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       ingestPerMinute: e.RATE_LIMIT_INGEST_PER_MINUTE,
       otherPerMinute: e.RATE_LIMIT_OTHER_PER_MINUTE,
+      ingestBurst: e.RATE_LIMIT_INGEST_BURST,
+      otherBurst: e.RATE_LIMIT_OTHER_BURST,
+      otherConcurrency: e.RATE_LIMIT_OTHER_CONCURRENCY,
+      badKeysPerMinute: e.RATE_LIMIT_BAD_KEYS_PER_MINUTE,
     },
     publicUrl: e.PUBLIC_URL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
