@@ -3,6 +3,7 @@ import { SpecError } from '../../../contract/error-texts.js';
 import { Areas, HostedAreas } from '../../../contract/paths.js';
 import { adminArea } from '../admin/admin-routes.js';
 import { apiArea } from './area.js';
+import { countBadKeys } from './bad-keys.js';
 import { apiValidatorCompiler } from './body-validator.js';
 import { jsonErrorHandler } from './error-handler.js';
 import { acceptJsonOnly } from './json-body.js';
@@ -31,6 +32,7 @@ export async function apiContext(app: FastifyInstance) {
   await app.register(healthRoutes);
   // Every route registered from here on (health checks are not) counts against a rate limit.
   await rateLimits(app);
+  countBadKeys(app);
   const areas = [
     [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
     [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],

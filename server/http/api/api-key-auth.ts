@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { OwnError } from '../../../contract/error-texts.js';
 import { Headers } from '../../../contract/headers.js';
 import type { KeyOwner } from '../../storage/storage.js';
@@ -20,7 +20,8 @@ declare module 'fastify' {
  * An onRequest hook that admits only requests with a valid `X-API-KEY`. It runs before the body
  * is read, so authentication (401) is always judged before the body (400). Each API area passes
  * its own 401 text, as the spec's texts differ between endpoints. An ingest key gets 403 on
- * every route that does not take ingest keys.
+ * every route that does not take ingest keys. Wrong keys are counted per client address: past
+ * their limit, 429 instead of 401 (`bad-keys.ts`).
  */
 export function requireApiKey(
   app: FastifyInstance,
@@ -32,7 +33,7 @@ export function requireApiKey(
       (owner) => {
         const config = request.routeOptions.config;
         if (owner === undefined) {
-          reply.code(401).send({ error: config.unauthorized ?? unauthorizedText });
+          refuseBadKey(app, request, reply, config.unauthorized ?? unauthorizedText);
           return;
         }
         if (owner.scope !== 'full' && config.ingestKeys !== true) {
@@ -45,4 +46,26 @@ export function requireApiKey(
       (error: Error) => done(error),
     );
   };
+}
+
+/** 401, or 429 with `Retry-After` once the client's address is over its count of wrong keys. */
+function refuseBadKey(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  unauthorized: string,
+): void {
+  app.badKeys.count(request.ip).then(
+    (retryInMs) => {
+      if (retryInMs === undefined) {
+        reply.code(401).send({ error: unauthorized });
+        return;
+      }
+      reply
+        .code(429)
+        .header('retry-after', String(Math.max(1, Math.ceil(retryInMs / 1000))))
+        .send({ error: OwnError.rateLimited });
+    },
+    (error: Error) => reply.send(error),
+  );
 }
