@@ -163,12 +163,52 @@ export class HttpStatsClient implements StatsClient {
       clearTimeout(timer);
       exchange.abandon();
     }
-    return judge(request, answer);
+    const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
+    return judge(request, answer, [apiKey, webhook]);
   }
 }
 
+/** Issues shown of a 400, and characters of each: enough to fix a request, bounded. */
+const MAX_SHOWN_ISSUES = 5;
+const MAX_ISSUE_CHARS = 200;
+
+/**
+ * A 400's `issues` (`[{ path, message }]`, each offending field and why) as text for the error
+ * message, e.g. ` (payload: too deeply nested; color: too big)`. The server names fields, not
+ * values, but whatever it says goes through `mask` first: the key and the webhook URL never show.
+ */
+function issuesText(body: unknown, mask: (text: string) => string): string {
+  const issues = (body as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(issues)) return '';
+  const shown = issues
+    .filter(
+      (issue): issue is { path: string; message: string } =>
+        typeof issue?.path === 'string' && typeof issue?.message === 'string',
+    )
+    .map(({ path, message }) =>
+      mask(`${path === '' ? '(body)' : path}: ${message}`).slice(0, MAX_ISSUE_CHARS),
+    );
+  if (shown.length === 0) return '';
+  const more =
+    shown.length > MAX_SHOWN_ISSUES ? `; and ${shown.length - MAX_SHOWN_ISSUES} more` : '';
+  return ` (${shown.slice(0, MAX_SHOWN_ISSUES).join('; ')}${more})`;
+}
+
+/** Replaces each secret, and any Discord webhook token, with `***`. */
+function masker(secrets: (string | undefined)[]): (text: string) => string {
+  const known = secrets.filter((secret): secret is string => (secret?.length ?? 0) >= 4);
+  return (text) =>
+    known
+      .reduce((masked, secret) => masked.replaceAll(secret, '***'), text)
+      .replace(/(webhooks\/[^/\s]+\/)[^\s?#"']+/g, '$1***');
+}
+
 /** What an answer means: the acknowledgement, or why not. */
-function judge(request: PlannedRequest, { status, headers, body: text }: TransportResponse) {
+function judge(
+  request: PlannedRequest,
+  { status, headers, body: text }: TransportResponse,
+  secrets: (string | undefined)[],
+) {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -181,7 +221,9 @@ function judge(request: PlannedRequest, { status, headers, body: text }: Transpo
     if (acknowledged.success) return { ...acknowledged.data, replayed };
   }
   const error = (body as { error?: unknown } | undefined)?.error;
-  const reason = `HTTP ${status}${typeof error === 'string' ? `: ${error}` : ''}`;
+  const mask = masker(secrets);
+  const said = typeof error === 'string' ? `: ${mask(error)}` : '';
+  const reason = `HTTP ${status}${said}${issuesText(body, mask)}`;
   if (!isRetryableStatus(status)) throw new SendFailure(reason, 'refused');
   const wait = parseRetryAfter(headers[Headers.retryAfter]);
   if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {

@@ -85,6 +85,33 @@ describe('HttpStatsClient', () => {
     expect(transport.sent).toHaveLength(1);
   });
 
+  it("a 400 shows the server's issues, field by field, without the key or a webhook token", async () => {
+    const transport = new FakeTransport().answer({
+      status: 400,
+      body: JSON.stringify({
+        error: 'Invalid request body.',
+        issues: [
+          { path: 'payload', message: 'nested deeper than 64 levels' },
+          { path: 'colour', message: 'unknown field' },
+          // A server that echoed what it was sent: masked all the same.
+          { path: 'chatWebhook.url', message: 'https://discord.com/api/webhooks/1/tok3n refused' },
+          { path: '', message: 'sent with secret-key' },
+          { path: 'a', message: 'x' },
+          { path: 'b', message: 'y' },
+          { path: 'c', message: 'z' },
+        ],
+      }),
+    });
+    const failure = await failureOf(client(transport, 3).send(request));
+    expect(failure.refused).toBe(true);
+    expect(failure.message).toBe(
+      'HTTP 400: Invalid request body. (payload: nested deeper than 64 levels; colour: unknown ' +
+        'field; chatWebhook.url: https://discord.com/api/webhooks/1/*** refused; (body): sent with ' +
+        '***; a: x; and 2 more)',
+    );
+    expect(transport.sent).toHaveLength(1);
+  });
+
   it('a 503 is retried, waiting out its Retry-After', async () => {
     const transport = new FakeTransport().answer({
       status: 503,
