@@ -34,7 +34,13 @@ export const jsonObject = z
       abort: true,
     }),
     z.refine((value) => jsonFits(value, Limits.payloadBytes), { message: PayloadProblem.tooLarge }),
-  );
+  )
+  // What the OpenAPI document shows for it (a custom check has no JSON Schema of its own).
+  .register(z.globalRegistry, {
+    type: 'object',
+    additionalProperties: true,
+    description: `A JSON object: at most ${Limits.payloadDepth} levels deep and ${Limits.payloadBytes} bytes.`,
+  });
 
 /** An absolute http(s) URL with a host. `javascript:`, `data:` and relative URLs are refused. */
 export function isHttpUrl(value: string): boolean {

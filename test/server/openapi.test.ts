@@ -60,6 +60,14 @@ describe('GET /openapi.json', () => {
       ]),
     );
     expect(schema.required).toEqual(expect.arrayContaining(['projectId', 'eventType']));
+    // Payloads are objects of any fields, not "any".
+    const objectOfAnyFields = { type: 'object', additionalProperties: true };
+    expect((schema.properties as Record<string, unknown>).payload).toMatchObject(objectOfAnyFields);
+    const e8 = doc.paths[Paths.ingestMetrics]?.post as typeof e7;
+    const e8Schema = e8.requestBody.content['application/json'].schema;
+    expect((e8Schema.properties as Record<string, unknown>).payload).toMatchObject(
+      objectOfAnyFields,
+    );
     expect(e7.responses['400']?.description).toContain(SpecError.invalidBody);
     expect(e7.responses['401']?.description).toContain(SpecError.unauthorizedStats);
     expect(e7.responses['403']?.description).toContain(SpecError.forbiddenProject);
