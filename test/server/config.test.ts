@@ -17,7 +17,14 @@ describe('loadConfig', () => {
       bodyLimit: 1048576,
       requestTimeoutMs: 30000,
       headersTimeoutMs: 10000,
-      rateLimits: { ingestPerMinute: 6000, otherPerMinute: 1200 },
+      rateLimits: {
+        ingestPerMinute: 6000,
+        otherPerMinute: 1200,
+        ingestBurst: 1000,
+        otherBurst: 60,
+        otherConcurrency: 2,
+        badKeysPerMinute: 600,
+      },
       bootstrapApiKey: undefined,
       durability: 'full',
       forwarding: { provider: 'none' },
@@ -52,6 +59,10 @@ describe('loadConfig', () => {
     ['HEADERS_TIMEOUT_MS', '40000'],
     ['RATE_LIMIT_INGEST_PER_MINUTE', '-1'],
     ['RATE_LIMIT_OTHER_PER_MINUTE', 'lots'],
+    ['RATE_LIMIT_INGEST_BURST', '0'],
+    ['RATE_LIMIT_OTHER_BURST', '1.5'],
+    ['RATE_LIMIT_OTHER_CONCURRENCY', '-1'],
+    ['RATE_LIMIT_BAD_KEYS_PER_MINUTE', 'many'],
   ])('%s=%j is refused, naming the variable', (variable, value) => {
     const attempt = () => loadConfig({ [variable]: value });
     expect(attempt).toThrow(ConfigError);
