@@ -13,7 +13,12 @@ const update = (body: unknown) =>
 const read = async () =>
   (await server.call('GET', '/pagesite/get-site-configuration', { key: me.apiKey })).json();
 
-eachTestServer((started) => ({ server, me } = started));
+// The races below need one key's requests to run at once: no rate limit (they have their own
+// tests, rate-limits.test.ts) and no cap on its requests in progress (key-concurrency.test.ts).
+eachTestServer((started) => ({ server, me } = started), {
+  RATE_LIMIT_OTHER_PER_MINUTE: '0',
+  RATE_LIMIT_OTHER_CONCURRENCY: '0',
+});
 
 describe('E3 toggle visibility', () => {
   it('a new site is hidden; each call flips it', async () => {

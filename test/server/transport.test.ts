@@ -69,7 +69,10 @@ describe('bytes after a request (defect 2)', () => {
   });
 
   it('a client that half-closes after its request still gets its answer, even a late one', async () => {
-    const limited = await startTestServer({ RATE_LIMIT_OTHER_PER_MINUTE: '1' });
+    const limited = await startTestServer({
+      RATE_LIMIT_OTHER_PER_MINUTE: '1',
+      RATE_LIMIT_OTHER_BURST: '1',
+    });
     try {
       const account = await limited.account();
       const at = await limited.app.listen({ port: 0, host: '127.0.0.1' });
