@@ -116,10 +116,15 @@ function closeWithoutReading(socket: Socket): void {
   };
 }
 
-/** CONNECT (a proxy tunnel) is not something this server does. */
+/**
+ * CONNECT (a proxy tunnel) is not something this server does. Nothing after its head is read: a
+ * client still sending (a body, a tunnel's bytes) would keep the socket open for ever, so it goes
+ * a linger after the answer, as every early answer's does.
+ */
 function refuseConnect(_request: unknown, socket: Socket): void {
   const body = JSON.stringify({ error: OwnError.methodNotAllowed });
   socket.on('error', () => socket.destroy());
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
   socket.end(
     `HTTP/1.1 405 ${STATUS_CODES[405]}\r\nAllow: ${SERVER_METHODS}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

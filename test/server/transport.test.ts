@@ -145,6 +145,22 @@ describe('every answer is JSON { error } (defect 3)', () => {
     expect(closed).toBe(true);
   });
 
+  it('CONNECT followed by bytes the server never reads: the connection still goes', async () => {
+    await listen();
+    // More than the sockets' buffers take: the client is still sending when the answer comes.
+    const tunnel = Buffer.alloc(8 * 1024 * 1024, 'x');
+    const { text, closed } = await exchange(
+      origin,
+      Buffer.concat([
+        Buffer.from('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+        tunnel,
+      ]),
+      { timeoutMs: 5000 },
+    );
+    expect(parseAnswers(text).map((answer) => answer.status)).toEqual([405]);
+    expect(closed).toBe(true);
+  });
+
   it('a parameter too long for the router', async () => {
     await listen();
     const { text } = await exchange(
