@@ -1,7 +1,9 @@
 import pRetry from 'p-retry';
 import { Headers } from '../contract/headers.js';
+import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
 import type { PlannedRequest } from './requests.js';
+import { loadContractSchemas } from './schemas-loader.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -167,8 +169,21 @@ export class HttpStatsClient implements StatsClient {
   }
 }
 
+/**
+ * A 2xx answer as the contract's response schema parses it, or undefined where it refuses it. The
+ * quick check gives the schema's result for the usual answer; anything else goes to the schema.
+ */
+async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
+  const quick = quickIngestAnswer(body);
+  if (quick) return quick;
+  const schemas = await loadContractSchemas();
+  const schema = kind === 'event' ? schemas.IngestEventResponse : schemas.IngestMetricResponse;
+  const result = schema.safeParse(body);
+  return result.success ? result.data : undefined;
+}
+
 /** What an answer means: the acknowledgement, or why not. */
-function judge(request: PlannedRequest, { status, headers, body: text }: TransportResponse) {
+async function judge(request: PlannedRequest, { status, headers, body: text }: TransportResponse) {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -177,8 +192,8 @@ function judge(request: PlannedRequest, { status, headers, body: text }: Transpo
   }
   const replayed = headers[Headers.idempotentReplayed] === 'true';
   if (status >= 200 && status < 300) {
-    const acknowledged = request.response.safeParse(body);
-    if (acknowledged.success) return { ...acknowledged.data, replayed };
+    const answer = await acknowledged(request.kind, body);
+    if (answer) return { ...answer, replayed };
   }
   const error = (body as { error?: unknown } | undefined)?.error;
   const reason = `HTTP ${status}${typeof error === 'string' ? `: ${error}` : ''}`;
