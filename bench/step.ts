@@ -3,14 +3,14 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './median.js';
 
 /**
  * npm run bench:step: the wall time of a whole reporting step (process start to exit, one POST to
  * a loopback fake), for our Action and CLI against the floor (bench/step-floor.js: node:http and
- * nothing else) and, when BENCH_DATADOG names its dist/index.js, masci/datadog's published bundle
+ * nothing else; step-floor.cjs the same in CommonJS, as our bundles are) and, when BENCH_DATADOG names its dist/index.js, masci/datadog's published bundle
  * (BENCH_PREVIOUS_ACTION adds an earlier build of our Action).
  * Paired runs: each round runs every target once, in an order that rotates; medians of the rounds.
  */
@@ -62,6 +62,11 @@ const targets: Target[] = [
     env: { STEP_URL: `${origin}/stats/ingest-events`, STEP_KEY: 'k' },
   },
   {
+    name: 'floor, CommonJS (step-floor.cjs)',
+    args: ['bench/step-floor.cjs'],
+    env: { STEP_URL: `${origin}/stats/ingest-events`, STEP_KEY: 'k' },
+  },
+  {
     name: 'our Action (dist/index.js)',
     args: ['dist/index.js'],
     env: {
@@ -83,7 +88,7 @@ const targets: Target[] = [
 const previous = process.env.BENCH_PREVIOUS_ACTION;
 if (previous) {
   if (!existsSync(previous)) throw new Error(`BENCH_PREVIOUS_ACTION: no file ${previous}`);
-  targets.push({ ...(targets[1] as Target), name: 'our Action, previous build', args: [previous] });
+  targets.push({ ...(targets[2] as Target), name: 'our Action, previous build', args: [previous] });
 }
 const datadog = process.env.BENCH_DATADOG;
 if (datadog) {
@@ -145,13 +150,24 @@ const medians = Object.fromEntries(targets.map((t) => [t.name, median(samples.ge
 const floor = medians[targets[0]?.name as string] as number;
 const reference = datadog ? medians['masci/datadog (published dist)'] : undefined;
 console.log(
-  `Step wall time, ${ROUNDS} paired rounds (after ${WARMUP} warm-up), medians, Node ${process.version}`,
+  `Step wall time, ${ROUNDS} paired rounds (after ${WARMUP} warm-up), medians, Node ${process.version}, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} at the end`,
 );
-console.log(`| Target | median ms | × floor |${reference ? ' × masci/datadog |' : ''}`);
-console.log(`|---|---:|---:|${reference ? '---:|' : ''}`);
+/** The spread of a target's rounds: its first and third quartiles. */
+const quartiles = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.round(q * (sorted.length - 1))] as number;
+  return `${at(0.25).toFixed(0)}–${at(0.75).toFixed(0)}`;
+};
+console.log(
+  `| Target | median ms | p25–p75 ms | × floor |${reference ? ' × masci/datadog |' : ''}`,
+);
+console.log(`|---|---:|---:|---:|${reference ? '---:|' : ''}`);
 for (const target of targets) {
   const ms = medians[target.name] as number;
-  const cells = [target.name, ms.toFixed(1), (ms / floor).toFixed(2)];
+  const spread = quartiles(samples.get(target.name) ?? []);
+  const cells = [target.name, ms.toFixed(1), spread, (ms / floor).toFixed(2)];
   if (reference) cells.push((ms / reference).toFixed(2));
   console.log(`| ${cells.join(' | ')} |`);
 }

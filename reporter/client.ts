@@ -1,7 +1,9 @@
 import pRetry from 'p-retry';
 import { Headers } from '../contract/headers.js';
+import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
 import type { PlannedRequest } from './requests.js';
+import { loadContractSchemas } from './schemas-loader.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -203,8 +205,21 @@ function masker(secrets: (string | undefined)[]): (text: string) => string {
       .replace(/(webhooks\/[^/\s]+\/)[^\s?#"']+/g, '$1***');
 }
 
+/**
+ * A 2xx answer as the contract's response schema parses it, or undefined where it refuses it. The
+ * quick check gives the schema's result for the usual answer; anything else goes to the schema.
+ */
+async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
+  const quick = quickIngestAnswer(body);
+  if (quick) return quick;
+  const schemas = await loadContractSchemas();
+  const schema = kind === 'event' ? schemas.IngestEventResponse : schemas.IngestMetricResponse;
+  const result = schema.safeParse(body);
+  return result.success ? result.data : undefined;
+}
+
 /** What an answer means: the acknowledgement, or why not. */
-function judge(
+async function judge(
   request: PlannedRequest,
   { status, headers, body: text }: TransportResponse,
   secrets: (string | undefined)[],
@@ -217,8 +232,8 @@ function judge(
   }
   const replayed = headers[Headers.idempotentReplayed] === 'true';
   if (status >= 200 && status < 300) {
-    const acknowledged = request.response.safeParse(body);
-    if (acknowledged.success) return { ...acknowledged.data, replayed };
+    const answer = await acknowledged(request.kind, body);
+    if (answer) return { ...answer, replayed };
   }
   const error = (body as { error?: unknown } | undefined)?.error;
   const mask = masker(secrets);

@@ -25,7 +25,7 @@ export async function report(
   context: ReportContext,
   inputs: Inputs,
 ): Promise<Report> {
-  const planned = planRequests(inputs, context);
+  const planned = await planRequests(inputs, context);
   const results: RecordResult[] = [];
   for (const request of planned) {
     try {

@@ -1,16 +1,18 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
-import { IngestEventRequest, IngestEventResponse } from '../contract/events.js';
+import type { IngestEventRequest } from '../contract/events.js';
 import { IDEMPOTENCY_KEY } from '../contract/idempotency-key.js';
+import { quickIngestEvent, quickIngestMetric } from '../contract/ingest-check.js';
 import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
-import { IngestMetricRequest, IngestMetricResponse } from '../contract/metrics.js';
+import type { IngestMetricRequest } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
 import type { Inputs, JobStatus } from './inputs.js';
 import type { ReportContext } from './report-context.js';
 import { githubFacts } from './run-context.js';
+import { loadContractSchemas } from './schemas-loader.js';
 
 export type RecordKind = 'event' | 'metric';
 
@@ -19,8 +21,6 @@ export interface PlannedRequest {
   kind: RecordKind;
   path: typeof Paths.ingestEvents | typeof Paths.ingestMetrics;
   body: IngestEventRequest | IngestMetricRequest;
-  /** What a 2xx answer must look like (the contract's response schema). */
-  response: typeof IngestEventResponse | typeof IngestMetricResponse;
   /** The same for every retry of this request, so a retry can never store a second record. */
   idempotencyKey: string;
 }
@@ -53,10 +53,16 @@ function describe(issue: z.core.$ZodIssue, field: string): string {
   return `is not accepted by the API (${issue.code})`;
 }
 
-/** Validates with the schema the server uses, so a bad input fails before anything is sent. */
-function validated<T>(kind: RecordKind, schema: z.ZodMiniType<T>, body: unknown): T {
+/**
+ * Validates with the schema the server uses, so a bad input fails before anything is sent. A body
+ * the quick check accepts is one the schema accepts unchanged; any other body goes to the schema.
+ */
+async function validated<T>(kind: RecordKind, body: T): Promise<T> {
+  if (kind === 'event' ? quickIngestEvent(body) : quickIngestMetric(body)) return body;
+  const schemas = await loadContractSchemas();
+  const schema = kind === 'event' ? schemas.IngestEventRequest : schemas.IngestMetricRequest;
   const result = schema.safeParse(body);
-  if (result.success) return result.data;
+  if (result.success) return result.data as T;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
   const field = issue.path.join('.');
   throw new InputError(INPUT_OF[kind][field] ?? field, describe(issue, field));
@@ -115,14 +121,14 @@ export function effectiveStatus(inputs: Inputs): JobStatus | undefined {
 }
 
 /**
- * The event and/or metric request of this step. Throws InputError for a bad input.
+ * The event and/or metric request of this step. Rejects with InputError for a bad input.
  * `execution` identifies this run of the step (a random id, drawn once).
  */
-export function planRequests(
+export async function planRequests(
   inputs: Inputs,
   context: ReportContext,
   execution: string = randomUUID(),
-): PlannedRequest[] {
+): Promise<PlannedRequest[]> {
   const facts = inputs.includeContext
     ? {
         ...(context.github ? { github: githubFacts(context.github) } : {}),
@@ -135,7 +141,7 @@ export function planRequests(
 
   if (inputs.event) {
     const { event, chat } = inputs;
-    const body = validated('event', IngestEventRequest, {
+    const body = await validated('event', {
       projectId: inputs.projectId,
       eventType: event.type,
       ...(event.description === undefined ? {} : { description: event.description }),
@@ -160,13 +166,12 @@ export function planRequests(
       kind: 'event',
       path: Paths.ingestEvents,
       body,
-      response: IngestEventResponse,
       idempotencyKey: idempotencyKey(context, 'event', execution),
     });
   }
 
   if (inputs.metrics || tests) {
-    const body = validated('metric', IngestMetricRequest, {
+    const body = await validated('metric', {
       projectId: inputs.projectId,
       payload: { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts },
     });
@@ -174,7 +179,6 @@ export function planRequests(
       kind: 'metric',
       path: Paths.ingestMetrics,
       body,
-      response: IngestMetricResponse,
       idempotencyKey: idempotencyKey(context, 'metric', execution),
     });
   }

@@ -22,8 +22,8 @@ const withRun = (change: Partial<RunContext>) => ({
 });
 
 describe('planRequests', () => {
-  it('builds the event with status, colour, context and a default chat title', () => {
-    const [event] = planRequests(
+  it('builds the event with status, colour, context and a default chat title', async () => {
+    const [event] = await planRequests(
       inputs({
         'event-type': 'build',
         status: 'failure',
@@ -42,8 +42,8 @@ describe('planRequests', () => {
     });
   });
 
-  it('an explicit colour wins over the status colour; include-context false leaves github out', () => {
-    const [event] = planRequests(
+  it('an explicit colour wins over the status colour; include-context false leaves github out', async () => {
+    const [event] = await planRequests(
       inputs({
         'event-type': 'x',
         status: 'success',
@@ -60,8 +60,11 @@ describe('planRequests', () => {
     });
   });
 
-  it('sends the event first, then the metric', () => {
-    const planned = planRequests(inputs({ 'event-type': 'x', metrics: '{"ms": 5}' }), context);
+  it('sends the event first, then the metric', async () => {
+    const planned = await planRequests(
+      inputs({ 'event-type': 'x', metrics: '{"ms": 5}' }),
+      context,
+    );
     expect(planned.map((p) => p.kind)).toEqual(['event', 'metric']);
     expect(planned[1]?.body).toMatchObject({
       projectId: 'p1',
@@ -93,10 +96,10 @@ describe('planRequests', () => {
       '32768 bytes',
     ],
     [{ 'event-type': 'x', 'project-id': 'p'.repeat(129) }, 'project-id', 'at most 128'],
-  ])('the shared contract refuses %j naming %s', (extra, input, text) => {
+  ])('the shared contract refuses %j naming %s', async (extra, input, text) => {
     let error: unknown;
     try {
-      planRequests(inputs(extra), context);
+      await planRequests(inputs(extra), context);
     } catch (caught) {
       error = caught;
     }
@@ -122,14 +125,14 @@ describe('idempotencyKey', () => {
     expect(idempotencyKey(context, 'metric', 'e2')).not.toBe(key);
   });
 
-  it('every request of one execution keeps its key; every execution draws a new one', () => {
+  it('every request of one execution keeps its key; every execution draws a new one', async () => {
     const plan = () => planRequests(inputs({ 'event-type': 'x', metrics: '{"a":1}' }), context);
-    const [event, metric] = plan();
+    const [event, metric] = await plan();
     expect(event?.idempotencyKey).toMatch(
       /^octo-org\/web-app\/77\/1\/build\/__run_2\/event\/[0-9a-f-]{36}$/,
     );
     expect(metric?.idempotencyKey.split('/').at(-1)).toBe(event?.idempotencyKey.split('/').at(-1));
-    expect(plan()[0]?.idempotencyKey).not.toBe(event?.idempotencyKey);
+    expect((await plan())[0]?.idempotencyKey).not.toBe(event?.idempotencyKey);
   });
 
   it('outside Actions, and with odd names, it stays header-safe', () => {

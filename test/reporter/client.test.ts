@@ -7,7 +7,7 @@ import { reporterInputs } from '../helpers/reporter-inputs.js';
 
 /** The HTTP client over a fake transport: what it sends, retries, accepts and refuses. */
 
-const [event] = planRequests(reporterInputs({ 'event-type': 'x' }), readActionContext({}));
+const [event] = await planRequests(reporterInputs({ 'event-type': 'x' }), readActionContext({}));
 const request = event as NonNullable<typeof event>;
 
 const client = (transport: FakeTransport, retries = 0, timeoutSeconds = 5) =>
