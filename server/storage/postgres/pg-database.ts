@@ -28,6 +28,11 @@ export async function openPgDatabase({ url, max = 10 }: PgOptions): Promise<Sql>
     // The server answers 503 while the database is away; a query waits at most this long for a
     // connection before it fails.
     connect_timeout: 5,
+    // Back within a second of the database: the client's default backoff after failed attempts
+    // grows to 20 s, which would keep answering 503 long after a restart.
+    backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
+    // A commit is durable before it is acknowledged, whatever the server's default says.
+    connection: { synchronous_commit: 'on' },
     types: {
       bigint: {
         to: 20,

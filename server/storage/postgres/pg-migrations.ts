@@ -20,8 +20,10 @@ export const pgMigrations: PgMigration[] = [
     version: 1,
     name: 'accounts, keys, sessions, profiles, sites, projects, share links',
     sql: `
+      -- seq keeps the order of creation (SQLite's rowid) among rows of one millisecond.
       CREATE TABLE accounts (
         id         TEXT PRIMARY KEY,
+        seq        BIGSERIAL NOT NULL,
         label      TEXT,
         created_at TEXT NOT NULL
       );
@@ -29,6 +31,7 @@ export const pgMigrations: PgMigration[] = [
       -- scope 'ingest' may only send events and metrics, to project_ids (a JSON array) when set.
       CREATE TABLE api_keys (
         id           TEXT PRIMARY KEY,
+        seq          BIGSERIAL NOT NULL,
         account_id   TEXT NOT NULL REFERENCES accounts(id),
         key_hash     TEXT NOT NULL UNIQUE,
         prefix       TEXT NOT NULL,
@@ -82,6 +85,7 @@ export const pgMigrations: PgMigration[] = [
       -- Read-only links to a project's statistics; only the SHA-256 of a token is stored.
       CREATE TABLE share_links (
         id         TEXT PRIMARY KEY,
+        seq        BIGSERIAL NOT NULL,
         project_id TEXT NOT NULL REFERENCES projects(id),
         token_hash TEXT NOT NULL UNIQUE,
         prefix     TEXT NOT NULL,
