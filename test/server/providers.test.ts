@@ -127,7 +127,7 @@ describe('E2 enable', () => {
 
 describe('E2 when our own record fails after ImprovMX changed', () => {
   it('puts ImprovMX back and answers 500', async () => {
-    failWrites(server.dir, 'profiles');
+    await failWrites(server.database, 'profiles');
     const res = await toggle({ enabled: true, email: 'alice@example.com' });
     expect(res.statusCode).toBe(500);
     // The alias was created, then removed again: provider and database agree.
@@ -215,8 +215,8 @@ describe('E5 rename while forwarding is on', () => {
     expect(after.map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /v3/domains/mail.example.test/aliases',
     ]);
-    const jobs = selectColumn(
-      server.dir,
+    const jobs = await selectColumn(
+      server.database,
       `SELECT status FROM outbox WHERE kind = 'forwarding-remove-alias'`,
     );
     expect(jobs).toEqual(['delivered']);

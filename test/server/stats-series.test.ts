@@ -101,12 +101,13 @@ describe('GET /stats/get-metric-series', () => {
       [BASE - 5 * HOUR, BASE + 80 * HOUR, 1, undefined],
       [BASE + 10 * HOUR, BASE + 10 * HOUR + 45 * 60_000, 13, 'develop'],
     ];
-    const folded = () => selectColumn(server.dir, 'SELECT metrics FROM stats_progress')[0];
-    const before = folded();
+    const folded = async () =>
+      (await selectColumn(server.database, 'SELECT metrics FROM stats_progress'))[0];
+    const before = await folded();
     // Read from the records not folded yet, then from the cells: the same answers.
     for (const fold of [false, true]) {
       if (fold) await foldStatistics(server, BASE + 100 * HOUR);
-      expect(folded() === before).toBe(!fold);
+      expect((await folded()) === before).toBe(!fold);
       await checkCases(cases, points);
     }
   });
@@ -297,14 +298,15 @@ describe('GET /stats/get-build-summary', () => {
       [5, undefined, 'deploy'],
     ] as const;
     // From the events not folded yet, then from the cells.
-    const folded = () => selectColumn(server.dir, 'SELECT events FROM stats_progress')[0];
-    const before = folded();
+    const folded = async () =>
+      (await selectColumn(server.database, 'SELECT events FROM stats_progress'))[0];
+    const before = await folded();
     for (const [fold, [count, branch, type]] of [false, true].flatMap((fold) =>
       cases.map((c) => [fold, c] as const),
     )) {
-      if (fold && folded() === before) {
+      if (fold && (await folded()) === before) {
         await foldStatistics(server, BASE + 100 * HOUR);
-        expect(folded()).not.toBe(before);
+        expect(await folded()).not.toBe(before);
       }
       const res = await get<BuildSummary>(Paths.getBuildSummary, {
         projectId: me.projectId,
