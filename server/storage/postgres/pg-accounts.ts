@@ -108,7 +108,7 @@ export function pgAccounts(sql: Sql): AccountRepository {
       const batch = JSON.stringify(uses.map(([id, at]) => ({ id, at })));
       await sql`
         UPDATE api_keys k SET last_used_at = GREATEST(COALESCE(k.last_used_at, 0), u.at)
-          FROM (SELECT id, MAX(at) AS at FROM json_to_recordset(${batch}::json) AS r(id TEXT, at BIGINT)
+          FROM (SELECT id, MAX(at) AS at FROM json_to_recordset(${batch}::text::json) AS r(id TEXT, at BIGINT)
                  GROUP BY id) u
          WHERE k.id = u.id`;
     },

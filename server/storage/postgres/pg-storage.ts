@@ -92,6 +92,8 @@ export async function openPgStorage({ url, leaseMs, max }: PgStorageOptions): Pr
       await ingest.drain();
       await notifications.close();
       await locks.close();
+      // Bounded: after a lost connection, postgres.js 3.4 may wait for a query it already
+      // rejected (porsager/postgres#1097); everything of ours has finished by now.
       await pool.end({ timeout: 5 });
     },
   };
