@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import type { Sql } from './pg-database.js';
 
 interface Pending<Item, Result> {
@@ -17,14 +18,21 @@ export interface PgGroupOptions<Item, Result> {
   maxGroup?: number;
 }
 
+const ignore = () => {};
+
 /**
  * Group commit on PostgreSQL. Appends made through the pool during one turn of the event loop
  * (and while earlier groups are committing) run together in one transaction, with one multi-row
  * statement per table, and each is answered once that transaction has committed with
- * `synchronous_commit = on` (its WAL flushed to disk): one flush serves the whole group.
+ * `synchronous_commit = on` (its WAL flushed to disk): one flush serves the whole group. BEGIN
+ * goes in the same round trip as the writes. (COMMIT cannot: the client holds a statement back
+ * while it asks the server for its parameter types, the first time on each connection, and would
+ * send a COMMIT queued behind it first.)
  *
- * When a group fails, its items run again one by one, each in a transaction of its own, so one
- * bad append never takes the others down.
+ * When a group fails in the database (an error PostgreSQL reported: the transaction is rolled
+ * back for sure), its items run again one by one, each in a transaction of its own, so one bad
+ * append never takes the others down. When the connection fails instead, the outcome of the
+ * COMMIT is unknown: the whole group is rejected (running it again could store it twice).
  */
 export class PgGroupCommit<Item, Result> {
   readonly #pool: Sql;
@@ -91,27 +99,45 @@ export class PgGroupCommit<Item, Result> {
     try {
       const results = await this.#transaction(group.map((pending) => pending.item));
       for (const [i, pending] of group.entries()) pending.resolve(results[i] as Result);
-    } catch {
+    } catch (error) {
+      if (!(error instanceof postgres.PostgresError) || group.length === 1) {
+        for (const pending of group) pending.reject(error);
+        return;
+      }
       // One at a time: only the items that fail on their own are rejected.
       for (const pending of group) {
         try {
           const [result] = await this.#transaction([pending.item]);
           pending.resolve(result as Result);
-        } catch (error) {
-          pending.reject(error);
+        } catch (alone) {
+          pending.reject(alone);
         }
       }
     }
   }
 
-  #transaction(items: Item[]): Promise<Result[]> {
-    return this.#pool.begin(async (tx) => {
+  /** One transaction on a connection of its own, its statements pipelined. */
+  async #transaction(items: Item[]): Promise<Result[]> {
+    const connection = await this.#pool.reserve();
+    const tx = connection as unknown as Sql;
+    try {
+      // Sent now, answered later: their errors are looked at once the writes are answered.
+      const begin = connection`BEGIN`.execute();
       // Durable before the answer, whatever the server's default says.
-      const [, results] = await Promise.all([
-        tx`SET LOCAL synchronous_commit TO on`,
-        this.#options.run(tx as unknown as Sql, items),
-      ]);
+      const durable = connection`SET LOCAL synchronous_commit TO on`.execute();
+      begin.catch(ignore);
+      durable.catch(ignore);
+      const results = await this.#options.run(tx, items);
+      await begin;
+      await durable;
+      await connection`COMMIT`;
       return results;
-    }) as Promise<Result[]>;
+    } catch (error) {
+      // Ends the transaction (unless COMMIT did), after every statement still in flight.
+      await connection`ROLLBACK`.catch(ignore);
+      throw error;
+    } finally {
+      connection.release();
+    }
   }
 }

@@ -20,7 +20,8 @@ export interface Append {
 }
 
 /**
- * Stores appends in the caller's transaction, one multi-row statement per table: claims first
+ * Stores appends in the caller's transaction, one multi-row statement per table (sent together,
+ * without waiting for each other's answers): claims first
  * (an append whose key already has an answer stores nothing and gets that answer), then the
  * events, metrics, notification jobs, series keys and branches of the others. The records keep
  * the appends' order in `seq`. At most one claim per (account, key) in one call.
