@@ -376,6 +376,31 @@ describe('statistics', () => {
   });
 });
 
+describe('series keys written by several processes', () => {
+  it('are summed over their rows, the latest time then the latest record giving the value', async () => {
+    const replica = pgIngest(other, { replicaId: 'replica-c', leaseMs: 10_000 });
+    const t0 = Date.UTC(2026, 2, 1);
+    const mine = ingest.records(pool);
+    const theirs = replica.records(other);
+    for (let i = 0; i < 5; i++) {
+      await Promise.all([
+        mine.append(metric('p3', { shared: i }, t0 + i)),
+        theirs.append(metric('p3', { shared: 100 + i }, t0 + i)),
+      ]);
+    }
+    await theirs.append(metric('p3', { shared: 7 }, t0 + 4));
+    await mine.append(metric('p3', { shared: 8 }, t0 + 4));
+    const keys = await ingest.stats(pool).seriesKeys('p3');
+    expect(keys.find((k) => k.key === 'shared')).toEqual({
+      key: 'shared',
+      count: 12,
+      lastValue: 8,
+      lastAt: t0 + 4,
+    });
+    await replica.drain();
+  });
+});
+
 describe('outbox leases', () => {
   async function freshJobs(count: number, prefix: string): Promise<number[]> {
     await pool`UPDATE outbox SET status = 'delivered', payload = NULL WHERE status = 'pending'`;

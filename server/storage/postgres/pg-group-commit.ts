@@ -8,8 +8,11 @@ interface Pending<Item, Result> {
 }
 
 export interface PgGroupOptions<Item, Result> {
-  /** Runs a group inside its transaction; one result per item, in order. */
-  run: (tx: Sql, items: Item[]) => Promise<Result[]>;
+  /**
+   * Runs a group inside its transaction; one result per item, in order. `slot` (below
+   * `concurrency`) is the group's own among those committing at once.
+   */
+  run: (tx: Sql, items: Item[], slot: number) => Promise<Result[]>;
   /** Items with the same key never share a group: the later waits for the next one. */
   keyOf: (item: Item) => string | undefined;
   /** Groups committing at once (each on a connection of its own). */
@@ -40,10 +43,13 @@ export class PgGroupCommit<Item, Result> {
   #queue: Pending<Item, Result>[] = [];
   #scheduled = false;
   readonly #running = new Set<Promise<void>>();
+  /** The slots of the groups not committing now. */
+  #free: number[];
 
   constructor(pool: Sql, options: PgGroupOptions<Item, Result>) {
     this.#pool = pool;
     this.#options = { concurrency: 4, maxGroup: 1000, ...options };
+    this.#free = Array.from({ length: this.#options.concurrency }, (_, slot) => slot);
   }
 
   /** Queues `item` for the next group; resolves with its result once that group committed. */
@@ -88,16 +94,21 @@ export class PgGroupCommit<Item, Result> {
       group.push(pending);
     }
     this.#queue = later;
-    const running = this.#commit(group).finally(() => {
+    const slot = this.#free.pop() as number;
+    const running = this.#commit(group, slot).finally(() => {
+      this.#free.push(slot);
       this.#running.delete(running);
       if (this.#queue.length > 0) this.#schedule();
     });
     this.#running.add(running);
   }
 
-  async #commit(group: Pending<Item, Result>[]): Promise<void> {
+  async #commit(group: Pending<Item, Result>[], slot: number): Promise<void> {
     try {
-      const results = await this.#transaction(group.map((pending) => pending.item));
+      const results = await this.#transaction(
+        group.map((pending) => pending.item),
+        slot,
+      );
       for (const [i, pending] of group.entries()) pending.resolve(results[i] as Result);
     } catch (error) {
       if (!(error instanceof postgres.PostgresError) || group.length === 1) {
@@ -107,7 +118,7 @@ export class PgGroupCommit<Item, Result> {
       // One at a time: only the items that fail on their own are rejected.
       for (const pending of group) {
         try {
-          const [result] = await this.#transaction([pending.item]);
+          const [result] = await this.#transaction([pending.item], slot);
           pending.resolve(result as Result);
         } catch (alone) {
           pending.reject(alone);
@@ -117,7 +128,7 @@ export class PgGroupCommit<Item, Result> {
   }
 
   /** One transaction on a connection of its own, its statements pipelined. */
-  async #transaction(items: Item[]): Promise<Result[]> {
+  async #transaction(items: Item[], slot: number): Promise<Result[]> {
     const connection = await this.#pool.reserve();
     const tx = connection as unknown as Sql;
     try {
@@ -127,7 +138,7 @@ export class PgGroupCommit<Item, Result> {
       const durable = connection`SET LOCAL synchronous_commit TO on`.execute();
       begin.catch(ignore);
       durable.catch(ignore);
-      const results = await this.#options.run(tx, items);
+      const results = await this.#options.run(tx, items, slot);
       await begin;
       await durable;
       await connection`COMMIT`;

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type {
   AppendResult,
   IdempotencyRepository,
@@ -23,13 +24,21 @@ export interface PgIngest {
   drain(): Promise<void>;
 }
 
+/** Groups committing at once, per process. */
+const GROUPS = 4;
+/** Series rows of a key: GROUPS per process, at SHARD_BASES places (see the migration). */
+const SHARD_BASES = 16;
+
 /**
  * The ingest side of the PostgreSQL backend: events and metrics (grouped commits), statistics,
  * the outbox with its leases across replicas, and Idempotency-Key answers.
  */
 export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: number }): PgIngest {
+  // The series rows this process writes: its groups' own, apart from most other replicas'.
+  const shards = randomInt(SHARD_BASES) * GROUPS;
   const groups = new PgGroupCommit<Append, AppendResult>(pool, {
-    run: appendAll,
+    run: (tx, appends, slot) => appendAll(tx, appends, shards + slot),
+    concurrency: GROUPS,
     // Two claims of one key in a group would both look new: the later one waits a group.
     keyOf: ({ claim }) => (claim ? `${claim.accountId}\n${claim.key}` : undefined),
   });
@@ -39,7 +48,7 @@ export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: numbe
       pgRecords(sql, async (record, claim) =>
         sql === pool
           ? groups.run({ record, claim })
-          : ((await appendAll(sql, [{ record, claim }]))[0] as AppendResult),
+          : ((await appendAll(sql, [{ record, claim }], shards))[0] as AppendResult),
       ),
     stats: pgStats,
     outbox: leases.repository,

@@ -125,14 +125,19 @@ export const pgMigrations: PgMigration[] = [
       );
       CREATE INDEX metrics_by_project ON metrics(project_id, seq);
       CREATE INDEX metrics_by_time ON metrics(project_id, created_at);
-      -- Each numeric leaf of a project's metrics: how many records have it, its latest value.
+      -- Each numeric leaf of a project's metrics: how many records have it, its latest value (of
+      -- the latest time, then the latest seq). Written in a few rows per key (shard): groups
+      -- committing at once update rows of their own instead of queueing on one row; reads add
+      -- them up.
       CREATE TABLE series (
         project_id TEXT NOT NULL,
         key        TEXT NOT NULL,
+        shard      SMALLINT NOT NULL,
         count      BIGINT NOT NULL,
         last_at    BIGINT NOT NULL,
+        last_seq   BIGINT NOT NULL,
         last_value DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (project_id, key)
+        PRIMARY KEY (project_id, key, shard)
       );
       -- The branches each project's records name (the page's branch filter).
       CREATE TABLE branches (

@@ -11,7 +11,7 @@ import type {
 import type { Sql } from './pg-database.js';
 import { claimAll } from './pg-idempotency.js';
 import { enqueueJobs, type NewJob } from './pg-outbox.js';
-import { indexRecords } from './pg-stats.js';
+import { indexBranches, seriesDeltas } from './pg-stats.js';
 
 /** One append: the record, and the Idempotency-Key claim to store with it. */
 export interface Append {
@@ -26,7 +26,12 @@ export interface Append {
  * events, metrics, notification jobs, series keys and branches of the others. The records keep
  * the appends' order in `seq`. At most one claim per (account, key) in one call.
  */
-export async function appendAll(sql: Sql, appends: readonly Append[]): Promise<AppendResult[]> {
+export async function appendAll(
+  sql: Sql,
+  appends: readonly Append[],
+  /** Which of the series rows of a key this transaction adds to (see the migration). */
+  shard: number,
+): Promise<AppendResult[]> {
   const results: AppendResult[] = appends.map(() => ({ stored: true }));
   const claimed = appends.flatMap((append, i) =>
     append.claim ? [[i, append.claim] as const] : [],
@@ -85,14 +90,30 @@ export async function appendAll(sql: Sql, appends: readonly Append[]): Promise<A
                  project_id text, event_type text, description text, payload text, color int,
                  created_at bigint, branch text, status text)
            ORDER BY n`,
+    // The series rows take the seq of the metric holding their last value, hence one statement.
     metrics.length > 0 &&
-      sql`INSERT INTO metrics (id, project_id, payload, created_at, branch)
-          SELECT id, project_id, payload, created_at, branch
-            FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
-                 project_id text, payload text, created_at bigint, branch text)
-           ORDER BY n`,
+      sql`WITH stored AS (
+            INSERT INTO metrics (id, project_id, payload, created_at, branch)
+            SELECT id, project_id, payload, created_at, branch
+              FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
+                   project_id text, payload text, created_at bigint, branch text)
+             ORDER BY n
+            RETURNING seq, id)
+          INSERT INTO series (project_id, key, shard, count, last_at, last_seq, last_value)
+          SELECT s.p, s.k, ${shard}, s.c, s.t, stored.seq, s.v
+            FROM json_to_recordset(${JSON.stringify(seriesDeltas(records))}::text::json)
+                 AS s(p text, k text, c bigint, t bigint, v double precision, id text)
+            JOIN stored ON stored.id = s.id
+           ORDER BY s.p, s.k
+          ON CONFLICT (project_id, key, shard) DO UPDATE SET
+            count = series.count + excluded.count,
+            last_value = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                              THEN excluded.last_value ELSE series.last_value END,
+            last_seq = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                            THEN excluded.last_seq ELSE series.last_seq END,
+            last_at = GREATEST(series.last_at, excluded.last_at)`,
     enqueueJobs(sql, jobs),
-    indexRecords(sql, records),
+    indexBranches(sql, records),
   ]);
   return results;
 }

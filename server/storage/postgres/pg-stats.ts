@@ -5,51 +5,57 @@ import type { Sql } from './pg-database.js';
 /** Branches listed for a project's filter, at most (as on SQLite). */
 const MAX_BRANCHES = 200;
 
-/**
- * Inside the append transaction: adds the records' series to `series` (count, latest value) and
- * their branches to `branches`, one upsert per table. Rows are written in key order, so that
- * groups committing at the same time lock them in one order (no deadlocks).
- */
-export async function indexRecords(sql: Sql, records: readonly NewRecord[]): Promise<void> {
-  const series = new Map<string, { p: string; k: string; c: number; t: number; v: number }>();
-  const branches = new Map<string, { p: string; b: string }>();
+/** A series of a group, summed: its count, and the record holding its last value. */
+export interface SeriesDelta {
+  p: string;
+  k: string;
+  c: number;
+  t: number;
+  v: number;
+  /** The record's id (its seq is known once it is stored). */
+  id: string;
+}
+
+/** The series of a group's metrics, summed per (project, key), in storage order. */
+export function seriesDeltas(records: readonly NewRecord[]): SeriesDelta[] {
+  const series = new Map<string, SeriesDelta>();
   for (const record of records) {
-    const { projectId, branch, createdAt } = record.row;
-    if (branch !== null) branches.set(`${projectId}\n${branch}`, { p: projectId, b: branch });
     if (record.kind !== 'metric') continue;
+    const { projectId, createdAt, id } = record.row;
     for (const [key, value] of record.series) {
-      const id = `${projectId}\n${key}`;
-      const known = series.get(id);
-      if (!known) series.set(id, { p: projectId, k: key, c: 1, t: createdAt, v: value });
+      const at = `${projectId}\n${key}`;
+      const known = series.get(at);
+      if (!known) series.set(at, { p: projectId, k: key, c: 1, t: createdAt, v: value, id });
       else {
         known.c += 1;
         // Records come in storage order: on equal times the later one's value is the last.
         if (createdAt >= known.t) {
           known.t = createdAt;
           known.v = value;
+          known.id = id;
         }
       }
     }
   }
-  await Promise.all([
-    series.size > 0 &&
-      sql`INSERT INTO series (project_id, key, count, last_at, last_value)
-          SELECT p, k, c, t, v
-            FROM json_to_recordset(${JSON.stringify([...series.values()])}::text::json)
-                 AS r(p text, k text, c bigint, t bigint, v double precision)
-           ORDER BY p, k
-          ON CONFLICT (project_id, key) DO UPDATE SET
-            count = series.count + excluded.count,
-            last_value = CASE WHEN excluded.last_at >= series.last_at
-                              THEN excluded.last_value ELSE series.last_value END,
-            last_at = GREATEST(series.last_at, excluded.last_at)`,
-    branches.size > 0 &&
-      sql`INSERT INTO branches (project_id, branch)
-          SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
-                 AS r(p text, b text)
-           ORDER BY p, b
-          ON CONFLICT DO NOTHING`,
-  ]);
+  return [...series.values()];
+}
+
+/**
+ * Inside the append transaction: adds the records' branches to `branches`, in key order (groups
+ * committing at once then never wait on each other in a cycle).
+ */
+export async function indexBranches(sql: Sql, records: readonly NewRecord[]): Promise<void> {
+  const branches = new Map<string, { p: string; b: string }>();
+  for (const { row } of records) {
+    if (row.branch !== null)
+      branches.set(`${row.projectId}\n${row.branch}`, { p: row.projectId, b: row.branch });
+  }
+  if (branches.size === 0) return;
+  await sql`INSERT INTO branches (project_id, branch)
+            SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
+                   AS r(p text, b text)
+             ORDER BY p, b
+            ON CONFLICT DO NOTHING`;
 }
 
 /** The bucket of the plan holding time `t`, if any (buckets are in time order). */
@@ -76,15 +82,16 @@ function rangeOf(plan: ReadPlan): [number, number] | undefined {
  * Statistics on PostgreSQL: no pre-aggregated cells. Every bucket is read from the records
  * themselves, on the (project, time) indexes, so `seriesData` and `eventData` answer no cells
  * and all the raw records of the plan's range, each with its bucket (the service sums them as it
- * sums cells and raw edges on SQLite, with the same results). Series keys and branches are kept
- * up to date by the append transaction.
+ * sums cells and raw edges on SQLite, with the same results). Series keys (summed over their
+ * shards) and branches are kept up to date by the append transaction.
  */
 export function pgStats(sql: Sql): StatsRepository {
   return {
     async seriesKeys(projectId) {
       const keys = await sql<SeriesKeyInfo[]>`
-        SELECT key, count, last_value AS "lastValue", last_at AS "lastAt"
-          FROM series WHERE project_id = ${projectId}`;
+        SELECT key, SUM(count)::bigint AS count, MAX(last_at) AS "lastAt",
+               (array_agg(last_value ORDER BY last_at DESC, last_seq DESC))[1] AS "lastValue"
+          FROM series WHERE project_id = ${projectId} GROUP BY key`;
       // Code-unit order, as on SQLite (sorted there in JavaScript too).
       return keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
