@@ -81,34 +81,63 @@ export async function executeSql(
 
 /** A connection kept open, for a test that reads after every request (read-only by intent). */
 export interface DatabaseReader {
-  selectRows(sql: string): Promise<Record<string, unknown>[]>;
-  /** The tables of the database, by name. */
-  tableNames(): Promise<string[]>;
+  /**
+   * Every row of every table as `table` and the row in JSON without the columns `leaving` names,
+   * sorted (PostgreSQL returns rows in no particular order: an update moves a row). One round
+   * trip on PostgreSQL.
+   */
+  everything(leaving: string[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
+const hex = (_key: string, value: unknown) =>
+  Buffer.isBuffer(value) ? value.toString('hex') : value;
+
 export function openReader(database: TestDatabase): DatabaseReader {
-  const tablesSql =
-    database.backend === 'sqlite'
-      ? "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-      : "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename";
   if (database.backend === 'sqlite') {
     const db = new Database(database.location, { readonly: true });
-    const selectRows = async (sql: string) => db.prepare(sql).all() as Record<string, unknown>[];
     return {
-      selectRows,
-      tableNames: async () => (await selectRows(tablesSql)).map((row) => row.name as string),
+      async everything(leaving) {
+        const tables = db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .pluck()
+          .all() as string[];
+        return tables
+          .flatMap((table) =>
+            (db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]).map(
+              (row) => {
+                for (const column of leaving) delete row[column];
+                return `${table} ${JSON.stringify(row, hex)}`;
+              },
+            ),
+          )
+          .sort();
+      },
       close: async () => {
         db.close();
       },
     };
   }
   const client = connect(database.location);
-  const selectRows = async (sql: string) =>
-    (await client.unsafe(sql)).map((row) => ({ ...row })) as Record<string, unknown>[];
+  let tables: string[] | undefined;
   return {
-    selectRows,
-    tableNames: async () => (await selectRows(tablesSql)).map((row) => row.name as string),
+    async everything(leaving) {
+      tables ??= (
+        (await client.unsafe(
+          "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+        )) as unknown as { tablename: string }[]
+      ).map((row) => row.tablename);
+      const minus = leaving.map((column) => ` - '${column}'`).join('');
+      const rows = (await client.unsafe(
+        `${tables
+          .map(
+            (table) =>
+              `SELECT '${table}' || ' ' || (to_jsonb(x)${minus})::text AS r FROM "${table}" x`,
+          )
+          .join(' UNION ALL ')} ORDER BY 1`,
+      )) as unknown as { r: string }[];
+      return rows.map((row) => row.r).sort();
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }

@@ -272,15 +272,7 @@ const request = fc.constantFrom(...ROUTES).chain((route) =>
  */
 async function stateDigest(): Promise<string> {
   const hash = createHash('sha256');
-  for (const table of await reader.tableNames()) {
-    const rows = (await reader.selectRows(`SELECT * FROM "${table}"`)).map((row) => {
-      const { last_used_at: _ignored, ...kept } = row;
-      return JSON.stringify(kept, (_k, v) =>
-        Buffer.isBuffer(v) || v?.type === 'Buffer' ? Buffer.from(v).toString('hex') : v,
-      );
-    });
-    for (const row of rows.sort()) hash.update(table).update(row);
-  }
+  for (const row of await reader.everything(['last_used_at'])) hash.update(row).update('\n');
   return hash.digest('hex');
 }
 
