@@ -36,8 +36,9 @@ const SHARD_BASES = 16;
 export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: number }): PgIngest {
   // The series rows this process writes: its groups' own, apart from most other replicas'.
   const shards = randomInt(SHARD_BASES) * GROUPS;
+  const times = timeStamps(pool);
   const groups = new PgGroupCommit<Append, AppendResult>(pool, {
-    run: (tx, appends, slot) => appendAll(tx, appends, shards + slot),
+    run: async (tx, appends, slot) => appendAll(tx, appends, shards + slot, await times.stamps()),
     concurrency: GROUPS,
     // Two claims of one key in a group would both look new: the later one waits a group.
     keyOf: ({ claim }) => (claim ? `${claim.accountId}\n${claim.key}` : undefined),
@@ -48,7 +49,9 @@ export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: numbe
       pgRecords(sql, async (record, claim) =>
         sql === pool
           ? groups.run({ record, claim })
-          : ((await appendAll(sql, [{ record, claim }], shards))[0] as AppendResult),
+          : ((
+              await appendAll(sql, [{ record, claim }], shards, await times.stamps())
+            )[0] as AppendResult),
       ),
     stats: pgStats,
     outbox: leases.repository,
@@ -56,6 +59,35 @@ export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: numbe
     async drain() {
       await groups.drain();
       leases.stop();
+    },
+  };
+}
+
+/**
+ * As on SQLite, a record's time never goes back in storage order: while this process's clock
+ * steps back, records keep the latest time stored (read once from the newest records). Each
+ * replica holds its own; their clocks must agree anyway (see the outbox leases).
+ */
+function timeStamps(pool: Sql) {
+  let latest: Promise<number> | undefined;
+  let known = Number.NEGATIVE_INFINITY;
+  const stamp = (t: number) => {
+    known = Math.max(known, t);
+    return known;
+  };
+  return {
+    async stamps(): Promise<(t: number) => number> {
+      latest ??= (async () => {
+        const [row] = await pool<{ t: number | null }[]>`
+          SELECT GREATEST((SELECT created_at FROM events ORDER BY seq DESC LIMIT 1),
+                          (SELECT created_at FROM metrics ORDER BY seq DESC LIMIT 1)) AS t`;
+        return row?.t ?? Number.NEGATIVE_INFINITY;
+      })().catch((error) => {
+        latest = undefined;
+        throw error;
+      });
+      known = Math.max(known, await latest);
+      return stamp;
     },
   };
 }

@@ -31,6 +31,8 @@ export async function appendAll(
   appends: readonly Append[],
   /** Which of the series rows of a key this transaction adds to (see the migration). */
   shard: number,
+  /** The time to store for a record made at `t` (called in storage order). */
+  stamp: (t: number) => number,
 ): Promise<AppendResult[]> {
   const results: AppendResult[] = appends.map(() => ({ stored: true }));
   const claimed = appends.flatMap((append, i) =>
@@ -44,7 +46,14 @@ export async function appendAll(
     if (earlier)
       results[(claimed[j] as readonly [number, IdempotencyClaim])[0]] = { stored: false, earlier };
   });
-  const records = appends.filter((_, i) => results[i]?.stored).map((append) => append.record);
+  const records = appends
+    .filter((_, i) => results[i]?.stored)
+    .map(({ record }): NewRecord => {
+      const createdAt = stamp(record.row.createdAt);
+      return record.kind === 'event'
+        ? { ...record, row: { ...record.row, createdAt } }
+        : { ...record, row: { ...record.row, createdAt } };
+    });
   const events = records.flatMap((r, n) =>
     r.kind === 'event'
       ? [
