@@ -45,6 +45,7 @@ function porsager() {
 
 function nodePostgres() {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {});
   return async (r: Row) => {
     const c = await pool.connect();
     try {
