@@ -9,6 +9,8 @@ async function withConnection(
   database: TestDatabase,
   sql: { sqlite: string; postgres: string },
 ): Promise<void> {
+  // Not a database to hand to the next test any more.
+  database.reusable = false;
   if (database.backend === 'sqlite') {
     const db = new Database(database.location);
     try {
