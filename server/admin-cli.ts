@@ -110,7 +110,9 @@ if (config.databaseUrl === undefined && !values.create && !existsSync(config.dat
   );
 }
 
-const storage = await openStorage(config);
+const storage = await openStorage(config).catch((error: unknown) =>
+  fail(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`, 1),
+);
 const admin = adminService(
   storage,
   apiKeyService(storage, credentials(storage)),

@@ -136,4 +136,14 @@ describe('start-up', () => {
     expect(result.stdout).toBe('');
     expect(existsSync(path)).toBe(false);
   });
+
+  it('a database that cannot be reached: one line naming it, exit 1', async () => {
+    // Port 9 (discard) refuses at once.
+    const result = await run([SERVER_ENTRY], { DATABASE_URL: 'postgres://root@127.0.0.1:9/stats' });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot open the database \(DATABASE_URL\): .*ECONNREFUSED/);
+    expect(result.stdout).toBe('');
+  });
 });
