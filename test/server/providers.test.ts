@@ -199,7 +199,11 @@ describe('E5 rename while forwarding is on', () => {
     expect(
       (await asBob('/account/update-display-name', { display_name: 'alice' })).statusCode,
     ).toBe(200);
-    improvmx.fallback({ status: 200, body: { success: true } });
+    // ImprovMX is back for Bob's alias, but still refuses the removal until Bob forwards: a retry
+    // landing between the two would otherwise race Bob's toggle (a busy machine makes it likely).
+    improvmx.script((r) =>
+      r.method === 'POST' ? { status: 200, body: { success: true } } : undefined,
+    );
     expect(
       (
         await asBob('/email-forwarding/email-forwarding-toggle', {
@@ -208,6 +212,7 @@ describe('E5 rename while forwarding is on', () => {
         })
       ).statusCode,
     ).toBe(200);
+    improvmx.fallback({ status: 200, body: { success: true } });
 
     // The removal job finishes without deleting Bob's alias.
     await new Promise((resolve) => setTimeout(resolve, 500));
