@@ -2,6 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
 import { StorageUnavailable } from '../../server/domain/domain-errors.js';
 import { openPgStorage } from '../../server/storage/postgres/pg-storage.js';
 import type { NewKey, Storage } from '../../server/storage/storage.js';
@@ -341,6 +343,37 @@ describe('the database away', () => {
       await within(1_000, () => storage.keysMayHaveChanged());
     } finally {
       await storage.close();
+      await proxy.cut();
+    }
+  });
+
+  it('the API answers 503 with JSON, the pages a 503 page, /healthz 503; then 200 again', async () => {
+    const proxy = new CuttableProxy();
+    await proxy.up();
+    const url = new URL(database.location);
+    url.port = String(proxy.port);
+    const app = await buildApp(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' }));
+    try {
+      const { accountId } = await app.storage.accounts.create(null, key('http'));
+      await app.storage.profiles.setDisplayName(accountId, 'away-page');
+      await proxy.cut();
+      const api = await app.inject({ url: '/stats/get-projects', headers: { 'x-api-key': 'x' } });
+      expect(api.statusCode).toBe(503);
+      expect(api.headers['retry-after']).toBe('1');
+      expect(api.json()).toEqual({ error: 'The database is unavailable: retry in a moment.' });
+      const page = await app.inject({ url: '/@away-page', headers: { accept: 'text/html' } });
+      expect(page.statusCode).toBe(503);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('Temporarily unavailable');
+      expect((await app.inject({ url: '/healthz' })).statusCode).toBe(503);
+
+      await proxy.up();
+      await within(3_000, async () => (await app.inject({ url: '/healthz' })).statusCode === 200);
+      const back = await app.inject({ url: '/@away-page', headers: { accept: 'text/html' } });
+      // Hidden (never made visible): the one 404 page, no longer a 503.
+      expect(back.statusCode).toBe(404);
+    } finally {
+      await app.close();
       await proxy.cut();
     }
   });
