@@ -30,6 +30,8 @@ const OUTAGE_MS = 3_000;
 const AFTER_MS = 4_000;
 /** Time the server may take to notice the database is back (the pool connects on demand). */
 const RECONNECT_MS = 2_000;
+/** Longest wait for an answer, outage included (the pool waits at most 5 s for a connection). */
+const ANSWER_MS = 10_000;
 
 interface Outcome {
   sentAt: number;
@@ -78,7 +80,8 @@ it('a restart while requests arrive: 503 with JSON meanwhile, reconnected after,
 
   const request = async (path: string, init?: RequestInit): Promise<Outcome> => {
     const sentAt = Date.now();
-    const res = await fetch(`${url}${path}`, init);
+    // A request the server never answers is a failure too, reported rather than waited for.
+    const res = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(ANSWER_MS) });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -88,11 +91,12 @@ it('a restart while requests arrive: 503 with JSON meanwhile, reconnected after,
     }
     return { sentAt, status: res.status, contentType: res.headers.get('content-type'), body };
   };
+  const path = (k: number) => `/stats/${k % 2 === 0 ? 'ingest-events' : 'ingest-metrics'}`;
   const client = async (n: number) => {
     for (let i = 0; !stopped; i++) {
       const event = (n + i) % 2 === 0;
       try {
-        const outcome = await request(`/stats/${event ? 'ingest-events' : 'ingest-metrics'}`, {
+        const outcome = await request(path(n + i), {
           method: 'POST',
           headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
           body: JSON.stringify(
@@ -110,7 +114,7 @@ it('a restart while requests arrive: 503 with JSON meanwhile, reconnected after,
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       } catch (error) {
-        failures.push(String(error));
+        failures.push(`${path(n + i)}: ${String(error)}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -120,7 +124,7 @@ it('a restart while requests arrive: 503 with JSON meanwhile, reconnected after,
       try {
         health.push(await request('/healthz'));
       } catch (error) {
-        failures.push(String(error));
+        failures.push(`/healthz: ${String(error)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -181,4 +185,4 @@ it('a restart while requests arrive: 503 with JSON meanwhile, reconnected after,
     const twice = [...counts].filter(([, n]) => n > 1);
     expect({ table, missing, twice }).toEqual({ table, missing: [], twice: [] });
   }
-}, 60_000);
+}, 90_000);
