@@ -21,16 +21,12 @@ export interface PgGroupOptions<Item, Result> {
   maxGroup?: number;
 }
 
-const ignore = () => {};
-
 /**
  * Group commit on PostgreSQL. Appends made through the pool during one turn of the event loop
  * (and while earlier groups are committing) run together in one transaction, with one multi-row
  * statement per table, and each is answered once that transaction has committed with
- * `synchronous_commit = on` (its WAL flushed to disk): one flush serves the whole group. BEGIN
- * goes in the same round trip as the writes. (COMMIT cannot: the client holds a statement back
- * while it asks the server for its parameter types, the first time on each connection, and would
- * send a COMMIT queued behind it first.)
+ * `synchronous_commit = on` (set on every connection of the pool: its WAL flushed to disk): one
+ * flush serves the whole group.
  *
  * When a group fails in the database (an error PostgreSQL reported: the transaction is rolled
  * back for sure), its items run again one by one, each in a transaction of its own, so one bad
@@ -127,28 +123,14 @@ export class PgGroupCommit<Item, Result> {
     }
   }
 
-  /** One transaction on a connection of its own, its statements pipelined. */
+  /**
+   * One transaction on a connection of the pool, its writes pipelined. `pool.begin` rather than a
+   * reserved connection driven by hand: on a connection lost mid-transaction, statements queued on
+   * a reserved connection never settle, while `begin` rejects (and PostgreSQL rolls back).
+   */
   async #transaction(items: Item[], slot: number): Promise<Result[]> {
-    const connection = await this.#pool.reserve();
-    const tx = connection as unknown as Sql;
-    try {
-      // Sent now, answered later: their errors are looked at once the writes are answered.
-      const begin = connection`BEGIN`.execute();
-      // Durable before the answer, whatever the server's default says.
-      const durable = connection`SET LOCAL synchronous_commit TO on`.execute();
-      begin.catch(ignore);
-      durable.catch(ignore);
-      const results = await this.#options.run(tx, items, slot);
-      await begin;
-      await durable;
-      await connection`COMMIT`;
-      return results;
-    } catch (error) {
-      // Ends the transaction (unless COMMIT did), after every statement still in flight.
-      await connection`ROLLBACK`.catch(ignore);
-      throw error;
-    } finally {
-      connection.release();
-    }
+    return (await this.#pool.begin((tx) =>
+      this.#options.run(tx as unknown as Sql, items, slot),
+    )) as Result[];
   }
 }
