@@ -184,6 +184,21 @@ describe('admin CLI', () => {
     });
   });
 
+  // PostgreSQL's counterpart of the next test: a mistyped database name is an error, not a database.
+  it.runIf(onPostgres)(
+    'a DATABASE_URL naming no database is one JSON error and exit 1',
+    async () => {
+      const url = new URL(database.location);
+      url.pathname = `${url.pathname}_typo`;
+      const typo = await run(['build/server/admin-cli.js', 'account:list'], {
+        DATABASE_URL: url.toString(),
+      });
+      expect(typo.code).toBe(1);
+      expect(typo.stdout).toBe('');
+      expect(JSON.parse(typo.stderr.split('\n')[0] as string).error).toMatch(/does not exist/);
+    },
+  );
+
   // SQLite only: a mistyped DATABASE_PATH would create a new file; PostgreSQL creates no database.
   it.skipIf(onPostgres)(
     'refuses to create a database at a path that does not exist, unless given --create',
