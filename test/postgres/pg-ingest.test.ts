@@ -33,6 +33,8 @@ const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 beforeAll(async () => {
   admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${NAME}`);
+  // A default that would acknowledge before the WAL is flushed: the pool must override it.
+  await admin.unsafe(`ALTER DATABASE ${NAME} SET synchronous_commit = off`);
   pool = await openPgDatabase({ url });
   other = await openPgDatabase({ url, max: 4 });
   ingest = pgIngest(pool, { replicaId: 'replica-a', leaseMs: 10_000 });
@@ -133,9 +135,13 @@ describe('grouped appends', () => {
   });
 
   it('answers only after the commit, with synchronous_commit on', async () => {
-    const [setting] = await pool<{ s: string }[]>`SHOW synchronous_commit`;
-    // The group sets it for its own transaction; the server default could be anything.
-    expect(setting).toBeDefined();
+    // The database's default is off (beforeAll): every connection of the pool sets it on.
+    const bare = postgres(url, { max: 1, onnotice: () => {} });
+    const [fallback] = await bare<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+    await bare.end();
+    expect(fallback?.synchronous_commit).toBe('off');
+    const [setting] = await pool<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+    expect(setting?.synchronous_commit).toBe('on');
     const record = metric('p1', { late: 1 });
     const stored = ingest.records(pool).append(record);
     // Not visible before its group ran.
