@@ -3,7 +3,9 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
+import { withBenchDatabase } from './bench-database.js';
 import { median } from './median.js';
+import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 
@@ -12,6 +14,9 @@ import { seedEvents, seedHistory } from './seed.js';
  * Scenario `ingest`: E7, E8 and E6 on a new database, alternating with the reference.
  * Scenario `seeded`: E7 again on a database that already holds a million events.
  * Scenario `page`: the public page (200 and 304) against a bare route serving HTML of its size.
+ * With BENCH_DATABASE_URL (a PostgreSQL cluster; each run creates and drops a database of its
+ *   own), scenario `ingest` runs again on PostgreSQL, beside a naive one-transaction-per-request
+ *   insert with each client (`postgres`, `pg`), and the two clients are compared in-process.
  * Scenario `stats`: statistics queries on a project with a million metrics and a million events
  *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route.
  */
@@ -33,6 +38,8 @@ const SCENARIOS = new Set(
     .split(',')
     .map((name) => name.trim()),
 );
+/** A PostgreSQL cluster to run the ingest scenario on too (see withBenchDatabase). */
+const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The server's DURABILITY; `full`, the default, is what the targets are about. */
 const DURABILITY = process.env.BENCH_DURABILITY ?? 'full';
@@ -176,6 +183,20 @@ function targetsFor(server: string, reference: string, projectId: string, page =
       body: eventBody,
       headers: json,
     } as Target,
+    naivePostgres: {
+      name: 'naive PostgreSQL insert (postgres)',
+      url: `${reference}/naive-postgres/ingest`,
+      method: 'POST',
+      body: eventBody,
+      headers: json,
+    } as Target,
+    naivePg: {
+      name: 'naive PostgreSQL insert (pg)',
+      url: `${reference}/naive-pg/ingest`,
+      method: 'POST',
+      body: eventBody,
+      headers: json,
+    } as Target,
     e7: {
       name: 'E7 ingest-events',
       url: `${server}/stats/ingest-events`,
@@ -289,6 +310,45 @@ async function scenario(
   const serverPeakRssMb = await stop(server);
   const referencePeakRssMb = await stop(reference);
   return { results, serverPeakRssMb, referencePeakRssMb, page };
+}
+
+/**
+ * The ingest scenario on PostgreSQL: the server with DATABASE_URL, beside the bare route and the
+ * naive one-transaction-per-request insert with each client, on a database of its own; then
+ * the two clients compared in-process on the same database.
+ */
+async function postgresIngestScenario(url: string) {
+  const env = { ...serverEnv(''), DATABASE_URL: url };
+  delete (env as Partial<typeof env>).DATABASE_PATH;
+  delete (env as Partial<typeof env>).DURABILITY;
+  const server = await startProcess(['build/server/main.js'], env);
+  const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
+  const reference = await startProcess(['build/bench/reference-server.js'], { PAGE_BYTES: '2000' });
+  const naive = {
+    postgres: await startProcess(['build/bench/naive-pg-server.js'], {
+      NAIVE_DATABASE_URL: url,
+      NAIVE_CLIENT: 'postgres',
+    }),
+    pg: await startProcess(['build/bench/naive-pg-server.js'], {
+      NAIVE_DATABASE_URL: url,
+      NAIVE_CLIENT: 'pg',
+    }),
+  };
+  const targets = targetsFor(server.url, reference.url, projectId);
+  targets.naivePostgres.url = `${naive.postgres.url}/ingest`;
+  targets.naivePg.url = `${naive.pg.url}/ingest`;
+  const results = await rounds([
+    targets.reference,
+    targets.naivePostgres,
+    targets.naivePg,
+    targets.e7,
+    targets.e8,
+    targets.e7idempotent,
+  ]);
+  const serverPeakRssMb = await stop(server);
+  for (const service of [reference, naive.postgres, naive.pg]) await stop(service);
+  const clients = await compareClients(url, projectId, SECONDS, ROUNDS);
+  return { results, serverPeakRssMb, clients };
 }
 
 /** p50 and p99 (ms) of `QUERY_SAMPLES` requests made one after another. */
@@ -422,6 +482,41 @@ try {
       table('New database', empty.results, 'reference'),
       '',
       `Peak RSS: server ${empty.serverPeakRssMb} MiB, reference ${empty.referencePeakRssMb} MiB.`,
+    );
+  }
+
+  if (SCENARIOS.has('ingest') && BENCH_DATABASE_URL) {
+    const onPostgres = await withBenchDatabase(BENCH_DATABASE_URL, postgresIngestScenario);
+    results.postgres = onPostgres;
+    const r = onPostgres.results;
+    const naive = rpsOf(r, 'naive PostgreSQL insert (postgres)');
+    ratios.pgE7VsNaive = rpsOf(r, 'E7 ingest-events') / naive;
+    ratios.pgE8VsNaive = rpsOf(r, 'E8 ingest-metrics') / naive;
+    const empty = results.empty as { results: Record<string, { rps: number }> } | undefined;
+    if (empty) {
+      ratios.pgE7VsSqlite = rpsOf(r, 'E7 ingest-events') / rpsOf(empty.results, 'E7 ingest-events');
+      ratios.pgE8VsSqlite =
+        rpsOf(r, 'E8 ingest-metrics') / rpsOf(empty.results, 'E8 ingest-metrics');
+    }
+    const c = onPostgres.clients;
+    report.push(
+      '',
+      table('PostgreSQL (DATABASE_URL), new database', r, 'reference'),
+      '',
+      `Grouped on PostgreSQL against the naive one-transaction-per-request insert (postgres client): E7 ${ratios.pgE7VsNaive.toFixed(1)}×, E8 ${ratios.pgE8VsNaive.toFixed(1)}×.` +
+        (empty
+          ? ` Against SQLite in the same run: E7 ${percent(ratios.pgE7VsSqlite ?? 0)}, E8 ${percent(ratios.pgE8VsSqlite ?? 0)}.`
+          : ''),
+      `Peak RSS of the server on PostgreSQL: ${onPostgres.serverPeakRssMb} MiB.`,
+      '',
+      '### PostgreSQL clients on the ingest workload (in-process, 50 callers, appends committed)',
+      '',
+      '| Client | naive appends/s | naive CPU µs/append | grouped appends/s | grouped CPU µs/append |',
+      '|---|---:|---:|---:|---:|',
+      ...['postgres', 'pg'].map(
+        (name) =>
+          `| ${name} | ${c[`${name} naive`]?.perSecond} | ${c[`${name} naive`]?.cpuUsPerAppend} | ${c[`${name} grouped`]?.perSecond} | ${c[`${name} grouped`]?.cpuUsPerAppend} |`,
+      ),
     );
   }
 

@@ -47,4 +47,5 @@ export const OwnError = {
   headersTooLarge: 'Request headers are too large.',
   rateLimited: 'Too many requests: retry after the number of seconds in Retry-After.',
   shuttingDown: 'The server is shutting down: retry in a moment.',
+  databaseUnavailable: 'The database is unavailable: retry in a moment.',
 } as const;

@@ -32,8 +32,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
   project:list   --account <accountId>             -> { projects }
   account:list                                     -> { accounts: [{ accountId, label, created_at }] }
   key:list       --account <accountId>             -> { keys: [{ id, label, prefix, scope, ... }] }
-The database is DATABASE_PATH (default ./data/stats.db); a database that does not exist yet is
-created only with --create (so a mistyped path is an error, not a new empty database).`;
+The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default
+./data/stats.db); a SQLite file that does not exist yet is created only with --create (so a
+mistyped path is an error, not a new empty database).`;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
@@ -100,14 +101,18 @@ if (positionals.length !== 1 || !COMMANDS.includes(positionals[0] as string)) {
   fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
 }
 
-if (!values.create && !existsSync(config.databasePath)) {
+// A PostgreSQL database exists before it is named (the operator creates it); only a SQLite file
+// would be made up by a typo.
+if (config.databaseUrl === undefined && !values.create && !existsSync(config.databasePath)) {
   fail(
     `no database at ${config.databasePath}; check DATABASE_PATH, or pass --create to create it`,
     1,
   );
 }
 
-const storage = await openStorage(config);
+const storage = await openStorage(config).catch((error: unknown) =>
+  fail(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`, 1),
+);
 const admin = adminService(
   storage,
   apiKeyService(storage, credentials(storage)),

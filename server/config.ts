@@ -40,6 +40,19 @@ const origin = (name: string) =>
     `${name} must be an origin such as https://discord.com (no path)`,
   );
 
+/** A PostgreSQL connection URL, e.g. postgres://user:password@host:5432/database. */
+function isPostgresUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The SQLite file when neither DATABASE_URL nor DATABASE_PATH is set. */
+const DEFAULT_DATABASE_PATH = './data/stats.db';
+
 const EnvSchema = z
   .object({
     PORT: integer('PORT', 0, 65535).default(3000),
@@ -47,7 +60,11 @@ const EnvSchema = z
     DATABASE_PATH: z
       .string()
       .refine((path) => !path.startsWith(':'), 'DATABASE_PATH must be a file path')
-      .default('./data/stats.db'),
+      .optional(),
+    DATABASE_URL: z
+      .string()
+      .refine(isPostgresUrl, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+      .optional(),
     MAIL_DOMAIN: z
       .string()
       .transform((domain) => domain.toLowerCase())
@@ -120,6 +137,15 @@ const EnvSchema = z
     OUTBOX_RETRY_BASE_MS: integer('OUTBOX_RETRY_BASE_MS', 10, 3_600_000).default(2_000),
   })
   .superRefine((env, ctx) => {
+    // Two databases named: refuse rather than guess which one the operator meant.
+    if (env.DATABASE_URL !== undefined && env.DATABASE_PATH !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_URL'],
+        message:
+          'DATABASE_URL and DATABASE_PATH are both set: set DATABASE_URL for PostgreSQL or DATABASE_PATH for SQLite, not both',
+      });
+    }
     // Node refuses a headers timeout longer than the whole request's.
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       ctx.addIssue({
@@ -173,7 +199,10 @@ export interface OutboundConfig {
 export interface Config {
   port: number;
   host: string;
+  /** The SQLite file; unused when `databaseUrl` is set. */
   databasePath: string;
+  /** A PostgreSQL URL (DATABASE_URL): the server runs on PostgreSQL instead of SQLite. */
+  databaseUrl: string | undefined;
   mailDomain: string;
   adminToken: string | undefined;
   logLevel: LogLevel;
@@ -246,7 +275,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
-    databasePath: e.DATABASE_PATH,
+    databasePath: e.DATABASE_PATH ?? DEFAULT_DATABASE_PATH,
+    databaseUrl: e.DATABASE_URL,
     mailDomain: e.MAIL_DOMAIN,
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,

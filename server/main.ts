@@ -26,8 +26,27 @@ function readConfig(): Config {
   }
 }
 
+/** The app, or one line saying why its database cannot be opened (unreachable, too new...). */
+async function build(config: Config) {
+  try {
+    return await buildApp(config);
+  } catch (error) {
+    const where = config.databaseUrl === undefined ? config.databasePath : 'DATABASE_URL';
+    process.stderr.write(`Cannot open the database (${where}): ${describe(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** An error in one line; the client's errors for an unreachable server carry only a code. */
+function describe(error: unknown): string {
+  if (error instanceof AggregateError) return error.errors.map(describe).join('; ');
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return error.message || code || error.name;
+}
+
 const config = readConfig();
-const app = await buildApp(config);
+const app = await build(config);
 
 if (config.adminToken !== undefined && config.adminToken.length < 16) {
   app.logger.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
@@ -41,6 +60,12 @@ closeWithGrace({ delay: shutdownDeadlineMs, logger: app.logger }, async ({ signa
   await app.close();
 });
 
+const bootstrap = () => bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
+// The operator's own key (BOOTSTRAP_API_KEY) works from the first request the server takes, so
+// its account is made before listening; a generated key only once the server listens, so that a
+// start that fails does not use up the key shown once.
+const given = config.bootstrapApiKey === undefined ? undefined : await bootstrap();
+
 let address: string;
 try {
   address = await app.listen({ port: config.port, host: config.host });
@@ -51,8 +76,7 @@ try {
   process.exit(1);
 }
 
-// Only once the server listens: a start that fails must not use up the key shown once.
-const boot = await bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
+const boot = config.bootstrapApiKey === undefined ? await bootstrap() : given;
 if (boot) {
   // Written to stdout, not to the log: the only time this key is ever shown.
   const lines = [

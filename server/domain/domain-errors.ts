@@ -10,7 +10,8 @@ export abstract class DomainError<Reason extends string = string> extends Error 
     | 'forbidden'
     | 'conflict'
     | 'invalid'
-    | 'unavailable';
+    | 'unavailable'
+    | 'storage-unavailable';
 
   constructor(readonly reason: Reason) {
     super(reason);
@@ -57,4 +58,19 @@ export class Unavailable extends DomainError<'forwarding-provider'> {
   readonly kind = 'unavailable';
 }
 
-export type AnyDomainError = Unauthorized | NotFound | Forbidden | Conflict | Invalid | Unavailable;
+/**
+ * The database cannot be reached for now (a restart, a lost connection): try again in a moment.
+ * Storage throws it; what was acknowledged before is kept, and nothing is acknowledged meanwhile.
+ */
+export class StorageUnavailable extends DomainError<'database'> {
+  readonly kind = 'storage-unavailable';
+}
+
+export type AnyDomainError =
+  | Unauthorized
+  | NotFound
+  | Forbidden
+  | Conflict
+  | Invalid
+  | Unavailable
+  | StorageUnavailable;

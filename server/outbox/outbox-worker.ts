@@ -96,7 +96,7 @@ export class OutboxWorker {
     clearTimeout(this.#laneTimer);
     await this.#looking;
     for (const queue of this.#lanes.values()) {
-      for (const { row } of queue) await this.#options.outbox.release(row.id);
+      for (const { row } of queue) await this.#release(row.id);
     }
     this.#lanes.clear();
     await Promise.allSettled(this.#inFlight.values());
@@ -190,12 +190,31 @@ export class OutboxWorker {
 
   async #deliver({ row, job }: Claimed): Promise<void> {
     try {
+      // A job may wait long in its lane: sent only while its claim still holds (with several
+      // replicas, another may have taken it over meanwhile). When unsure, it is not sent.
+      let held: boolean;
+      try {
+        held = await this.#options.outbox.renewClaim(row.id, Date.now());
+      } catch (error) {
+        this.#options.log.error({ job: row.id, err: error }, 'could not renew an outbox claim');
+        held = false;
+      }
+      if (!held) return;
       await this.#attempt(row, job);
     } catch (error) {
       // Only recording the outcome can fail here; the job stays pending and is tried again.
       this.#options.log.error({ job: row.id, err: error }, 'could not record an outbox outcome');
     } finally {
-      await this.#options.outbox.release(row.id);
+      await this.#release(row.id);
+    }
+  }
+
+  /** Hands a claim back; when the database cannot be told, the claim runs out by itself. */
+  async #release(id: number): Promise<void> {
+    try {
+      await this.#options.outbox.release(id);
+    } catch (error) {
+      this.#options.log.error({ job: id, err: error }, 'could not release an outbox claim');
     }
   }
 

@@ -1,10 +1,22 @@
 import type { Config } from '../config.js';
+import { openPgStorage } from './postgres/pg-storage.js';
 import { openSqliteStorage } from './sqlite/sqlite-storage.js';
 import type { Storage } from './storage.js';
 
-/** The storage the configuration names, opened and migrated. */
+/** How long past its delivery timeout a replica's claim on an outbox job still holds. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** The storage the configuration names (PostgreSQL when DATABASE_URL is set), opened and migrated. */
 export async function openStorage(
-  config: Pick<Config, 'databasePath' | 'durability'>,
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'durability' | 'outbound'>,
 ): Promise<Storage> {
+  if (config.databaseUrl !== undefined) {
+    return openPgStorage({
+      url: config.databaseUrl,
+      // A claimed job is delivered within its timeout (a retry within another): only a replica
+      // that died leaves a claim to run out.
+      leaseMs: 2 * config.outbound.timeoutMs + LEASE_MARGIN_MS,
+    });
+  }
   return openSqliteStorage({ path: config.databasePath, durability: config.durability });
 }

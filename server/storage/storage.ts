@@ -315,8 +315,16 @@ export interface OutboxRepository {
   enqueue(job: OutboxJob, eventId?: string): Promise<void>;
   /** Pending jobs due at `now`, at most `limit`, claimed for this worker until an outcome or release. */
   claimDue(now: number, limit: number): Promise<DueJob[]>;
-  /** Epoch ms of the earliest pending job nobody has claimed, if any. */
+  /**
+   * Epoch ms when the earliest pending job this worker does not hold may be claimed, if any
+   * (with several processes: including when a lease held by another may run out).
+   */
   nextDueAt(): Promise<number | undefined>;
+  /**
+   * Just before a claimed job is sent: whether this worker still holds it (its claim renewed
+   * from `now`). False: another worker took it over, and it must not be sent here.
+   */
+  renewClaim(id: number, now: number): Promise<boolean>;
   delivered(id: number, attempts: number): Promise<void>;
   failed(id: number, attempts: number, error: string): Promise<void>;
   retryAt(id: number, attempts: number, at: number, error: string): Promise<void>;

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import {
   TEST_CA,
   type TestProxy,
 } from '../helpers/proxy.js';
-import { tempDir } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * The built Action (dist/index.js) run as a runner runs it, against the real server started as
@@ -27,16 +27,18 @@ const TOKEN = 'discord_webhook_token_SECRET_0123456789abcdefghijklmnopqrstuvwxyz
 const WEBHOOK = `https://discord.com/api/webhooks/112233445566778899/${TOKEN}`;
 
 let dir: string;
+let database: TestDatabase;
 let discord: FakeService;
 let server: ServerProcess;
 let projectId: string;
 
 beforeAll(async () => {
-  dir = tempDir();
+  database = await createTestDatabase();
+  dir = database.dir;
   discord = new FakeService().fallback({ status: 200, body: { id: 'm1' } });
   await discord.start();
   server = await startServerProcess({
-    DATABASE_PATH: join(dir, 'stats.db'),
+    ...database.env,
     BOOTSTRAP_API_KEY: API_KEY,
     DISCORD_API_ORIGIN: discord.origin,
   });
@@ -46,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
   await discord.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 const read = async <T>(path: string): Promise<T> =>

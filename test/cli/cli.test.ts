@@ -13,7 +13,7 @@ import {
   TEST_CA,
   type TestProxy,
 } from '../helpers/proxy.js';
-import { tempDir } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * The built CLI (dist/cli.js) run as a pipeline runs it, against the real server, with a fake
@@ -26,16 +26,18 @@ const WEBHOOK = `https://discord.com/api/webhooks/998877665544332211/${TOKEN}`;
 const JUNIT = 'test/reporter/fixtures/junit';
 
 let dir: string;
+let database: TestDatabase;
 let discord: FakeService;
 let server: ServerProcess;
 let projectId: string;
 
 beforeAll(async () => {
-  dir = tempDir();
+  database = await createTestDatabase();
+  dir = database.dir;
   discord = new FakeService().fallback({ status: 200, body: { id: 'm1' } });
   await discord.start();
   server = await startServerProcess({
-    DATABASE_PATH: join(dir, 'stats.db'),
+    ...database.env,
     BOOTSTRAP_API_KEY: API_KEY,
     DISCORD_API_ORIGIN: discord.origin,
   });
@@ -45,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop();
   await discord.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 const read = async <T>(path: string): Promise<T> =>

@@ -1,30 +1,143 @@
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { connect, type TestDatabase } from './test-database.js';
 
 /**
  * What a test server's database holds, read the way an operator would: with a connection of its
- * own (not through the server), so an assertion cannot be satisfied by the code it checks.
+ * own (not through the server), so an assertion cannot be satisfied by the code it checks. The
+ * SQL is what both databases understand; parameters are written `?` and numbered for PostgreSQL.
  */
-export function selectRows(dir: string, sql: string): Record<string, unknown>[] {
-  const db = new Database(join(dir, 'stats.db'), { readonly: true });
-  try {
-    return db.prepare(sql).all() as Record<string, unknown>[];
-  } finally {
-    db.close();
+
+/** `?` placeholders as PostgreSQL's `$1, $2, ...` (the tests' SQL has no `?` inside strings). */
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+
+/** Runs `sql` on a connection of its own, closed afterwards. */
+async function onConnection<T>(
+  database: TestDatabase,
+  sql: string,
+  params: unknown[],
+  readonly: boolean,
+  sqlite: (statement: Database.Statement) => T,
+  pg: (rows: Record<string, unknown>[]) => T,
+): Promise<T> {
+  if (database.backend === 'sqlite') {
+    const db = new Database(database.location, { readonly });
+    try {
+      return sqlite(db.prepare(sql));
+    } finally {
+      db.close();
+    }
   }
+  const client = connect(database.location);
+  try {
+    const rows = await client.unsafe(numbered(sql), params as never[]);
+    return pg(rows as unknown as Record<string, unknown>[]);
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+export function selectRows(
+  database: TestDatabase,
+  sql: string,
+  ...params: unknown[]
+): Promise<Record<string, unknown>[]> {
+  return onConnection(
+    database,
+    sql,
+    params,
+    true,
+    (statement) => statement.all(...params) as Record<string, unknown>[],
+    (rows) => rows.map((row) => ({ ...row })),
+  );
 }
 
 /** The first column of each row. */
-export function selectColumn(dir: string, sql: string): unknown[] {
-  return selectRows(dir, sql).map((row) => Object.values(row)[0]);
+export async function selectColumn(
+  database: TestDatabase,
+  sql: string,
+  ...params: unknown[]
+): Promise<unknown[]> {
+  return (await selectRows(database, sql, ...params)).map((row) => Object.values(row)[0]);
 }
 
 /** Writes to a test server's database behind its back, as an old version of the server might have. */
-export function executeSql(dir: string, sql: string, ...params: unknown[]): void {
-  const db = new Database(join(dir, 'stats.db'));
-  try {
-    db.prepare(sql).run(...params);
-  } finally {
-    db.close();
+export async function executeSql(
+  database: TestDatabase,
+  sql: string,
+  ...params: unknown[]
+): Promise<void> {
+  await onConnection(
+    database,
+    sql,
+    params,
+    false,
+    (statement) => statement.run(...params),
+    () => undefined,
+  );
+}
+
+/** A connection kept open, for a test that reads after every request (read-only by intent). */
+export interface DatabaseReader {
+  /**
+   * Every row of every table as `table` and the row in JSON without the columns `leaving` names,
+   * sorted (PostgreSQL returns rows in no particular order: an update moves a row). One round
+   * trip on PostgreSQL.
+   */
+  everything(leaving: string[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const hex = (_key: string, value: unknown) =>
+  Buffer.isBuffer(value) ? value.toString('hex') : value;
+
+export function openReader(database: TestDatabase): DatabaseReader {
+  if (database.backend === 'sqlite') {
+    const db = new Database(database.location, { readonly: true });
+    return {
+      async everything(leaving) {
+        const tables = db
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .pluck()
+          .all() as string[];
+        return tables
+          .flatMap((table) =>
+            (db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[]).map(
+              (row) => {
+                for (const column of leaving) delete row[column];
+                return `${table} ${JSON.stringify(row, hex)}`;
+              },
+            ),
+          )
+          .sort();
+      },
+      close: async () => {
+        db.close();
+      },
+    };
   }
+  const client = connect(database.location);
+  let tables: string[] | undefined;
+  return {
+    async everything(leaving) {
+      tables ??= (
+        (await client.unsafe(
+          "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+        )) as unknown as { tablename: string }[]
+      ).map((row) => row.tablename);
+      const minus = leaving.map((column) => ` - '${column}'`).join('');
+      const rows = (await client.unsafe(
+        `${tables
+          .map(
+            (table) =>
+              `SELECT '${table}' || ' ' || (to_jsonb(x)${minus})::text AS r FROM "${table}" x`,
+          )
+          .join(' UNION ALL ')} ORDER BY 1`,
+      )) as unknown as { r: string }[];
+      return rows.map((row) => row.r).sort();
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
 }

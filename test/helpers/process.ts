@@ -50,7 +50,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     url,
     output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // Already gone (a signal such as kill -9 leaves exitCode null, signalCode set).
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { type Config, loadConfig } from '../../server/config.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export { tempDir } from './test-database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -17,6 +17,9 @@ export interface TestAccount {
 export interface TestServer {
   app: FastifyInstance;
   config: Config;
+  /** The database it runs on (a SQLite file or a PostgreSQL database, as the project says). */
+  database: TestDatabase;
+  /** A temporary directory of its own. */
   dir: string;
   /** A new account with one project, created through the admin API. */
   account(): Promise<TestAccount>;
@@ -26,32 +29,37 @@ export interface TestServer {
     url: string,
     options?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<LightMyRequestResponse>;
+  /** Closes the app and drops its database. */
   close(): Promise<void>;
 }
 
-/** Fresh temporary directory, removed by the caller. */
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'ci-stats-test-'));
-}
-
-export function testConfig(dir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({
-    DATABASE_PATH: join(dir, 'stats.db'),
+/** The environment the tests run the server with, pointed at `database`. */
+export function testEnv(database: TestDatabase, env: Record<string, string> = {}) {
+  return {
+    ...database.env,
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     MAIL_DOMAIN: 'mail.example.test',
     // Nothing in the tests may reach the real Discord: port 9 (discard) refuses at once.
     DISCORD_API_ORIGIN: 'http://127.0.0.1:9',
     ...env,
-  });
+  };
 }
 
-/** The real app on a real SQLite file in a temporary directory, driven with `app.inject`. */
+export function testConfig(database: TestDatabase, env: Record<string, string> = {}): Config {
+  return loadConfig(testEnv(database, env));
+}
+
+/**
+ * The real app on a real database of its own, driven with `app.inject`. Given `database` (one an
+ * earlier server of the test ran on), it opens that one again instead.
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
-  dir = tempDir(),
+  database?: TestDatabase,
 ): Promise<TestServer> {
-  const config = testConfig(dir, env);
+  const db = database ?? (await createTestDatabase());
+  const config = testConfig(db, env);
   const app = await buildApp(config);
 
   const call: TestServer['call'] = (method, url, { key, body, headers = {} } = {}) =>
@@ -74,7 +82,8 @@ export async function startTestServer(
   return {
     app,
     config,
-    dir,
+    database: db,
+    dir: db.dir,
     call,
     async account() {
       const created = await admin('/admin/accounts', { label: 'test' });
@@ -86,7 +95,7 @@ export async function startTestServer(
     },
     async close() {
       await app.close();
-      rmSync(dir, { recursive: true, force: true });
+      await db.drop();
     },
   };
 }

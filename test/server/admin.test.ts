@@ -1,9 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selectRows } from '../helpers/database.js';
 import { run } from '../helpers/process.js';
-import { ADMIN_TOKEN, startTestServer, type TestServer, tempDir } from '../helpers/server.js';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/test-database.js';
 
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -80,7 +80,7 @@ describe('admin API', () => {
 
   it('stores keys only as hashes', async () => {
     const { apiKey } = (await admin('POST', '/admin/accounts', {})).json();
-    const rows = selectRows(server.dir, 'SELECT * FROM api_keys');
+    const rows = await selectRows(server.database, 'SELECT * FROM api_keys');
     expect(JSON.stringify(rows)).not.toContain(apiKey);
     expect(JSON.stringify(rows)).not.toContain(apiKey.slice(12));
   });
@@ -114,16 +114,15 @@ describe('admin API', () => {
 });
 
 describe('admin CLI', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = tempDir();
+  // On PostgreSQL an empty database, as an operator creates it: the CLI migrates it.
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase({ empty: true });
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => database.drop());
 
   const cli = async (...args: string[]) => {
-    const result = await run(['build/server/admin-cli.js', ...args], {
-      DATABASE_PATH: join(dir, 'stats.db'),
-    });
+    const result = await run(['build/server/admin-cli.js', ...args], database.env);
     return { ...result, json: result.stdout ? JSON.parse(result.stdout) : undefined };
   };
 
@@ -185,13 +184,32 @@ describe('admin CLI', () => {
     });
   });
 
-  it('refuses to create a database at a path that does not exist, unless given --create', async () => {
-    const typo = await cli('account:list');
-    expect(typo.code).toBe(1);
-    expect(JSON.parse(typo.stderr.split('\n')[0] as string).error).toMatch(/--create/);
-    expect(existsSync(join(dir, 'stats.db'))).toBe(false);
-    expect((await cli('account:list', '--create')).code).toBe(0);
-    expect(existsSync(join(dir, 'stats.db'))).toBe(true);
-    expect((await cli('account:list')).json).toEqual({ accounts: [] });
-  });
+  // PostgreSQL's counterpart of the next test: a mistyped database name is an error, not a database.
+  it.runIf(onPostgres)(
+    'a DATABASE_URL naming no database is one JSON error and exit 1',
+    async () => {
+      const url = new URL(database.location);
+      url.pathname = `${url.pathname}_typo`;
+      const typo = await run(['build/server/admin-cli.js', 'account:list'], {
+        DATABASE_URL: url.toString(),
+      });
+      expect(typo.code).toBe(1);
+      expect(typo.stdout).toBe('');
+      expect(JSON.parse(typo.stderr.split('\n')[0] as string).error).toMatch(/does not exist/);
+    },
+  );
+
+  // SQLite only: a mistyped DATABASE_PATH would create a new file; PostgreSQL creates no database.
+  it.skipIf(onPostgres)(
+    'refuses to create a database at a path that does not exist, unless given --create',
+    async () => {
+      const typo = await cli('account:list');
+      expect(typo.code).toBe(1);
+      expect(JSON.parse(typo.stderr.split('\n')[0] as string).error).toMatch(/--create/);
+      expect(existsSync(database.location)).toBe(false);
+      expect((await cli('account:list', '--create')).code).toBe(0);
+      expect(existsSync(database.location)).toBe(true);
+      expect((await cli('account:list')).json).toEqual({ accounts: [] });
+    },
+  );
 });

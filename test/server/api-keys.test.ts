@@ -50,9 +50,9 @@ describe('key management', () => {
     const text = JSON.stringify(listed);
     expect(text).not.toContain(key.apiKey);
     expect(text).not.toContain(me.apiKey);
-    expect(JSON.stringify(selectRows(server.dir, 'SELECT * FROM api_keys'))).not.toContain(
-      key.apiKey,
-    );
+    expect(
+      JSON.stringify(await selectRows(server.database, 'SELECT * FROM api_keys')),
+    ).not.toContain(key.apiKey);
 
     const revoked = await server.call('POST', Paths.revokeApiKey, {
       key: me.apiKey,

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       databasePath: './data/stats.db',
+      databaseUrl: undefined,
       mailDomain: 'localhost',
       adminToken: undefined,
       logLevel: 'info',
@@ -53,6 +54,9 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '10'],
     ['MAIL_DOMAIN', 'not a domain'],
     ['DATABASE_PATH', ':memory:'],
+    ['DATABASE_URL', 'mysql://root@127.0.0.1/stats'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_URL', 'postgres://'],
     ['ADMIN_TOKEN', 'has space'],
     ['BOOTSTRAP_API_KEY', 'bad\tkey'],
     ['REQUEST_TIMEOUT_MS', '50'],
@@ -79,6 +83,30 @@ describe('loadConfig', () => {
   });
 });
 
+describe('DATABASE_URL', () => {
+  it('selects PostgreSQL (postgres:// or postgresql://)', () => {
+    for (const url of ['postgres://ci:secret@db.internal:5432/stats', 'postgresql://db/stats']) {
+      expect(loadConfig({ DATABASE_URL: url })).toMatchObject({ databaseUrl: url });
+    }
+  });
+
+  it('set with DATABASE_PATH is refused, naming both and echoing neither', () => {
+    const url = 'postgres://ci:secret-password@db.internal/stats';
+    const attempt = () => loadConfig({ DATABASE_URL: url, DATABASE_PATH: '/var/lib/stats.db' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as ConfigError).message).toMatch(/DATABASE_URL.*DATABASE_PATH/);
+      expect((error as ConfigError).message).not.toContain('secret-password');
+      expect((error as ConfigError).message).not.toContain('/var/lib');
+    }
+    // Either alone is fine.
+    expect(() => loadConfig({ DATABASE_URL: url })).not.toThrow();
+    expect(() => loadConfig({ DATABASE_PATH: '/var/lib/stats.db' })).not.toThrow();
+  });
+});
+
 describe('start-up', () => {
   const dirs: string[] = [];
   afterEach(() => {
@@ -100,6 +128,33 @@ describe('start-up', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable}`));
+    expect(result.stdout).toBe('');
+  });
+
+  it('DATABASE_URL and DATABASE_PATH both set: one line naming both, exit 2, no database made', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir, 'x.db');
+    const result = await run([SERVER_ENTRY], {
+      DATABASE_PATH: path,
+      // Nothing listens there: the server must stop before trying it.
+      DATABASE_URL: 'postgres://root@127.0.0.1:9/stats',
+    });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Invalid configuration: DATABASE_URL and DATABASE_PATH are both set/);
+    expect(result.stdout).toBe('');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('a database that cannot be reached: one line naming it, exit 1', async () => {
+    // Port 9 (discard) refuses at once.
+    const result = await run([SERVER_ENTRY], { DATABASE_URL: 'postgres://root@127.0.0.1:9/stats' });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Cannot open the database \(DATABASE_URL\): .*ECONNREFUSED/);
     expect(result.stdout).toBe('');
   });
 });

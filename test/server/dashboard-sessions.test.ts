@@ -82,7 +82,9 @@ describe('signing in', () => {
     expect(page.body).toContain('<h1>Overview</h1>');
     // Only the token's hash is stored.
     const token = browser.cookies.get('cistats_session') as string;
-    expect(JSON.stringify(selectRows(server.dir, 'SELECT * FROM sessions'))).not.toContain(token);
+    expect(
+      JSON.stringify(await selectRows(server.database, 'SELECT * FROM sessions')),
+    ).not.toContain(token);
   });
 
   it('the cookie is Secure when the request came over HTTPS through a trusted proxy', async () => {
@@ -178,22 +180,23 @@ describe('a session', () => {
   it('expires after 30 days without use, and is renewed (at most daily) when used', async () => {
     await browser.signIn(me.apiKey);
     const day = 24 * 60 * 60 * 1000;
-    const expiry = () =>
-      selectRows(server.dir, 'SELECT expires_at FROM sessions')[0]?.expires_at as number;
-    const fresh = expiry();
+    const expiry = async () =>
+      (await selectRows(server.database, 'SELECT expires_at FROM sessions'))[0]
+        ?.expires_at as number;
+    const fresh = await expiry();
     expect(fresh - Date.now()).toBeGreaterThan(30 * day - 60_000);
     // Used the same day: not renewed (no write, no new cookie).
     const sameDay = await browser.get('/dashboard');
     expect(sameDay.headers['set-cookie'] ?? '').not.toContain('cistats_session');
-    expect(expiry()).toBe(fresh);
+    expect(await expiry()).toBe(fresh);
     // Last renewed two days ago: renewed now, in the database and in the cookie.
-    executeSql(server.dir, 'UPDATE sessions SET expires_at = expires_at - ?', 2 * day);
+    await executeSql(server.database, 'UPDATE sessions SET expires_at = expires_at - ?', 2 * day);
     const later = await browser.get('/dashboard');
     expect(later.statusCode).toBe(200);
     expect(String(later.headers['set-cookie'])).toContain('cistats_session=');
-    expect(expiry()).toBeGreaterThan(fresh - 60_000);
+    expect(await expiry()).toBeGreaterThan(fresh - 60_000);
     // Expired: gone.
-    executeSql(server.dir, 'UPDATE sessions SET expires_at = ?', Date.now() - 1);
+    await executeSql(server.database, 'UPDATE sessions SET expires_at = ?', Date.now() - 1);
     expect((await browser.get('/dashboard')).statusCode).toBe(303);
   });
 });

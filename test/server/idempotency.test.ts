@@ -19,8 +19,8 @@ const post = (url: string, body: unknown, key?: string, who = me) =>
     body,
     headers: key === undefined ? {} : { 'idempotency-key': key },
   });
-const count = (table: 'events' | 'metrics') =>
-  selectColumn(server.dir, `SELECT COUNT(*) FROM ${table}`)[0] as number;
+const count = async (table: 'events' | 'metrics') =>
+  (await selectColumn(server.database, `SELECT COUNT(*) FROM ${table}`))[0] as number;
 
 describe.each([
   [
@@ -38,7 +38,7 @@ describe.each([
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(first.json());
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(count(table)).toBe(1);
+    expect(await count(table)).toBe(1);
   });
 
   it('concurrent repeats store one record and all get its id', async () => {
@@ -48,7 +48,7 @@ describe.each([
     const ids = new Set(answers.map((a) => a.json().id));
     expect(answers.every((a) => a.statusCode === 200)).toBe(true);
     expect(ids.size).toBe(1);
-    expect(count(table)).toBe(1);
+    expect(await count(table)).toBe(1);
   });
 
   it('concurrent repeats of a key stored earlier all get the stored answer', async () => {
@@ -63,7 +63,7 @@ describe.each([
       });
       expect(repeat.headers['idempotent-replayed']).toBe('true');
     }
-    expect(count(table)).toBe(1);
+    expect(await count(table)).toBe(1);
   });
 
   it('the same key with another body is 422 and stores nothing', async () => {
@@ -73,7 +73,7 @@ describe.each([
       status: 422,
       body: { error: OwnError.idempotencyKeyReused },
     });
-    expect(count(table)).toBe(1);
+    expect(await count(table)).toBe(1);
   });
 
   it('keys are per account', async () => {
@@ -82,13 +82,13 @@ describe.each([
     const theirs = await post(url, { ...body(), projectId: other.projectId }, 'shared', other);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
-    expect(count(table)).toBe(2);
+    expect(await count(table)).toBe(2);
   });
 
   it('without a key every request stores a record', async () => {
     await post(url, body());
     await post(url, body());
-    expect(count(table)).toBe(2);
+    expect(await count(table)).toBe(2);
   });
 
   it('a malformed key is 400 and stores nothing', async () => {
@@ -99,14 +99,14 @@ describe.each([
         body: { error: OwnError.idempotencyKeyInvalid },
       });
     }
-    expect(count(table)).toBe(0);
+    expect(await count(table)).toBe(0);
   });
 
   it('a failed request does not use up its key', async () => {
     const bad = await post(url, { ...body(), projectId: 'not-mine' }, 'retry-me');
     expect(bad.statusCode).toBe(403);
     expect((await post(url, body(), 'retry-me')).statusCode).toBe(200);
-    expect(count(table)).toBe(1);
+    expect(await count(table)).toBe(1);
   });
 });
 
@@ -119,10 +119,10 @@ it('the same key on E7 and on E8 is a different request: 422', async () => {
 it('answers survive a restart of the server on the same database', async () => {
   const body = { projectId: me.projectId, eventType: 'deploy' };
   const first = await post('/stats/ingest-events', body, 'durable-key');
-  const dir = server.dir;
+  const database = server.database;
   await server.app.close();
-  server = await startTestServer({}, dir);
+  server = await startTestServer({}, database);
   const again = await post('/stats/ingest-events', body, 'durable-key');
   expect(again.json()).toEqual(first.json());
-  expect(count('events')).toBe(1);
+  expect(await count('events')).toBe(1);
 });

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPage, NotificationState } from '../../contract/readback.js';
 import { selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
-import { startTestServer, type TestAccount, type TestServer, tempDir } from '../helpers/server.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /** E7 chat notifications through the durable outbox, against a fake Discord on 127.0.0.1. */
 
@@ -14,7 +15,7 @@ let discord: FakeService;
 let server: TestServer;
 let me: TestAccount;
 
-async function start(env: Record<string, string> = {}, dir?: string) {
+async function start(env: Record<string, string> = {}, database?: TestDatabase) {
   server = await startTestServer(
     {
       DISCORD_API_ORIGIN: env.DISCORD_API_ORIGIN ?? discord.origin,
@@ -22,7 +23,7 @@ async function start(env: Record<string, string> = {}, dir?: string) {
       OUTBOUND_TIMEOUT_MS: '500',
       ...env,
     },
-    dir,
+    database,
   );
   await server.app.ready();
 }
@@ -200,17 +201,17 @@ describe('delivery', () => {
       attempts: 3,
       lastError: 'Discord answered HTTP 500: boom',
     });
-    const rows = selectRows(server.dir, 'SELECT * FROM outbox');
+    const rows = await selectRows(server.database, 'SELECT * FROM outbox');
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
   });
 });
 
 describe('durability', () => {
   it('a job pending when the server stops is delivered once after the next start', async () => {
-    const dir = tempDir();
+    const database = await createTestDatabase();
     const { origin, port } = discord;
     await discord.stop();
-    await start({ DISCORD_API_ORIGIN: origin }, dir);
+    await start({ DISCORD_API_ORIGIN: origin }, database);
     me = await server.account();
     const eventId = await notify();
     // Discord is down: the job waits.
@@ -220,7 +221,7 @@ describe('durability', () => {
 
     discord = new FakeService().fallback({ status: 200, body: {} });
     await discord.start(port);
-    await start({}, dir);
+    await start({}, database);
     expect(await settled(eventId)).toMatchObject({ status: 'delivered' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(discord.requests).toHaveLength(1);

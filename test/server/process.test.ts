@@ -1,22 +1,27 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { selectColumn } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { run, SERVER_ENTRY, startServerProcess } from '../helpers/process.js';
-import { tempDir } from '../helpers/server.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/test-database.js';
 
 /** The built server as `npm start` runs it: first start, bootstrap, revocation by the CLI, shutdown. */
 
-let dir: string;
-beforeEach(() => {
-  dir = tempDir();
+// On PostgreSQL an empty database, as an operator creates it: the server migrates it.
+let database: TestDatabase;
+let env: Record<string, string>;
+beforeEach(async () => {
+  database = await createTestDatabase({ empty: true });
+  env = database.env;
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => database.drop());
 
 it('first start creates an account and a default project and prints the key once', async () => {
-  const env = { DATABASE_PATH: join(dir, 'nested', 'stats.db') };
+  // SQLite: in a directory that does not exist yet.
+  if (!onPostgres) env = { DATABASE_PATH: join(database.dir, 'nested', 'stats.db') };
   const server = await startServerProcess(env);
   const key = /API key:\s+(cis_\S+)/.exec(server.output())?.[1] as string;
   const projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
@@ -49,7 +54,6 @@ it('a port in use is one line and exit code 1, and the key is shown at the next 
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = (blocker.address() as AddressInfo).port;
-  const env = { DATABASE_PATH: join(dir, 'stats.db') };
   try {
     const failed = await run([SERVER_ENTRY], { ...env, PORT: String(port), HOST: '127.0.0.1' });
     expect({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }).toEqual({
@@ -71,7 +75,7 @@ it('a port in use is one line and exit code 1, and the key is shown at the next 
 it('BOOTSTRAP_API_KEY is used on an empty database and never printed', async () => {
   const key = 'my-own-bootstrap-key-with-enough-entropy-123';
   const server = await startServerProcess({
-    DATABASE_PATH: join(dir, 'stats.db'),
+    ...env,
     BOOTSTRAP_API_KEY: key,
   });
   expect(server.output()).not.toContain(key);
@@ -81,7 +85,6 @@ it('BOOTSTRAP_API_KEY is used on an empty database and never printed', async () 
 });
 
 it('a key revoked by the CLI while the server runs is refused at once', async () => {
-  const env = { DATABASE_PATH: join(dir, 'stats.db') };
   const server = await startServerProcess(env);
   const created = await run(['build/server/admin-cli.js', 'account:create'], env);
   const { keyId, apiKey } = JSON.parse(created.stdout);
@@ -100,7 +103,7 @@ it('SIGTERM lets a request in flight finish, then exits 0', async () => {
   await improvmx.start();
   const key = 'graceful-shutdown-test-key-0123456789abcdef';
   const server = await startServerProcess({
-    DATABASE_PATH: join(dir, 'stats.db'),
+    ...env,
     BOOTSTRAP_API_KEY: key,
     FORWARDING_PROVIDER: 'improvmx',
     IMPROVMX_API_KEY: 'k',
@@ -128,7 +131,7 @@ it('SIGTERM lets a request in flight finish, then exits 0', async () => {
   await improvmx.stop();
 
   // The change it acknowledged is on disk.
-  const again = await startServerProcess({ DATABASE_PATH: join(dir, 'stats.db') });
+  const again = await startServerProcess(env);
   const status = await fetch(`${again.url}/email-forwarding/email-forwarding-status`, {
     headers: { 'x-api-key': key },
   });
@@ -136,10 +139,23 @@ it('SIGTERM lets a request in flight finish, then exits 0', async () => {
   expect(await again.stop()).toBe(0);
 });
 
-it('SIGTERM closes the database cleanly and exits 0', async () => {
-  const server = await startServerProcess({ DATABASE_PATH: join(dir, 'stats.db') });
-  expect(existsSync(join(dir, 'stats.db-wal'))).toBe(true);
+// SQLite only: the WAL file beside the database is SQLite's.
+it.skipIf(onPostgres)('SIGTERM closes the database cleanly and exits 0', async () => {
+  const server = await startServerProcess(env);
+  expect(existsSync(`${database.location}-wal`)).toBe(true);
   expect(await server.stop('SIGTERM')).toBe(0);
   // A clean close checkpoints the WAL and removes it.
-  expect(existsSync(join(dir, 'stats.db-wal'))).toBe(false);
+  expect(existsSync(`${database.location}-wal`)).toBe(false);
+});
+
+it.runIf(onPostgres)('SIGTERM closes its connections to the database and exits 0', async () => {
+  const server = await startServerProcess(env);
+  const connections = () =>
+    selectColumn(
+      database,
+      'SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+  expect((await connections())[0]).toBeGreaterThan(0);
+  expect(await server.stop('SIGTERM')).toBe(0);
+  expect(await connections()).toEqual([0]);
 });

@@ -127,7 +127,7 @@ describe('E2 enable', () => {
 
 describe('E2 when our own record fails after ImprovMX changed', () => {
   it('puts ImprovMX back and answers 500', async () => {
-    failWrites(server.dir, 'profiles');
+    await failWrites(server.database, 'profiles');
     const res = await toggle({ enabled: true, email: 'alice@example.com' });
     expect(res.statusCode).toBe(500);
     // The alias was created, then removed again: provider and database agree.
@@ -199,7 +199,11 @@ describe('E5 rename while forwarding is on', () => {
     expect(
       (await asBob('/account/update-display-name', { display_name: 'alice' })).statusCode,
     ).toBe(200);
-    improvmx.fallback({ status: 200, body: { success: true } });
+    // ImprovMX is back for Bob's alias, but still refuses the removal until Bob forwards: a retry
+    // landing between the two would otherwise race Bob's toggle (a busy machine makes it likely).
+    improvmx.script((r) =>
+      r.method === 'POST' ? { status: 200, body: { success: true } } : undefined,
+    );
     expect(
       (
         await asBob('/email-forwarding/email-forwarding-toggle', {
@@ -208,6 +212,7 @@ describe('E5 rename while forwarding is on', () => {
         })
       ).statusCode,
     ).toBe(200);
+    improvmx.fallback({ status: 200, body: { success: true } });
 
     // The removal job finishes without deleting Bob's alias.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -215,8 +220,8 @@ describe('E5 rename while forwarding is on', () => {
     expect(after.map((r) => `${r.method} ${r.path}`)).toEqual([
       'POST /v3/domains/mail.example.test/aliases',
     ]);
-    const jobs = selectColumn(
-      server.dir,
+    const jobs = await selectColumn(
+      server.database,
       `SELECT status FROM outbox WHERE kind = 'forwarding-remove-alias'`,
     );
     expect(jobs).toEqual(['delivered']);

@@ -264,8 +264,8 @@ describe('escaping', () => {
 
   it('rows written before today’s validation: only absolute http(s) URLs become links or images', async () => {
     await publish('alice');
-    executeSql(
-      server.dir,
+    await executeSql(
+      server.database,
       'UPDATE sites SET avatar_url = ?, blocks = ? WHERE account_id = ?',
       'javascript:alert(1)',
       JSON.stringify([

@@ -1,9 +1,7 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeService } from '../helpers/fake-service.js';
 import { startServerProcess } from '../helpers/process.js';
-import { tempDir } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * The built server at LOG_LEVEL=trace, through deliveries that succeed, retry and fail: its whole
@@ -15,15 +13,15 @@ const TOKEN = 'webhook_token_that_must_never_be_logged_abcdefghijklmnopqrstuvwxy
 const IMPROVMX_KEY = 'improvmx-key-never-logged-0123';
 const BREVO_KEY = 'brevo-key-never-logged-0123';
 
-let dir: string;
+let database: TestDatabase;
 let fakes: FakeService[];
-beforeEach(() => {
-  dir = tempDir();
+beforeEach(async () => {
+  database = await createTestDatabase();
   fakes = [];
 });
 afterEach(async () => {
   for (const fake of fakes) await fake.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 it('no secret reaches stdout or stderr', async () => {
@@ -43,7 +41,7 @@ it('no secret reaches stdout or stderr', async () => {
   for (const fake of fakes) await fake.start();
 
   const server = await startServerProcess({
-    DATABASE_PATH: join(dir, 'stats.db'),
+    ...database.env,
     LOG_LEVEL: 'trace',
     BOOTSTRAP_API_KEY: API_KEY,
     DISCORD_API_ORIGIN: discord.origin,

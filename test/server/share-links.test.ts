@@ -25,9 +25,9 @@ describe('share links', () => {
     // 256 random bits after a recognisable prefix.
     expect(token).toMatch(/^cis_share_[A-Za-z0-9_-]{43}$/);
     expect(url).toBe(`https://stats.example.com/share/${token}`);
-    expect(JSON.stringify(selectRows(server.dir, 'SELECT * FROM share_links'))).not.toContain(
-      token,
-    );
+    expect(
+      JSON.stringify(await selectRows(server.database, 'SELECT * FROM share_links')),
+    ).not.toContain(token);
 
     const listed = await server.call('GET', `${Paths.getShareLinks}?projectId=${me.projectId}`, {
       key: me.apiKey,

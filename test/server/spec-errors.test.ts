@@ -9,6 +9,7 @@ import {
   type TestAccount,
   type TestServer,
 } from '../helpers/server.js';
+import type { TestDatabase } from '../helpers/test-database.js';
 
 /** Every row of the spec's part 7 table, with its status and verbatim text. */
 
@@ -226,7 +227,14 @@ describe('500', () => {
     }
   });
 
-  const cases: [string, string, string, () => unknown, (dir: string) => void, string][] = [
+  const cases: [
+    string,
+    string,
+    string,
+    () => unknown,
+    (database: TestDatabase) => Promise<void>,
+    string,
+  ][] = [
     [
       'E1',
       'GET',
@@ -286,7 +294,7 @@ describe('500', () => {
   ];
 
   it.each(cases)('%s when the database fails', async (_name, method, url, body, sabotage, text) => {
-    sabotage(server.dir);
+    await sabotage(server.database);
     const res = await server.call(method as 'GET', url, { key: me.apiKey, body: body() });
     expect({ status: res.statusCode, body: res.json() }).toEqual({
       status: 500,

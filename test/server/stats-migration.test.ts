@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
@@ -7,25 +6,27 @@ import type { BuildSummary, MetricKeys, MetricSeries } from '../../contract/stat
 import { openDatabase } from '../../server/storage/sqlite/sqlite-database.js';
 import { migrations } from '../../server/storage/sqlite/sqlite-migrations.js';
 import { selectRows } from '../helpers/database.js';
-import { ADMIN_TOKEN, startTestServer, tempDir } from '../helpers/server.js';
+import { ADMIN_TOKEN, startTestServer } from '../helpers/server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 /**
  * A database from before the statistics (schema 3): its records get their branch and status,
  * times that never go back, minute marks and cells, and answer like records stored today.
  */
 
-let dir: string;
-beforeEach(() => {
-  dir = tempDir();
+// SQLite only (excluded from the postgres project): it starts from SQLite's schema 3.
+let database: TestDatabase;
+beforeEach(async () => {
+  database = await createTestDatabase();
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => rmSync(database.dir, { recursive: true, force: true }));
 
 const BASE = Date.parse('2026-11-01T00:00:00.000Z');
 const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 it('migrates stored records into the statistics, a clock that stepped back included', async () => {
-  const old = openDatabase(join(dir, 'stats.db'), 'full', migrations.slice(0, 3));
+  const old = openDatabase(database.location, 'full', migrations.slice(0, 3));
   old.exec(`INSERT INTO accounts VALUES ('a', NULL, '2026-01-01T00:00:00.000Z');
     INSERT INTO projects VALUES ('p', 'a', 'Web', '2026-01-01T00:00:00.000Z');`);
   const event = old.prepare(
@@ -50,10 +51,10 @@ it('migrates stored records into the statistics, a clock that stepped back inclu
   });
   old.close();
 
-  const server = await startTestServer({}, dir);
+  const server = await startTestServer({}, database);
   try {
     // Folded into cells by the migration itself.
-    expect(selectRows(dir, 'SELECT events, metrics FROM stats_progress')).toEqual([
+    expect(await selectRows(database, 'SELECT events, metrics FROM stats_progress')).toEqual([
       { events: 5, metrics: 5 },
     ]);
     const created = await server.call('POST', '/admin/accounts/a/keys', {

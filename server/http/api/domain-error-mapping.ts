@@ -10,6 +10,7 @@ const STATUS: Record<AnyDomainError['kind'], number> = {
   invalid: 400,
   // The spec answers a failed forwarding provider with 500.
   unavailable: 500,
+  'storage-unavailable': 503,
 };
 
 /** The `error` text of each reason: the spec's verbatim where it has one. */
@@ -30,6 +31,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'display-name-reserved': OwnError.displayNameReserved,
   'idempotency-key': OwnError.idempotencyKeyInvalid,
   'forwarding-provider': SpecError.forwardingSyncFailed,
+  database: OwnError.databaseUnavailable,
 };
 
 /** The one mapping from a domain error to an HTTP answer (the admin CLI prints the same text). */

@@ -74,6 +74,8 @@ export function jsonErrorHandler(
 ) {
   if (error instanceof DomainError) {
     const { status, text } = describeDomainError(error as AnyDomainError);
+    // The database is away for a moment (a restart): say when to try again.
+    if (status === 503) reply.header('retry-after', '1');
     return reply.code(status).send({ error: text });
   }
   if (error.validation) {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { StorageUnavailable } from '../../domain/domain-errors.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
 import { renderDocument } from './html-document.js';
 import { LandingView } from './landing-view.js';
@@ -14,6 +15,15 @@ import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
  */
 export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit }) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The database away for a moment is a 503 page, as it is a 503 in the API.
+    if (error instanceof StorageUnavailable) {
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(kit.errorHtml(503, request.id));
+    }
     const status =
       error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500)

@@ -20,7 +20,7 @@ export interface PageKit {
   statsAssets: PageAssets;
   /** The one 404 page: the same body for a hidden page, an unknown name and an unknown path. */
   notFoundHtml: string;
-  /** The page of an error status (4xx or 500). */
+  /** The page of an error status (4xx, 500, or 503 while the database is away). */
   errorHtml(status: number, requestId: string): string;
 }
 
@@ -75,6 +75,13 @@ export function createPageKit(): PageKit {
     notFoundHtml,
     errorHtml: (status, requestId) => {
       if (status === 404) return notFoundHtml;
+      if (status === 503) {
+        return statusPage(
+          'Temporarily unavailable',
+          'The server cannot reach its database right now. Please try again in a moment.',
+          requestId,
+        );
+      }
       if (status >= 500) {
         return statusPage(
           'Something went wrong',

@@ -53,6 +53,9 @@ export function sqliteOutbox(db: Db) {
 
     nextDueAt: () => (nextDue.get(JSON.stringify([...claimed])) as number | null) ?? undefined,
 
+    // One process per file: nobody else can take a claim over.
+    renewClaim: (id) => claimed.has(id),
+
     delivered(id, attempts) {
       finish.run('delivered', attempts, null, nowIso(), id);
       claimed.delete(id);

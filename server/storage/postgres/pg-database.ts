@@ -1,0 +1,78 @@
+import postgres from 'postgres';
+import { type PgMigration, pgMigrations } from './pg-migrations.js';
+
+/**
+ * A pool of connections (porsager's `postgres`), or the transaction a `sql.begin` hands out: both
+ * run the same tagged-template queries, so a repository written against `Sql` works in either.
+ */
+export type Sql = postgres.Sql<{ bigint: number }>;
+export type TransactionSql = postgres.TransactionSql<{ bigint: number }>;
+
+export interface PgOptions {
+  url: string;
+  /** Connections in the pool. */
+  max?: number;
+}
+
+/** An advisory lock key of its own: migrations of several replicas starting at once queue on it. */
+const MIGRATION_LOCK = 4_017_221_001;
+
+/**
+ * Opens the pool and brings the schema up to date. BIGINT columns hold epoch milliseconds and
+ * sequence numbers, all below 2^53, so they are read as numbers rather than strings.
+ */
+export async function openPgDatabase({ url, max = 10 }: PgOptions): Promise<Sql> {
+  const sql = postgres(url, {
+    max,
+    onnotice: () => {},
+    // The server answers 503 while the database is away; a query waits at most this long for a
+    // connection before it fails.
+    connect_timeout: 5,
+    // Back within a second of the database: the client's default backoff after failed attempts
+    // grows to 20 s, which would keep answering 503 long after a restart.
+    backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
+    // A commit is durable before it is acknowledged, whatever the server's default says.
+    connection: { synchronous_commit: 'on' },
+    types: {
+      bigint: {
+        to: 20,
+        from: [20],
+        serialize: (value: number) => String(value),
+        parse: (value: string) => Number(value),
+      },
+    },
+  }) as unknown as Sql;
+  try {
+    await migrate(sql, pgMigrations);
+    return sql;
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+}
+
+export async function migrate(sql: Sql, migrations: PgMigration[]): Promise<void> {
+  const newest = Math.max(0, ...migrations.map((m) => m.version));
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`;
+    const [row] = await tx<{ current: number | null }[]>`
+      SELECT MAX(version) AS current FROM schema_migrations`;
+    const current = row?.current ?? null;
+    if (current !== null && current > newest) {
+      throw new Error(
+        `database schema version ${current} is newer than this server (${newest}); refusing to start`,
+      );
+    }
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (current !== null && migration.version <= current) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO schema_migrations (version, name, applied_at)
+               VALUES (${migration.version}, ${migration.name}, ${new Date().toISOString()})`;
+    }
+  });
+}

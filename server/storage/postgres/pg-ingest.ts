@@ -1,0 +1,93 @@
+import { randomInt } from 'node:crypto';
+import type {
+  AppendResult,
+  IdempotencyRepository,
+  OutboxRepository,
+  RecordRepository,
+  StatsRepository,
+} from '../storage.js';
+import type { Sql } from './pg-database.js';
+import { PgGroupCommit } from './pg-group-commit.js';
+import { pgIdempotency } from './pg-idempotency.js';
+import { pgOutboxLeases } from './pg-outbox.js';
+import { type Append, appendAll, pgRecords } from './pg-records.js';
+import { pgStats } from './pg-stats.js';
+
+export interface PgIngest {
+  /** `sql === pool`: appends are grouped (one transaction, multi-row inserts) and each resolves
+   *  after its group committed; `sql` a transaction (from `pool.begin`): appended in it. */
+  records(sql: Sql): RecordRepository;
+  stats(sql: Sql): StatsRepository;
+  outbox(sql: Sql): OutboxRepository;
+  idempotency(sql: Sql): IdempotencyRepository;
+  /** Resolves once every grouped append queued so far has committed (before close). */
+  drain(): Promise<void>;
+}
+
+/** Groups committing at once, per process. */
+const GROUPS = 4;
+/** Series rows of a key: GROUPS per process, at SHARD_BASES places (see the migration). */
+const SHARD_BASES = 16;
+
+/**
+ * The ingest side of the PostgreSQL backend: events and metrics (grouped commits), statistics,
+ * the outbox with its leases across replicas, and Idempotency-Key answers.
+ */
+export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: number }): PgIngest {
+  // The series rows this process writes: its groups' own, apart from most other replicas'.
+  const shards = randomInt(SHARD_BASES) * GROUPS;
+  const times = timeStamps(pool);
+  const groups = new PgGroupCommit<Append, AppendResult>(pool, {
+    run: async (tx, appends, slot) => appendAll(tx, appends, shards + slot, await times.stamps()),
+    concurrency: GROUPS,
+    // Two claims of one key in a group would both look new: the later one waits a group.
+    keyOf: ({ claim }) => (claim ? `${claim.accountId}\n${claim.key}` : undefined),
+  });
+  const leases = pgOutboxLeases(pool, options);
+  return {
+    records: (sql) =>
+      pgRecords(sql, async (record, claim) =>
+        sql === pool
+          ? groups.run({ record, claim })
+          : ((
+              await appendAll(sql, [{ record, claim }], shards, await times.stamps())
+            )[0] as AppendResult),
+      ),
+    stats: pgStats,
+    outbox: leases.repository,
+    idempotency: pgIdempotency,
+    async drain() {
+      await groups.drain();
+      leases.stop();
+    },
+  };
+}
+
+/**
+ * As on SQLite, a record's time never goes back in storage order: while this process's clock
+ * steps back, records keep the latest time stored (read once from the newest records). Each
+ * replica holds its own; their clocks must agree anyway (see the outbox leases).
+ */
+function timeStamps(pool: Sql) {
+  let latest: Promise<number> | undefined;
+  let known = Number.NEGATIVE_INFINITY;
+  const stamp = (t: number) => {
+    known = Math.max(known, t);
+    return known;
+  };
+  return {
+    async stamps(): Promise<(t: number) => number> {
+      latest ??= (async () => {
+        const [row] = await pool<{ t: number | null }[]>`
+          SELECT GREATEST((SELECT created_at FROM events ORDER BY seq DESC LIMIT 1),
+                          (SELECT created_at FROM metrics ORDER BY seq DESC LIMIT 1)) AS t`;
+        return row?.t ?? Number.NEGATIVE_INFINITY;
+      })().catch((error) => {
+        latest = undefined;
+        throw error;
+      });
+      known = Math.max(known, await latest);
+      return stamp;
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * PostgreSQL's numbered schema migrations, applied in order at start-up (under an advisory lock,
+ * so replicas starting together migrate once) and recorded in `schema_migrations`. Never edit a
+ * migration that has shipped: add the next number.
+ *
+ * The tables mirror SQLite's (sqlite/sqlite-migrations.ts) as they stand after all of its
+ * migrations, with PostgreSQL's types: BIGINT for epoch milliseconds and sequence numbers,
+ * BOOLEAN for flags. Statistics are read from the records themselves (with `series` and
+ * `branches` kept in the ingest transaction), and outbox jobs carry a lease so that several
+ * replicas can share them.
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const pgMigrations: PgMigration[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, sessions, profiles, sites, projects, share links',
+    sql: `
+      -- seq keeps the order of creation (SQLite's rowid) among rows of one millisecond.
+      CREATE TABLE accounts (
+        id         TEXT PRIMARY KEY,
+        seq        BIGSERIAL NOT NULL,
+        label      TEXT,
+        created_at TEXT NOT NULL
+      );
+      -- Only the SHA-256 of a key is stored; prefix is its first characters, for people.
+      -- scope 'ingest' may only send events and metrics, to project_ids (a JSON array) when set.
+      CREATE TABLE api_keys (
+        id           TEXT PRIMARY KEY,
+        seq          BIGSERIAL NOT NULL,
+        account_id   TEXT NOT NULL REFERENCES accounts(id),
+        key_hash     TEXT NOT NULL UNIQUE,
+        prefix       TEXT NOT NULL,
+        label        TEXT,
+        scope        TEXT NOT NULL DEFAULT 'full' CHECK (scope IN ('full', 'ingest')),
+        project_ids  TEXT,
+        created_at   TEXT NOT NULL,
+        revoked_at   TEXT,
+        last_used_at BIGINT
+      );
+      CREATE INDEX api_keys_by_account ON api_keys(account_id);
+      -- Dashboard sessions: only the SHA-256 of the cookie's token is stored. Times are epoch ms.
+      CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        key_id     TEXT NOT NULL REFERENCES api_keys(id),
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+      -- A profile exists once a display name is set (spec 2.1).
+      CREATE TABLE profiles (
+        account_id         TEXT PRIMARY KEY REFERENCES accounts(id),
+        display_name       TEXT NOT NULL UNIQUE,
+        forwarding_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+        forwarding_email   TEXT NOT NULL DEFAULT '',
+        updated_at         TEXT NOT NULL
+      );
+      -- blocks is the ordered JSON list of {id, type, content, enabled}: it is always replaced whole.
+      CREATE TABLE sites (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+        bio        TEXT,
+        avatar_url TEXT,
+        location   TEXT,
+        mood       TEXT,
+        theme_id   TEXT,
+        visibility BOOLEAN NOT NULL DEFAULT FALSE,
+        blocks     TEXT NOT NULL DEFAULT '[]',
+        updated_at TEXT NOT NULL
+      );
+      -- name_key: the name folded for comparison (see domain/project-names.ts), unique per account.
+      CREATE TABLE projects (
+        id         TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name       TEXT NOT NULL,
+        name_key   TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (account_id, name_key)
+      );
+      CREATE INDEX projects_by_account ON projects(account_id, created_at, id);
+      -- Read-only links to a project's statistics; only the SHA-256 of a token is stored.
+      CREATE TABLE share_links (
+        id         TEXT PRIMARY KEY,
+        seq        BIGSERIAL NOT NULL,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        token_hash TEXT NOT NULL UNIQUE,
+        prefix     TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      );
+      CREATE INDEX share_links_by_project ON share_links(project_id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'events, metrics, statistics keys, outbox, idempotency keys',
+    sql: `
+      -- seq orders records (newest first on read-back); id is the public UUIDv7.
+      -- created_at is epoch milliseconds, turned into ISO 8601 on read.
+      CREATE TABLE events (
+        seq         BIGSERIAL PRIMARY KEY,
+        id          TEXT NOT NULL,
+        project_id  TEXT NOT NULL REFERENCES projects(id),
+        event_type  TEXT NOT NULL,
+        description TEXT,
+        payload     TEXT,
+        color       INTEGER,
+        created_at  BIGINT NOT NULL,
+        branch      TEXT,
+        status      TEXT
+      );
+      CREATE INDEX events_by_project ON events(project_id, seq);
+      CREATE INDEX events_by_time ON events(project_id, created_at);
+      CREATE TABLE metrics (
+        seq        BIGSERIAL PRIMARY KEY,
+        id         TEXT NOT NULL,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        payload    TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        branch     TEXT
+      );
+      CREATE INDEX metrics_by_project ON metrics(project_id, seq);
+      CREATE INDEX metrics_by_time ON metrics(project_id, created_at);
+      -- Each numeric leaf of a project's metrics: how many records have it, its latest value (of
+      -- the latest time, then the latest seq). Written in a few rows per key (shard): groups
+      -- committing at once update rows of their own instead of queueing on one row; reads add
+      -- them up.
+      CREATE TABLE series (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        shard      SMALLINT NOT NULL,
+        count      BIGINT NOT NULL,
+        last_at    BIGINT NOT NULL,
+        last_seq   BIGINT NOT NULL,
+        last_value DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (project_id, key, shard)
+      );
+      -- The branches each project's records name (the page's branch filter).
+      CREATE TABLE branches (
+        project_id TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        PRIMARY KEY (project_id, branch)
+      );
+      -- Durable jobs written in the same transaction as the change that causes them.
+      -- payload is NULL once a job is finished: it may hold a webhook token, kept only while needed.
+      -- A replica delivering a job holds a lease on it (leased_by, lease_until in epoch ms); a
+      -- lease that ran out, its replica dead, lets another replica take the job over.
+      CREATE TABLE outbox (
+        id              BIGSERIAL PRIMARY KEY,
+        kind            TEXT NOT NULL,
+        event_id        TEXT UNIQUE,
+        payload         TEXT,
+        status          TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at BIGINT NOT NULL,
+        last_error      TEXT,
+        leased_by       TEXT,
+        lease_until     BIGINT,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      );
+      CREATE INDEX outbox_due ON outbox(next_attempt_at) WHERE status = 'pending';
+      -- The first answer to each (account, Idempotency-Key), replayed to repeats for 48 hours.
+      CREATE TABLE idempotency_keys (
+        account_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        response    TEXT NOT NULL,
+        created_at  BIGINT NOT NULL,
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+    `,
+  },
+];

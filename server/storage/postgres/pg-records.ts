@@ -1,0 +1,255 @@
+import type postgres from 'postgres';
+import type { NotificationStatus, StoredEvent, StoredMetric } from '../../../contract/readback.js';
+import type {
+  AppendResult,
+  IdempotencyClaim,
+  NewRecord,
+  Page,
+  RecordFilter,
+  RecordRepository,
+} from '../storage.js';
+import type { Sql } from './pg-database.js';
+import { claimAll } from './pg-idempotency.js';
+import { enqueueJobs, type NewJob } from './pg-outbox.js';
+import { indexBranches, seriesDeltas } from './pg-stats.js';
+
+/** One append: the record, and the Idempotency-Key claim to store with it. */
+export interface Append {
+  record: NewRecord;
+  claim: IdempotencyClaim | undefined;
+}
+
+/**
+ * Stores appends in the caller's transaction, one multi-row statement per table (sent together,
+ * without waiting for each other's answers): claims first
+ * (an append whose key already has an answer stores nothing and gets that answer), then the
+ * events, metrics, notification jobs, series keys and branches of the others. The records keep
+ * the appends' order in `seq`. At most one claim per (account, key) in one call.
+ */
+export async function appendAll(
+  sql: Sql,
+  appends: readonly Append[],
+  /** Which of the series rows of a key this transaction adds to (see the migration). */
+  shard: number,
+  /** The time to store for a record made at `t` (called in storage order). */
+  stamp: (t: number) => number,
+): Promise<AppendResult[]> {
+  const results: AppendResult[] = appends.map(() => ({ stored: true }));
+  const claimed = appends.flatMap((append, i) =>
+    append.claim ? [[i, append.claim] as const] : [],
+  );
+  const answers = await claimAll(
+    sql,
+    claimed.map(([, claim]) => claim),
+  );
+  answers.forEach((earlier, j) => {
+    if (earlier)
+      results[(claimed[j] as readonly [number, IdempotencyClaim])[0]] = { stored: false, earlier };
+  });
+  const records = appends
+    .filter((_, i) => results[i]?.stored)
+    .map(({ record }): NewRecord => {
+      const createdAt = stamp(record.row.createdAt);
+      return record.kind === 'event'
+        ? { ...record, row: { ...record.row, createdAt } }
+        : { ...record, row: { ...record.row, createdAt } };
+    });
+  const events = records.flatMap((r, n) =>
+    r.kind === 'event'
+      ? [
+          {
+            n,
+            id: r.row.id,
+            project_id: r.row.projectId,
+            event_type: r.row.eventType,
+            description: r.row.description,
+            payload: r.row.payload,
+            color: r.row.color,
+            created_at: r.row.createdAt,
+            branch: r.row.branch,
+            status: r.row.status,
+          },
+        ]
+      : [],
+  );
+  const metrics = records.flatMap((r, n) =>
+    r.kind === 'metric'
+      ? [
+          {
+            n,
+            id: r.row.id,
+            project_id: r.row.projectId,
+            payload: r.row.payload,
+            created_at: r.row.createdAt,
+            branch: r.row.branch,
+          },
+        ]
+      : [],
+  );
+  const jobs = records.flatMap((r): NewJob[] =>
+    r.kind === 'event' && r.notification ? [{ job: r.notification, eventId: r.row.id }] : [],
+  );
+  // One connection: these run one after another, in this order, without waiting on each other.
+  await Promise.all([
+    events.length > 0 &&
+      sql`INSERT INTO events
+            (id, project_id, event_type, description, payload, color, created_at, branch, status)
+          SELECT id, project_id, event_type, description, payload, color, created_at, branch, status
+            FROM json_to_recordset(${JSON.stringify(events)}::text::json) AS r(n int, id text,
+                 project_id text, event_type text, description text, payload text, color int,
+                 created_at bigint, branch text, status text)
+           ORDER BY n`,
+    // The series rows take the seq of the metric holding their last value, hence one statement.
+    metrics.length > 0 &&
+      sql`WITH stored AS (
+            INSERT INTO metrics (id, project_id, payload, created_at, branch)
+            SELECT id, project_id, payload, created_at, branch
+              FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
+                   project_id text, payload text, created_at bigint, branch text)
+             ORDER BY n
+            RETURNING seq, id)
+          INSERT INTO series (project_id, key, shard, count, last_at, last_seq, last_value)
+          SELECT s.p, s.k, ${shard}, s.c, s.t, stored.seq, s.v
+            FROM json_to_recordset(${JSON.stringify(seriesDeltas(records))}::text::json)
+                 AS s(p text, k text, c bigint, t bigint, v double precision, id text)
+            JOIN stored ON stored.id = s.id
+           ORDER BY s.p, s.k
+          ON CONFLICT (project_id, key, shard) DO UPDATE SET
+            count = series.count + excluded.count,
+            last_value = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                              THEN excluded.last_value ELSE series.last_value END,
+            last_seq = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                            THEN excluded.last_seq ELSE series.last_seq END,
+            last_at = GREATEST(series.last_at, excluded.last_at)`,
+    enqueueJobs(sql, jobs),
+    indexBranches(sql, records),
+  ]);
+  return results;
+}
+
+/** A row as read back: the row as written, its position, and its notification's state. */
+interface EventPageRow {
+  seq: number;
+  id: string;
+  projectId: string;
+  eventType: string;
+  description: string | null;
+  payload: string | null;
+  color: number | null;
+  createdAt: number;
+  notificationStatus: NotificationStatus | null;
+  notificationAttempts: number;
+  notificationError: string | null;
+}
+
+interface MetricPageRow {
+  seq: number;
+  id: string;
+  projectId: string;
+  payload: string;
+  createdAt: number;
+}
+
+const NO_CURSOR = Number.MAX_SAFE_INTEGER;
+
+function page<Row extends { seq: number }, T>(
+  rows: readonly Row[],
+  limit: number,
+  map: (row: Row) => T,
+): Page<T> {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  const last = items.at(-1);
+  return { items: items.map(map), nextBefore: more && last ? last.seq : null };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The filters that are set, as conditions on events `e`. */
+function eventConditions(sql: Sql, filter: RecordFilter) {
+  const parts = [];
+  if (filter.eventType !== undefined) parts.push(sql`AND e.event_type = ${filter.eventType}`);
+  if (filter.status !== undefined) parts.push(sql`AND e.status = ${filter.status}`);
+  if (filter.branch !== undefined) parts.push(sql`AND e.branch = ${filter.branch}`);
+  if (filter.from !== undefined) parts.push(sql`AND e.created_at >= ${filter.from}`);
+  if (filter.to !== undefined) parts.push(sql`AND e.created_at < ${filter.to}`);
+  return joined(sql, parts);
+}
+
+/** The same on metrics `m`: they have no type or status. */
+function metricConditions(sql: Sql, filter: RecordFilter) {
+  const parts = [];
+  if (filter.branch !== undefined) parts.push(sql`AND m.branch = ${filter.branch}`);
+  if (filter.from !== undefined) parts.push(sql`AND m.created_at >= ${filter.from}`);
+  if (filter.to !== undefined) parts.push(sql`AND m.created_at < ${filter.to}`);
+  return joined(sql, parts);
+}
+
+const joined = (sql: Sql, parts: postgres.PendingQuery<postgres.Row[]>[]) =>
+  parts.reduce((all, part) => sql`${all} ${part}`, sql``);
+
+/**
+ * Events and metrics read back newest first by project. `append` is how this repository stores
+ * (grouped with other appends through the pool, or in the caller's transaction).
+ */
+export function pgRecords(
+  sql: Sql,
+  append: (record: NewRecord, claim: IdempotencyClaim | undefined) => Promise<AppendResult>,
+): RecordRepository {
+  return {
+    append: (record, claim) => append(record, claim),
+
+    async events(projectId, filter, limit, before = NO_CURSOR) {
+      const rows = await sql<EventPageRow[]>`
+        SELECT e.seq, e.id, e.project_id AS "projectId", e.event_type AS "eventType",
+               e.description, e.payload, e.color, e.created_at AS "createdAt",
+               o.status AS "notificationStatus", o.attempts AS "notificationAttempts",
+               o.last_error AS "notificationError"
+          FROM events e LEFT JOIN outbox o ON o.event_id = e.id
+         WHERE e.project_id = ${projectId} AND e.seq < ${before}
+               ${eventConditions(sql, filter)}
+         ORDER BY e.seq DESC LIMIT ${limit + 1}`;
+      return page(
+        rows,
+        limit,
+        (row): StoredEvent => ({
+          id: row.id,
+          projectId: row.projectId,
+          eventType: row.eventType,
+          description: row.description,
+          payload:
+            row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
+          color: row.color,
+          created_at: iso(row.createdAt),
+          notification:
+            row.notificationStatus === null
+              ? null
+              : {
+                  status: row.notificationStatus,
+                  attempts: row.notificationAttempts,
+                  lastError: row.notificationError,
+                },
+        }),
+      );
+    },
+
+    async metrics(projectId, filter, limit, before = NO_CURSOR) {
+      const rows = await sql<MetricPageRow[]>`
+        SELECT m.seq, m.id, m.project_id AS "projectId", m.payload, m.created_at AS "createdAt"
+          FROM metrics m
+         WHERE m.project_id = ${projectId} AND m.seq < ${before}
+               ${metricConditions(sql, filter)}
+         ORDER BY m.seq DESC LIMIT ${limit + 1}`;
+      return page(
+        rows,
+        limit,
+        (row): StoredMetric => ({
+          id: row.id,
+          projectId: row.projectId,
+          payload: JSON.parse(row.payload) as Record<string, unknown>,
+          created_at: iso(row.createdAt),
+        }),
+      );
+    },
+  };
+}

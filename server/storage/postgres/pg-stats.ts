@@ -1,0 +1,157 @@
+import type { Bucket, ReadPlan } from '../../domain/time-buckets.js';
+import type { NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
+import type { Sql } from './pg-database.js';
+
+/** Branches listed for a project's filter, at most (as on SQLite). */
+const MAX_BRANCHES = 200;
+
+/** A series of a group, summed: its count, and the record holding its last value. */
+export interface SeriesDelta {
+  p: string;
+  k: string;
+  c: number;
+  t: number;
+  v: number;
+  /** The record's id (its seq is known once it is stored). */
+  id: string;
+}
+
+/** The series of a group's metrics, summed per (project, key), in storage order. */
+export function seriesDeltas(records: readonly NewRecord[]): SeriesDelta[] {
+  const series = new Map<string, SeriesDelta>();
+  for (const record of records) {
+    if (record.kind !== 'metric') continue;
+    const { projectId, createdAt, id } = record.row;
+    for (const [key, value] of record.series) {
+      const at = `${projectId}\n${key}`;
+      const known = series.get(at);
+      if (!known) series.set(at, { p: projectId, k: key, c: 1, t: createdAt, v: value, id });
+      else {
+        known.c += 1;
+        // Records come in storage order: on equal times the later one's value is the last.
+        if (createdAt >= known.t) {
+          known.t = createdAt;
+          known.v = value;
+          known.id = id;
+        }
+      }
+    }
+  }
+  return [...series.values()];
+}
+
+/**
+ * Inside the append transaction: adds the records' branches to `branches`, in key order (groups
+ * committing at once then never wait on each other in a cycle).
+ */
+export async function indexBranches(sql: Sql, records: readonly NewRecord[]): Promise<void> {
+  const branches = new Map<string, { p: string; b: string }>();
+  for (const { row } of records) {
+    if (row.branch !== null)
+      branches.set(`${row.projectId}\n${row.branch}`, { p: row.projectId, b: row.branch });
+  }
+  if (branches.size === 0) return;
+  await sql`INSERT INTO branches (project_id, branch)
+            SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
+                   AS r(p text, b text)
+             ORDER BY p, b
+            ON CONFLICT DO NOTHING`;
+}
+
+/** The bucket of the plan holding time `t`, if any (buckets are in time order). */
+function bucketAt(buckets: readonly Bucket[], t: number): number | undefined {
+  let lo = 0;
+  let hi = buckets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((buckets[mid] as Bucket).start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  const bucket = buckets[lo - 1];
+  return bucket && t < bucket.end ? bucket.index : undefined;
+}
+
+/** [from, to) of the whole plan, or undefined when it has no bucket. */
+function rangeOf(plan: ReadPlan): [number, number] | undefined {
+  const first = plan.buckets[0];
+  const last = plan.buckets.at(-1);
+  return first && last ? [first.start, last.end] : undefined;
+}
+
+/**
+ * Statistics on PostgreSQL: no pre-aggregated cells. Every bucket is read from the records
+ * themselves, on the (project, time) indexes, so `seriesData` and `eventData` answer no cells
+ * and all the raw records of the plan's range, each with its bucket (the service sums them as it
+ * sums cells and raw edges on SQLite, with the same results). Series keys (summed over their
+ * shards) and branches are kept up to date by the append transaction.
+ */
+export function pgStats(sql: Sql): StatsRepository {
+  return {
+    async seriesKeys(projectId) {
+      const keys = await sql<SeriesKeyInfo[]>`
+        SELECT key, SUM(count)::bigint AS count, MAX(last_at) AS "lastAt",
+               (array_agg(last_value ORDER BY last_at DESC, last_seq DESC))[1] AS "lastValue"
+          FROM series WHERE project_id = ${projectId} GROUP BY key`;
+      // Code-unit order, as on SQLite (sorted there in JavaScript too).
+      return keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+
+    async seriesData(projectId, key, branch, plan) {
+      const range = rangeOf(plan);
+      if (!range) return { cells: [], records: [] };
+      // Storage order: on equal times the later record's value is the bucket's last. Only
+      // records whose text holds the key's last part (as JSON writes it) can have the key.
+      const part = JSON.stringify(key.split('.').at(-1)).slice(1, -1);
+      const rows = await sql<{ t: number; payload: string }[]>`
+        SELECT created_at AS t, payload FROM metrics
+         WHERE project_id = ${projectId} AND created_at >= ${range[0]} AND created_at < ${range[1]}
+               ${branch === undefined ? sql`` : sql`AND branch = ${branch}`}
+               AND strpos(payload, ${part}) > 0
+         ORDER BY seq`;
+      const records = [];
+      for (const row of rows) {
+        const bucket = bucketAt(plan.buckets, row.t);
+        if (bucket === undefined) continue;
+        records.push({
+          bucket,
+          t: row.t,
+          payload: JSON.parse(row.payload) as Record<string, unknown>,
+        });
+      }
+      return { cells: [], records };
+    },
+
+    async eventData(projectId, filter, plan) {
+      const range = rangeOf(plan);
+      if (!range) return { cells: [], events: [] };
+      const rows = await sql<{ t: number; status: string | null }[]>`
+        SELECT created_at AS t, status FROM events
+         WHERE project_id = ${projectId} AND created_at >= ${range[0]} AND created_at < ${range[1]}
+               ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
+               ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}`;
+      const events = [];
+      for (const row of rows) {
+        const bucket = bucketAt(plan.buckets, row.t);
+        if (bucket !== undefined) events.push({ bucket, status: row.status });
+      }
+      return { cells: [], events };
+    },
+
+    async latestStatus(projectId, filter) {
+      const [row] = await sql<{ status: string }[]>`
+        SELECT status FROM events WHERE project_id = ${projectId} AND status IS NOT NULL
+               ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
+               ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
+         ORDER BY seq DESC LIMIT 1`;
+      return row?.status ?? null;
+    },
+
+    async branches(projectId) {
+      // Byte order, as SQLite's BINARY collation (not the database's locale).
+      const rows = await sql<{ branch: string }[]>`
+        SELECT branch FROM branches WHERE project_id = ${projectId}
+         ORDER BY branch COLLATE "C" LIMIT ${MAX_BRANCHES}`;
+      return rows.map((row) => row.branch);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import type { Repositories, Storage } from '../storage.js';
+import { pgAccounts } from './pg-accounts.js';
+import { openPgDatabase, type Sql } from './pg-database.js';
+import { pgIngest } from './pg-ingest.js';
+import { pgLock } from './pg-lock.js';
+import { listenForChanges } from './pg-notifications.js';
+import { pgProfiles } from './pg-profiles.js';
+import { pgProjects } from './pg-projects.js';
+import { pgSessions } from './pg-sessions.js';
+import { pgShareLinks } from './pg-share-links.js';
+import { pgSites } from './pg-sites.js';
+import { guarded, reaching } from './pg-unavailable.js';
+
+export interface PgStorageOptions {
+  url: string;
+  /** How long a replica's claim on an outbox job holds before another replica may take it over. */
+  leaseMs: number;
+  /** Connections in the pool. */
+  max?: number;
+}
+
+/**
+ * The PostgreSQL backend, for one or several processes (replicas) on one database: a pool for
+ * the work, one LISTEN connection to hear of other replicas' commits, and one connection holding
+ * the advisory locks. While the database cannot be reached, every method fails with the domain's
+ * StorageUnavailable (503), and the client reconnects by itself once it is back.
+ */
+export async function openPgStorage({ url, leaseMs, max }: PgStorageOptions): Promise<Storage> {
+  const pool = await openPgDatabase({ url, ...(max === undefined ? {} : { max }) });
+  let notifications: Awaited<ReturnType<typeof listenForChanges>>;
+  try {
+    notifications = await listenForChanges(url);
+  } catch (error) {
+    await pool.end({ timeout: 1 });
+    throw error;
+  }
+  const ingest = pgIngest(pool, { replicaId: randomUUID(), leaseMs });
+  const locks = pgLock(url);
+
+  // Changes to what pages show, committed by this process: counted once they are visible.
+  let pagesCommitted = 0;
+
+  const repositoriesOf = (sql: Sql, pagesChanged: () => void): Repositories => ({
+    accounts: guarded(pgAccounts(sql)),
+    sessions: guarded(pgSessions(sql)),
+    profiles: guarded(pgProfiles(sql, pagesChanged)),
+    sites: guarded(pgSites(sql, pagesChanged)),
+    projects: guarded(pgProjects(sql)),
+    shareLinks: guarded(pgShareLinks(sql)),
+    records: guarded(ingest.records(sql)),
+    stats: guarded(ingest.stats(sql)),
+    outbox: guarded(ingest.outbox(sql)),
+    idempotency: guarded(ingest.idempotency(sql)),
+  });
+
+  return {
+    // Outside a transaction each write commits before its promise resolves.
+    ...repositoriesOf(pool, () => {
+      pagesCommitted += 1;
+    }),
+
+    transaction: (work) =>
+      reaching(async () => {
+        let pagesChanged = false;
+        const result = await pool.begin((tx) =>
+          work(
+            repositoriesOf(tx as unknown as Sql, () => {
+              pagesChanged = true;
+            }),
+          ),
+        );
+        if (pagesChanged) pagesCommitted += 1;
+        return result as Awaited<ReturnType<typeof work>>;
+      }),
+
+    lock: (key, task) => locks.run(key, task),
+
+    keysMayHaveChanged: () => notifications.keysMayHaveChanged(),
+
+    // Both counts only grow, so their sum moves whenever either does.
+    pagesVersion: () => pagesCommitted + notifications.pagesVersion(),
+
+    onJobsQueued: (listener) => notifications.onJobsQueued(listener),
+
+    ping: () =>
+      reaching(async () => {
+        await pool`SELECT 1`;
+      }),
+
+    async close() {
+      await ingest.drain();
+      await notifications.close();
+      await locks.close();
+      // Bounded: after a lost connection, postgres.js 3.4 may wait for a query it already
+      // rejected (porsager/postgres#1097); everything of ours has finished by now.
+      await pool.end({ timeout: 5 });
+    },
+  };
+}
