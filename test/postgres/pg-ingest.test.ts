@@ -143,16 +143,25 @@ describe('grouped appends', () => {
     const [setting] = await pool<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
     expect(setting?.synchronous_commit).toBe('on');
     const record = metric('p1', { late: 1 });
-    const stored = ingest.records(pool).append(record);
-    // Not visible before its group ran.
-    const [before] = await other<
-      { n: number }[]
-    >`SELECT count(*)::int AS n FROM metrics WHERE id = ${record.row.id}`;
-    expect(before?.n).toBe(0);
+    let answered = false;
+    let stored: Promise<unknown> | undefined;
+    // Another transaction holds a lock the group's insert must wait for: until it lets go, the
+    // group cannot commit, and the append must not be answered.
+    await other.begin(async (tx) => {
+      await tx`LOCK TABLE metrics IN SHARE MODE`;
+      stored = ingest.records(pool).append(record);
+      void stored.then(() => {
+        answered = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBe(false);
+      const [before] = await tx<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM metrics WHERE id = ${record.row.id}`;
+      expect(before?.n).toBe(0);
+    });
     await stored;
-    const [after] = await other<
-      { n: number }[]
-    >`SELECT count(*)::int AS n FROM metrics WHERE id = ${record.row.id}`;
+    const [after] = await other<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM metrics WHERE id = ${record.row.id}`;
     expect(after?.n).toBe(1);
   });
 

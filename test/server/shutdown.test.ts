@@ -1,9 +1,7 @@
-import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect, it } from 'vitest';
 import { OwnError } from '../../contract/error-texts.js';
+import { selectColumn } from '../helpers/database.js';
 import { parseAnswers } from '../helpers/raw-http.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -64,12 +62,8 @@ it('while closing: the request under way is answered and kept, the next one gets
   expect(refused).toBe('ECONNREFUSED');
 
   // What was acknowledged is stored; what got 503 is not.
-  const db = new Database(join(server.dir, 'stats.db'), { readonly: true });
-  try {
-    const types = db.prepare('SELECT event_type FROM events').pluck().all();
-    expect(types).toEqual(['under-way']);
-  } finally {
-    db.close();
-  }
-  rmSync(server.dir, { recursive: true, force: true });
+  expect(await selectColumn(server.database, 'SELECT event_type FROM events')).toEqual([
+    'under-way',
+  ]);
+  await server.database.drop();
 });
