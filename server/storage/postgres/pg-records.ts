@@ -1,10 +1,15 @@
 import type postgres from 'postgres';
-import type { NotificationStatus, StoredEvent, StoredMetric } from '../../../contract/readback.js';
+import {
+  type EventPageRow,
+  eventPage,
+  type MetricPageRow,
+  metricPage,
+  NO_CURSOR,
+} from '../record-pages.js';
 import type {
   AppendResult,
   IdempotencyClaim,
   NewRecord,
-  Page,
   RecordFilter,
   RecordRepository,
 } from '../storage.js';
@@ -127,44 +132,6 @@ export async function appendAll(
   return results;
 }
 
-/** A row as read back: the row as written, its position, and its notification's state. */
-interface EventPageRow {
-  seq: number;
-  id: string;
-  projectId: string;
-  eventType: string;
-  description: string | null;
-  payload: string | null;
-  color: number | null;
-  createdAt: number;
-  notificationStatus: NotificationStatus | null;
-  notificationAttempts: number;
-  notificationError: string | null;
-}
-
-interface MetricPageRow {
-  seq: number;
-  id: string;
-  projectId: string;
-  payload: string;
-  createdAt: number;
-}
-
-const NO_CURSOR = Number.MAX_SAFE_INTEGER;
-
-function page<Row extends { seq: number }, T>(
-  rows: readonly Row[],
-  limit: number,
-  map: (row: Row) => T,
-): Page<T> {
-  const more = rows.length > limit;
-  const items = more ? rows.slice(0, limit) : rows;
-  const last = items.at(-1);
-  return { items: items.map(map), nextBefore: more && last ? last.seq : null };
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** The filters that are set, as conditions on events `e`. */
 function eventConditions(sql: Sql, filter: RecordFilter) {
   const parts = [];
@@ -209,28 +176,7 @@ export function pgRecords(
          WHERE e.project_id = ${projectId} AND e.seq < ${before}
                ${eventConditions(sql, filter)}
          ORDER BY e.seq DESC LIMIT ${limit + 1}`;
-      return page(
-        rows,
-        limit,
-        (row): StoredEvent => ({
-          id: row.id,
-          projectId: row.projectId,
-          eventType: row.eventType,
-          description: row.description,
-          payload:
-            row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
-          color: row.color,
-          created_at: iso(row.createdAt),
-          notification:
-            row.notificationStatus === null
-              ? null
-              : {
-                  status: row.notificationStatus,
-                  attempts: row.notificationAttempts,
-                  lastError: row.notificationError,
-                },
-        }),
-      );
+      return eventPage(rows, limit);
     },
 
     async metrics(projectId, filter, limit, before = NO_CURSOR) {
@@ -240,16 +186,7 @@ export function pgRecords(
          WHERE m.project_id = ${projectId} AND m.seq < ${before}
                ${metricConditions(sql, filter)}
          ORDER BY m.seq DESC LIMIT ${limit + 1}`;
-      return page(
-        rows,
-        limit,
-        (row): StoredMetric => ({
-          id: row.id,
-          projectId: row.projectId,
-          payload: JSON.parse(row.payload) as Record<string, unknown>,
-          created_at: iso(row.createdAt),
-        }),
-      );
+      return metricPage(rows, limit);
     },
   };
 }

@@ -1,37 +1,18 @@
 import type { Statement } from 'better-sqlite3';
-import type { NotificationStatus, StoredEvent, StoredMetric } from '../../../contract/readback.js';
-import type { EventRow, MetricRow, Page, RecordFilter, RecordRepository } from '../storage.js';
+import {
+  type EventPageRow,
+  eventPage,
+  type MetricPageRow,
+  metricPage,
+  NO_CURSOR,
+} from '../record-pages.js';
+import type { RecordFilter, RecordRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { sqliteIdempotency } from './sqlite-idempotency.js';
 import type { sqliteOutbox } from './sqlite-outbox.js';
 import type { sqliteStatsIndex } from './sqlite-stats.js';
 import type { RecordTable, SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
-
-/** A row as read back: the row as written, its position, and its notification's state. */
-type EventPageRow = EventRow & {
-  seq: number;
-  notificationStatus: NotificationStatus | null;
-  notificationAttempts: number;
-  notificationError: string | null;
-};
-
-type MetricPageRow = MetricRow & { seq: number };
-
-const NO_CURSOR = Number.MAX_SAFE_INTEGER;
-
-function page<Row extends { seq: number }, T>(
-  rows: Row[],
-  limit: number,
-  map: (row: Row) => T,
-): Page<T> {
-  const more = rows.length > limit;
-  const items = more ? rows.slice(0, limit) : rows;
-  const last = items.at(-1);
-  return { items: items.map(map), nextBefore: more && last ? last.seq : null };
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Each filter: its condition (`$` is the table's alias) and its parameters. */
 const FILTERS = [
@@ -94,7 +75,7 @@ export function sqliteRecords(
   const insertMetric = db.prepare(
     'INSERT INTO metrics (id, project_id, payload, created_at, branch) VALUES (?, ?, ?, ?, ?)',
   );
-  const eventPage = filteredPage(db, marks, 'events', [
+  const eventRows = filteredPage(db, marks, 'events', [
     `SELECT e.seq, e.id, e.project_id AS projectId, e.event_type AS eventType, e.description,
             e.payload, e.color, e.created_at AS createdAt,
             o.status AS notificationStatus, o.attempts AS notificationAttempts,
@@ -104,7 +85,7 @@ export function sqliteRecords(
     'e.',
     'ORDER BY e.seq DESC LIMIT ?',
   ]);
-  const metricPage = filteredPage(db, marks, 'metrics', [
+  const metricRows = filteredPage(db, marks, 'metrics', [
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt
        FROM metrics WHERE project_id = ? AND seq < ?`,
     '',
@@ -158,44 +139,14 @@ export function sqliteRecords(
     },
 
     events(projectId, filter, limit, before = NO_CURSOR) {
-      const rows = eventPage(filter, projectId, before, limit + 1) as EventPageRow[];
-      return page(
-        rows,
-        limit,
-        (row): StoredEvent => ({
-          id: row.id,
-          projectId: row.projectId,
-          eventType: row.eventType,
-          description: row.description,
-          payload:
-            row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
-          color: row.color,
-          created_at: iso(row.createdAt),
-          notification:
-            row.notificationStatus === null
-              ? null
-              : {
-                  status: row.notificationStatus,
-                  attempts: row.notificationAttempts,
-                  lastError: row.notificationError,
-                },
-        }),
-      );
+      const rows = eventRows(filter, projectId, before, limit + 1) as EventPageRow[];
+      return eventPage(rows, limit);
     },
 
     metrics(projectId, filter, limit, before = NO_CURSOR) {
       const metricFilter = { branch: filter.branch, from: filter.from, to: filter.to };
-      const rows = metricPage(metricFilter, projectId, before, limit + 1) as MetricPageRow[];
-      return page(
-        rows,
-        limit,
-        (row): StoredMetric => ({
-          id: row.id,
-          projectId: row.projectId,
-          payload: JSON.parse(row.payload) as Record<string, unknown>,
-          created_at: iso(row.createdAt),
-        }),
-      );
+      const rows = metricRows(metricFilter, projectId, before, limit + 1) as MetricPageRow[];
+      return metricPage(rows, limit);
     },
   };
 }
