@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 // node:fs, not node:fs/promises: the promises module costs start-up time for one append.
 import { appendFile, appendFileSync } from 'node:fs';
 import { EOL } from 'node:os';
+import { uniqueId } from '../reporter/unique-id.js';
 import type { Runner } from './step.js';
 
 /**
@@ -26,7 +26,9 @@ function setOutput(name: string, value: string): void {
     return;
   }
   // A delimiter no value can contain, as the runner's multiline syntax wants.
-  const delimiter = `ghadelimiter_${randomUUID()}`;
+  const delimiter = `ghadelimiter_${uniqueId()}`;
+  // As @actions/core checks: a value holding the delimiter would end the output early.
+  if (value.includes(delimiter)) throw new Error(`Output "${name}" contains its delimiter`);
   appendFileSync(file, `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`, 'utf8');
 }
 

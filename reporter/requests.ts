@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
 import type { IngestEventRequest } from '../contract/events.js';
 import { IDEMPOTENCY_KEY } from '../contract/idempotency-key.js';
@@ -13,6 +12,7 @@ import type { Inputs, JobStatus } from './inputs.js';
 import type { ReportContext } from './report-context.js';
 import { githubFacts } from './run-context.js';
 import { loadContractSchemas } from './schemas-loader.js';
+import { uniqueId } from './unique-id.js';
 
 export type RecordKind = 'event' | 'metric';
 
@@ -87,7 +87,10 @@ export function idempotencyKey(
         ? [ci.facts.provider, ci.facts.repository ?? '', ...ci.identity]
         : ['local'];
   const key = [...run, kind, execution].join('/');
-  return IDEMPOTENCY_KEY.test(key) ? key : createHash('sha256').update(key).digest('base64url');
+  if (IDEMPOTENCY_KEY.test(key)) return key;
+  // Loaded only here (a key too long or not ASCII): node:crypto costs start-up time (unique-id.ts).
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  return createHash('sha256').update(key).digest('base64url');
 }
 
 function defaultTitle(context: ReportContext, inputs: Inputs, status: JobStatus | undefined) {
@@ -127,7 +130,7 @@ export function effectiveStatus(inputs: Inputs): JobStatus | undefined {
 export async function planRequests(
   inputs: Inputs,
   context: ReportContext,
-  execution: string = randomUUID(),
+  execution: string = uniqueId(),
 ): Promise<PlannedRequest[]> {
   const facts = inputs.includeContext
     ? {

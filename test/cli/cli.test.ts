@@ -354,7 +354,7 @@ describe('exit codes and messages', () => {
         expect(keys).toHaveLength(2);
         expect(keys[1]).toBe(keys[0]);
         expect(keys[0]).toMatch(
-          /^gitlab\/acme\/backend\/4711\/1234567890\/9988776655\/event\/[0-9a-f-]{36}$/,
+          /^gitlab\/acme\/backend\/4711\/1234567890\/9988776655\/event\/[0-9a-f]{32}$/,
         );
         expect(flaky.requests[0]?.headers['x-api-key']).toBe(API_KEY);
         expect(flaky.requests[0]?.headers['user-agent']).toBe(`ci-stats-cli/${VERSION}`);

@@ -88,7 +88,7 @@ describe('report', () => {
     const client = new FakeClient();
     await report(client, context, inputs({ 'event-type': 'x', metrics: '{}' }));
     const [event, metric] = client.sent.map((r) => r.idempotencyKey);
-    expect(event).toMatch(/^octo-org\/web-app\/77\/1\/build\/\/event\/[0-9a-f-]{36}$/);
+    expect(event).toMatch(/^octo-org\/web-app\/77\/1\/build\/\/event\/[0-9a-f]{32}$/);
     expect(metric).toMatch(/\/metric\//);
     expect(event?.split('/').at(-1)).toBe(metric?.split('/').at(-1));
   });
