@@ -13,6 +13,12 @@ export interface PgGroupOptions<Item, Result> {
    * `concurrency`) is the group's own among those committing at once.
    */
   run: (tx: Sql, items: Item[], slot: number) => Promise<Result[]>;
+  /**
+   * Whether `run` needs a transaction for these items. When it does not (it then writes them with
+   * one statement, which PostgreSQL commits by itself before answering), it is handed the pool:
+   * one round trip instead of three (BEGIN, the writes, COMMIT). By default it always does.
+   */
+  needsTransaction?: (items: Item[]) => boolean;
   /** Items with the same key never share a group: the later waits for the next one. */
   keyOf: (item: Item) => string | undefined;
   /** Groups committing at once (each on a connection of its own). */
@@ -44,7 +50,7 @@ export class PgGroupCommit<Item, Result> {
 
   constructor(pool: Sql, options: PgGroupOptions<Item, Result>) {
     this.#pool = pool;
-    this.#options = { concurrency: 4, maxGroup: 1000, ...options };
+    this.#options = { concurrency: 4, maxGroup: 1000, needsTransaction: () => true, ...options };
     this.#free = Array.from({ length: this.#options.concurrency }, (_, slot) => slot);
   }
 
@@ -124,11 +130,13 @@ export class PgGroupCommit<Item, Result> {
   }
 
   /**
-   * One transaction on a connection of the pool, its writes pipelined. `pool.begin` rather than a
-   * reserved connection driven by hand: on a connection lost mid-transaction, statements queued on
-   * a reserved connection never settle, while `begin` rejects (and PostgreSQL rolls back).
+   * One transaction on a connection of the pool (or one statement: see `needsTransaction`).
+   * `pool.begin` rather than a reserved connection driven by hand: on a connection lost
+   * mid-transaction, statements queued on a reserved connection never settle, while `begin`
+   * rejects (and PostgreSQL rolls back).
    */
   async #transaction(items: Item[], slot: number): Promise<Result[]> {
+    if (!this.#options.needsTransaction(items)) return this.#options.run(this.#pool, items, slot);
     return (await this.#pool.begin((tx) =>
       this.#options.run(tx as unknown as Sql, items, slot),
     )) as Result[];

@@ -23,11 +23,10 @@ export interface NewJob {
 const idArray = (ids: Iterable<number>) => `{${[...ids].join(',')}}`;
 
 /**
- * Writes jobs in the caller's transaction, with one NOTIFY that PostgreSQL delivers to every
- * replica once (and only if) the transaction commits.
+ * The INSERT of `jobs` into the outbox, not yet run: alone (enqueueJobs) or as one part of the
+ * statement that stores a group of records (pg-records.ts).
  */
-export async function enqueueJobs(sql: Sql, jobs: readonly NewJob[]): Promise<void> {
-  if (jobs.length === 0) return;
+export function outboxInsert(sql: Sql, jobs: readonly NewJob[]) {
   const now = Date.now();
   const iso = nowIso();
   const rows = JSON.stringify(
@@ -38,13 +37,19 @@ export async function enqueueJobs(sql: Sql, jobs: readonly NewJob[]): Promise<vo
       payload: JSON.stringify(job),
     })),
   );
-  await Promise.all([
-    sql`INSERT INTO outbox (kind, event_id, payload, next_attempt_at, created_at, updated_at)
-        SELECT kind, event_id, payload, ${now}, ${iso}, ${iso}
-          FROM json_to_recordset(${rows}::text::json) AS r(n int, kind text, event_id text, payload text)
-         ORDER BY n`,
-    sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`,
-  ]);
+  return sql`INSERT INTO outbox (kind, event_id, payload, next_attempt_at, created_at, updated_at)
+             SELECT kind, event_id, payload, ${now}, ${iso}, ${iso}
+               FROM json_to_recordset(${rows}::text::json) AS r(n int, kind text, event_id text, payload text)
+              ORDER BY n`;
+}
+
+/** The NOTIFY of queued jobs, which PostgreSQL delivers to every replica once its transaction commits. */
+export const outboxNotify = (sql: Sql) => sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`;
+
+/** Writes jobs in the caller's transaction, with one NOTIFY. */
+export async function enqueueJobs(sql: Sql, jobs: readonly NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await Promise.all([outboxInsert(sql, jobs), outboxNotify(sql)]);
 }
 
 /**

@@ -15,8 +15,8 @@ import type {
 } from '../storage.js';
 import type { Sql } from './pg-database.js';
 import { claimAll } from './pg-idempotency.js';
-import { enqueueJobs, type NewJob } from './pg-outbox.js';
-import { indexBranches, seriesDeltas } from './pg-stats.js';
+import { type NewJob, outboxInsert, outboxNotify } from './pg-outbox.js';
+import { branchesInsert, seriesDeltas } from './pg-stats.js';
 
 /** One append: the record, and the Idempotency-Key claim to store with it. */
 export interface Append {
@@ -25,11 +25,15 @@ export interface Append {
 }
 
 /**
- * Stores appends in the caller's transaction, one multi-row statement per table (sent together,
- * without waiting for each other's answers): claims first
- * (an append whose key already has an answer stores nothing and gets that answer), then the
- * events, metrics, notification jobs, series keys and branches of the others. The records keep
- * the appends' order in `seq`. At most one claim per (account, key) in one call.
+ * Stores appends: the Idempotency-Key claims first (an append whose key already has an answer
+ * stores nothing and gets that answer), then the events, metrics, notification jobs, series keys
+ * and branches of the others, all in ONE statement (writeRecords). The records keep the appends'
+ * order in `seq`. At most one claim per (account, key) in one call.
+ *
+ * `sql` is a transaction, or (only for appends without claims) the pool: the one statement is
+ * then a transaction of its own, which PostgreSQL commits (with synchronous_commit on) before it
+ * answers, and postgres.js resolves a query only at that answer (ReadyForQuery), so a resolved
+ * append is a durable one, one round trip instead of BEGIN, the writes and COMMIT.
  */
 export async function appendAll(
   sql: Sql,
@@ -94,42 +98,66 @@ export async function appendAll(
   const jobs = records.flatMap((r): NewJob[] =>
     r.kind === 'event' && r.notification ? [{ job: r.notification, eventId: r.row.id }] : [],
   );
-  // One connection: these run one after another, in this order, without waiting on each other.
-  await Promise.all([
-    events.length > 0 &&
-      sql`INSERT INTO events
-            (id, project_id, event_type, description, payload, color, created_at, branch, status)
-          SELECT id, project_id, event_type, description, payload, color, created_at, branch, status
-            FROM json_to_recordset(${JSON.stringify(events)}::text::json) AS r(n int, id text,
-                 project_id text, event_type text, description text, payload text, color int,
-                 created_at bigint, branch text, status text)
-           ORDER BY n`,
-    // The series rows take the seq of the metric holding their last value, hence one statement.
-    metrics.length > 0 &&
-      sql`WITH stored AS (
-            INSERT INTO metrics (id, project_id, payload, created_at, branch)
-            SELECT id, project_id, payload, created_at, branch
-              FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
-                   project_id text, payload text, created_at bigint, branch text)
-             ORDER BY n
-            RETURNING seq, id)
-          INSERT INTO series (project_id, key, shard, count, last_at, last_seq, last_value)
-          SELECT s.p, s.k, ${shard}, s.c, s.t, stored.seq, s.v
-            FROM json_to_recordset(${JSON.stringify(seriesDeltas(records))}::text::json)
-                 AS s(p text, k text, c bigint, t bigint, v double precision, id text)
-            JOIN stored ON stored.id = s.id
-           ORDER BY s.p, s.k
-          ON CONFLICT (project_id, key, shard) DO UPDATE SET
-            count = series.count + excluded.count,
-            last_value = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
-                              THEN excluded.last_value ELSE series.last_value END,
-            last_seq = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
-                            THEN excluded.last_seq ELSE series.last_seq END,
-            last_at = GREATEST(series.last_at, excluded.last_at)`,
-    enqueueJobs(sql, jobs),
-    indexBranches(sql, records),
-  ]);
+  await writeRecords(sql, records, events, metrics, jobs, shard);
   return results;
+}
+
+/**
+ * The group's writes as one statement of data-modifying CTEs (PostgreSQL runs each of them once,
+ * whether the final SELECT reads it or not), in a fixed order: events, metrics with their series
+ * (which take the seq of the metric holding their last value), outbox jobs, branches. Every group
+ * locks series and branch rows in key order, so groups committing at once never wait on each
+ * other in a cycle.
+ */
+async function writeRecords(
+  sql: Sql,
+  records: readonly NewRecord[],
+  events: readonly object[],
+  metrics: readonly object[],
+  jobs: readonly NewJob[],
+  shard: number,
+): Promise<void> {
+  const parts = [];
+  if (events.length > 0) {
+    parts.push(sql`stored_events AS (
+      INSERT INTO events
+             (id, project_id, event_type, description, payload, color, created_at, branch, status)
+      SELECT id, project_id, event_type, description, payload, color, created_at, branch, status
+        FROM json_to_recordset(${JSON.stringify(events)}::text::json) AS r(n int, id text,
+             project_id text, event_type text, description text, payload text, color int,
+             created_at bigint, branch text, status text)
+       ORDER BY n)`);
+  }
+  if (metrics.length > 0) {
+    parts.push(sql`stored_metrics AS (
+      INSERT INTO metrics (id, project_id, payload, created_at, branch)
+      SELECT id, project_id, payload, created_at, branch
+        FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
+             project_id text, payload text, created_at bigint, branch text)
+       ORDER BY n
+      RETURNING seq, id)`);
+    parts.push(sql`stored_series AS (
+      INSERT INTO series (project_id, key, shard, count, last_at, last_seq, last_value)
+      SELECT s.p, s.k, ${shard}, s.c, s.t, stored_metrics.seq, s.v
+        FROM json_to_recordset(${JSON.stringify(seriesDeltas(records))}::text::json)
+             AS s(p text, k text, c bigint, t bigint, v double precision, id text)
+        JOIN stored_metrics ON stored_metrics.id = s.id
+       ORDER BY s.p, s.k
+      ON CONFLICT (project_id, key, shard) DO UPDATE SET
+        count = series.count + excluded.count,
+        last_value = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                          THEN excluded.last_value ELSE series.last_value END,
+        last_seq = CASE WHEN (excluded.last_at, excluded.last_seq) > (series.last_at, series.last_seq)
+                        THEN excluded.last_seq ELSE series.last_seq END,
+        last_at = GREATEST(series.last_at, excluded.last_at))`);
+  }
+  if (jobs.length > 0) parts.push(sql`stored_jobs AS (${outboxInsert(sql, jobs)})`);
+  const branches = branchesInsert(sql, records);
+  if (branches) parts.push(sql`stored_branches AS (${branches})`);
+  if (parts.length === 0) return;
+  const ctes = parts.reduce((all, part) => sql`${all}, ${part}`);
+  // The NOTIFY of new jobs is delivered with the commit, as enqueueJobs' is.
+  await sql`WITH ${ctes} ${jobs.length > 0 ? outboxNotify(sql) : sql`SELECT 1`}`;
 }
 
 /** The filters that are set, as conditions on events `e`. */

@@ -41,21 +41,21 @@ export function seriesDeltas(records: readonly NewRecord[]): SeriesDelta[] {
 }
 
 /**
- * Inside the append transaction: adds the records' branches to `branches`, in key order (groups
- * committing at once then never wait on each other in a cycle).
+ * The INSERT adding the records' branches to `branches`, not yet run (undefined: none), in key
+ * order, so that groups committing at once never wait on each other in a cycle.
  */
-export async function indexBranches(sql: Sql, records: readonly NewRecord[]): Promise<void> {
+export function branchesInsert(sql: Sql, records: readonly NewRecord[]) {
   const branches = new Map<string, { p: string; b: string }>();
   for (const { row } of records) {
     if (row.branch !== null)
       branches.set(`${row.projectId}\n${row.branch}`, { p: row.projectId, b: row.branch });
   }
-  if (branches.size === 0) return;
-  await sql`INSERT INTO branches (project_id, branch)
-            SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
-                   AS r(p text, b text)
-             ORDER BY p, b
-            ON CONFLICT DO NOTHING`;
+  if (branches.size === 0) return undefined;
+  return sql`INSERT INTO branches (project_id, branch)
+             SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
+                    AS r(p text, b text)
+              ORDER BY p, b
+             ON CONFLICT DO NOTHING`;
 }
 
 /** The bucket of the plan holding time `t`, if any (buckets are in time order). */
