@@ -5,13 +5,16 @@ import postgres from 'postgres';
 
 /**
  * The PostgreSQL yardstick: a bare Fastify POST route that stores each request in a transaction
- * of its own (BEGIN, one INSERT into the server's events table, COMMIT with
- * synchronous_commit on) and answers after the commit, like E7 without grouping, validation or
- * authentication. `NAIVE_CLIENT` picks the client: `postgres` (porsager's, the server's) or `pg`
- * (node-postgres); both pooled with 10 connections, as the server is.
+ * of its own (one INSERT into the server's events table, committed with synchronous_commit on)
+ * and answers after the commit, like E7 without grouping, validation or authentication.
+ * `NAIVE_CLIENT` picks the client: `postgres` (porsager's, the server's) or `pg` (node-postgres);
+ * both pooled with 10 connections, as the server is. `NAIVE_MODE` picks the transaction:
+ * `statement`, the INSERT alone (PostgreSQL commits it by itself: one round trip, the fastest
+ * naive form), or `transaction`, BEGIN, SET LOCAL synchronous_commit, the INSERT and COMMIT.
  */
 const url = process.env.NAIVE_DATABASE_URL as string;
 const client = process.env.NAIVE_CLIENT ?? 'postgres';
+const mode = process.env.NAIVE_MODE ?? 'statement';
 
 interface Row {
   id: string;
@@ -26,40 +29,41 @@ interface Row {
 const INSERT = `INSERT INTO events (id, project_id, event_type, description, payload, color, created_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7)`;
 
+const params = (r: Row) => [
+  r.id,
+  r.projectId,
+  r.eventType,
+  r.description,
+  r.payload,
+  r.color,
+  r.createdAt,
+];
+
 function porsager() {
-  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  const sql = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    connection: { synchronous_commit: 'on' },
+  });
+  if (mode === 'statement') return (r: Row) => sql.unsafe(INSERT, params(r));
   return (r: Row) =>
-    sql.begin((tx) => [
-      tx`SET LOCAL synchronous_commit TO on`,
-      tx.unsafe(INSERT, [
-        r.id,
-        r.projectId,
-        r.eventType,
-        r.description,
-        r.payload,
-        r.color,
-        r.createdAt,
-      ]),
-    ]);
+    sql.begin((tx) => [tx`SET LOCAL synchronous_commit TO on`, tx.unsafe(INSERT, params(r))]);
 }
 
 function nodePostgres() {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    options: '-c synchronous_commit=on',
+  });
   pool.on('error', () => {});
+  if (mode === 'statement') return (r: Row) => pool.query(INSERT, params(r));
   return async (r: Row) => {
     const c = await pool.connect();
     try {
       await c.query('BEGIN');
       await c.query('SET LOCAL synchronous_commit TO on');
-      await c.query(INSERT, [
-        r.id,
-        r.projectId,
-        r.eventType,
-        r.description,
-        r.payload,
-        r.color,
-        r.createdAt,
-      ]);
+      await c.query(INSERT, params(r));
       await c.query('COMMIT');
     } catch (error) {
       await c.query('ROLLBACK').catch(() => {});

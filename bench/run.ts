@@ -190,6 +190,13 @@ function targetsFor(server: string, reference: string, projectId: string, page =
       body: eventBody,
       headers: json,
     } as Target,
+    naivePostgresTransaction: {
+      name: 'naive PostgreSQL insert in BEGIN…COMMIT (postgres)',
+      url: `${reference}/naive-postgres-transaction/ingest`,
+      method: 'POST',
+      body: eventBody,
+      headers: json,
+    } as Target,
     naivePg: {
       name: 'naive PostgreSQL insert (pg)',
       url: `${reference}/naive-pg/ingest`,
@@ -324,29 +331,32 @@ async function postgresIngestScenario(url: string) {
   const server = await startProcess(['build/server/main.js'], env);
   const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
   const reference = await startProcess(['build/bench/reference-server.js'], { PAGE_BYTES: '2000' });
+  const naiveServer = (client: string, mode: string) =>
+    startProcess(['build/bench/naive-pg-server.js'], {
+      NAIVE_DATABASE_URL: url,
+      NAIVE_CLIENT: client,
+      NAIVE_MODE: mode,
+    });
   const naive = {
-    postgres: await startProcess(['build/bench/naive-pg-server.js'], {
-      NAIVE_DATABASE_URL: url,
-      NAIVE_CLIENT: 'postgres',
-    }),
-    pg: await startProcess(['build/bench/naive-pg-server.js'], {
-      NAIVE_DATABASE_URL: url,
-      NAIVE_CLIENT: 'pg',
-    }),
+    postgres: await naiveServer('postgres', 'statement'),
+    postgresTransaction: await naiveServer('postgres', 'transaction'),
+    pg: await naiveServer('pg', 'statement'),
   };
   const targets = targetsFor(server.url, reference.url, projectId);
   targets.naivePostgres.url = `${naive.postgres.url}/ingest`;
+  targets.naivePostgresTransaction.url = `${naive.postgresTransaction.url}/ingest`;
   targets.naivePg.url = `${naive.pg.url}/ingest`;
   const results = await rounds([
     targets.reference,
     targets.naivePostgres,
+    targets.naivePostgresTransaction,
     targets.naivePg,
     targets.e7,
     targets.e8,
     targets.e7idempotent,
   ]);
   const serverPeakRssMb = await stop(server);
-  for (const service of [reference, naive.postgres, naive.pg]) await stop(service);
+  for (const service of [reference, ...Object.values(naive)]) await stop(service);
   const clients = await compareClients(url, projectId, SECONDS, ROUNDS);
   return { results, serverPeakRssMb, clients };
 }
@@ -489,7 +499,11 @@ try {
     const onPostgres = await withBenchDatabase(BENCH_DATABASE_URL, postgresIngestScenario);
     results.postgres = onPostgres;
     const r = onPostgres.results;
-    const naive = rpsOf(r, 'naive PostgreSQL insert (postgres)');
+    // Against the faster of the two naive forms: the target's ratio must hold against either.
+    const naive = Math.max(
+      rpsOf(r, 'naive PostgreSQL insert (postgres)'),
+      rpsOf(r, 'naive PostgreSQL insert in BEGIN…COMMIT (postgres)'),
+    );
     ratios.pgE7VsNaive = rpsOf(r, 'E7 ingest-events') / naive;
     ratios.pgE8VsNaive = rpsOf(r, 'E8 ingest-metrics') / naive;
     const empty = results.empty as { results: Record<string, { rps: number }> } | undefined;
@@ -503,7 +517,7 @@ try {
       '',
       table('PostgreSQL (DATABASE_URL), new database', r, 'reference'),
       '',
-      `Grouped on PostgreSQL against the naive one-transaction-per-request insert (postgres client): E7 ${ratios.pgE7VsNaive.toFixed(1)}×, E8 ${ratios.pgE8VsNaive.toFixed(1)}×.` +
+      `Grouped on PostgreSQL against the faster naive one-transaction-per-request insert (postgres client): E7 ${ratios.pgE7VsNaive.toFixed(1)}×, E8 ${ratios.pgE8VsNaive.toFixed(1)}×.` +
         (empty
           ? ` Against SQLite in the same run: E7 ${percent(ratios.pgE7VsSqlite ?? 0)}, E8 ${percent(ratios.pgE8VsSqlite ?? 0)}.`
           : ''),
