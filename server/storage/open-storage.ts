@@ -16,6 +16,7 @@ export async function openStorage(
       // A claimed job is delivered within its timeout (a retry within another): only a replica
       // that died leaves a claim to run out.
       leaseMs: 2 * config.outbound.timeoutMs + LEASE_MARGIN_MS,
+      durability: config.durability,
     });
   }
   return openSqliteStorage({ path: config.databasePath, durability: config.durability });

@@ -134,6 +134,25 @@ describe('grouped appends', () => {
     );
   });
 
+  it('DURABILITY=normal turns synchronous_commit off on every connection of the pool', async () => {
+    const relaxed = await openPgDatabase({ url, max: 2, durability: 'normal' });
+    try {
+      const settings = await Promise.all(
+        [1, 2].map(() =>
+          relaxed.begin(async (tx) => {
+            // Two transactions at once: two connections of the pool.
+            const [row] = await tx<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            return row?.synchronous_commit;
+          }),
+        ),
+      );
+      expect(settings).toEqual(['off', 'off']);
+    } finally {
+      await relaxed.end({ timeout: 1 });
+    }
+  });
+
   it('answers only after the commit, with synchronous_commit on', async () => {
     // The database's default is off (beforeAll): every connection of the pool sets it on.
     const bare = postgres(url, { max: 1, onnotice: () => {} });

@@ -12,6 +12,12 @@ export interface PgOptions {
   url: string;
   /** Connections in the pool. */
   max?: number;
+  /**
+   * `full` (the default): a commit returns once its WAL is flushed (synchronous_commit on).
+   * `normal` (DURABILITY=normal): it returns before, and PostgreSQL flushes within a few hundred
+   * ms; a crash of PostgreSQL or its machine can lose the last commits (never a crash of ours).
+   */
+  durability?: 'full' | 'normal';
 }
 
 /** An advisory lock key of its own: migrations of several replicas starting at once queue on it. */
@@ -21,7 +27,11 @@ const MIGRATION_LOCK = 4_017_221_001;
  * Opens the pool and brings the schema up to date. BIGINT columns hold epoch milliseconds and
  * sequence numbers, all below 2^53, so they are read as numbers rather than strings.
  */
-export async function openPgDatabase({ url, max = 10 }: PgOptions): Promise<Sql> {
+export async function openPgDatabase({
+  url,
+  max = 10,
+  durability = 'full',
+}: PgOptions): Promise<Sql> {
   const sql = postgres(url, {
     max,
     onnotice: () => {},
@@ -31,8 +41,9 @@ export async function openPgDatabase({ url, max = 10 }: PgOptions): Promise<Sql>
     // Back within a second of the database: the client's default backoff after failed attempts
     // grows to 20 s, which would keep answering 503 long after a restart.
     backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
-    // A commit is durable before it is acknowledged, whatever the server's default says.
-    connection: { synchronous_commit: 'on' },
+    // A commit is durable before it is acknowledged, whatever the server's default says (unless
+    // the operator chose DURABILITY=normal).
+    connection: { synchronous_commit: durability === 'full' ? 'on' : 'off' },
     types: {
       bigint: {
         to: 20,

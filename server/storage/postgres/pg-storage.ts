@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
-import { openPgDatabase, type Sql } from './pg-database.js';
+import { openPgDatabase, type PgOptions, type Sql } from './pg-database.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
@@ -18,6 +18,7 @@ export interface PgStorageOptions {
   leaseMs: number;
   /** Connections in the pool. */
   max?: number;
+  durability?: PgOptions['durability'];
 }
 
 /**
@@ -26,8 +27,17 @@ export interface PgStorageOptions {
  * the advisory locks. While the database cannot be reached, every method fails with the domain's
  * StorageUnavailable (503), and the client reconnects by itself once it is back.
  */
-export async function openPgStorage({ url, leaseMs, max }: PgStorageOptions): Promise<Storage> {
-  const pool = await openPgDatabase({ url, ...(max === undefined ? {} : { max }) });
+export async function openPgStorage({
+  url,
+  leaseMs,
+  max,
+  durability,
+}: PgStorageOptions): Promise<Storage> {
+  const pool = await openPgDatabase({
+    url,
+    ...(max === undefined ? {} : { max }),
+    ...(durability === undefined ? {} : { durability }),
+  });
   let notifications: Awaited<ReturnType<typeof listenForChanges>>;
   try {
     notifications = await listenForChanges(url);
