@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../cli/version.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
-import { type CliRun, runCli } from '../helpers/cli.js';
+import { CLI_ENTRY, type CliRun, runCli } from '../helpers/cli.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import {
@@ -92,6 +94,27 @@ describe('ci-stats', () => {
       expect(reportHelp.stdout).toContain(option);
     }
     expect(reportHelp.stdout).toContain('CI_STATS_API_KEY');
+  });
+
+  it('a reader that closes the pipe early (| head) ends nothing but the output: exit 0, no stack trace', async () => {
+    const child = spawn(process.execPath, [CLI_ENTRY, 'report', '--event-type', 'x', '--dry-run'], {
+      env: {
+        PATH: process.env.PATH,
+        CI_STATS_API_KEY: 'epipe-test-key',
+        CI_STATS_BASE_URL: 'http://127.0.0.1:9',
+        CI_STATS_PROJECT_ID: 'p',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the command writes anything: every write to stdout fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const [code] = await once(child, 'exit');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('no command, or an unknown one, is a usage error', async () => {
