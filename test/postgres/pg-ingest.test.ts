@@ -41,7 +41,8 @@ beforeAll(async () => {
   await pool`INSERT INTO accounts (id, label, created_at) VALUES ('acc', null, 'now')`;
   await pool`INSERT INTO projects (id, account_id, name, name_key, created_at) VALUES
     ('p1', 'acc', 'one', 'one', 'now'), ('p2', 'acc', 'two', 'two', 'now'),
-    ('p3', 'acc', 'three', 'three', 'now'), ('p4', 'acc', 'four', 'four', 'now')`;
+    ('p3', 'acc', 'three', 'three', 'now'), ('p4', 'acc', 'four', 'four', 'now'),
+    ('p5', 'acc', 'five', 'five', 'now')`;
 });
 
 afterAll(async () => {
@@ -262,6 +263,46 @@ describe('idempotency claims', () => {
       { id: string }[]
     >`SELECT id FROM events WHERE id IN (${first.row.id}, ${second.row.id})`;
     expect(rows.map((r) => r.id)).toEqual([first.row.id]);
+  });
+
+  it('a group mixing a taken key, a new key and no key stores only the latter two, and counts only them', async () => {
+    const records = ingest.records(pool);
+    // Later than anything stored so far: times are kept as given (they never go back).
+    const base = Date.now() + 1e9;
+    await records.append(metric('p5', { size: 1 }, base), claim('mix-taken', 'fp-t', '{"t":1}'));
+    const fresh = metric('p5', { size: 2 }, base + 2_000, 'main');
+    const bare = metric('p5', { size: 3 }, base + 2_000);
+    const noisy = event('p5', { branch: 'noisy', at: base + 2_000 }, aliasJob('mix@example.com'));
+    const taken = metric('p5', { size: 100 }, base + 3_000, 'feature');
+    // One loop turn: one group, one statement.
+    const results = await Promise.all([
+      records.append(fresh, claim('mix-fresh')),
+      records.append(bare),
+      records.append(noisy, claim('mix-fresh-2')),
+      records.append(taken, claim('mix-taken', 'fp-x')),
+    ]);
+    expect(results.slice(0, 3)).toEqual([{ stored: true }, { stored: true }, { stored: true }]);
+    expect(results[3]).toEqual({
+      stored: false,
+      earlier: { fingerprint: 'fp-t', response: '{"t":1}' },
+    });
+    const stored = await pool<{ id: string }[]>`
+      SELECT id FROM metrics WHERE project_id = 'p5' ORDER BY seq`;
+    expect(stored.map((r) => r.id).slice(1)).toEqual([fresh.row.id, bare.row.id]);
+    // The series holds the three stored records; its last value is the later of the two at
+    // base + 2 s in storage order, not the taken record's 100 at base + 3 s.
+    const [series] = await pool<{ count: number; last_at: number; last_value: number }[]>`
+      SELECT sum(count)::int AS count, max(last_at) AS last_at,
+             (array_agg(last_value ORDER BY last_at DESC, last_seq DESC))[1] AS last_value
+        FROM series WHERE project_id = 'p5' AND key = 'size'`;
+    expect(series).toEqual({ count: 3, last_at: base + 2_000, last_value: 3 });
+    // The taken record's branch is not listed; the stored ones' are, and the event's job is queued.
+    const branches = await pool<{ branch: string }[]>`
+      SELECT branch FROM branches WHERE project_id = 'p5' ORDER BY branch`;
+    expect(branches.map((r) => r.branch)).toEqual(['main', 'noisy']);
+    const [jobs] = await pool<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM outbox WHERE event_id = ${noisy.row.id}`;
+    expect(jobs?.n).toBe(1);
   });
 
   it('a key already answered replays, and stores nothing', async () => {

@@ -9,16 +9,11 @@ interface Pending<Item, Result> {
 
 export interface PgGroupOptions<Item, Result> {
   /**
-   * Runs a group inside its transaction; one result per item, in order. `slot` (below
-   * `concurrency`) is the group's own among those committing at once.
+   * Writes a group through the pool with ONE statement, which PostgreSQL commits by itself before
+   * it answers (so the group is one transaction, and committed once it resolves); one result per
+   * item, in order. `slot` (below `concurrency`) is the group's own among those committing at once.
    */
-  run: (tx: Sql, items: Item[], slot: number) => Promise<Result[]>;
-  /**
-   * Whether `run` needs a transaction for these items. When it does not (it then writes them with
-   * one statement, which PostgreSQL commits by itself before answering), it is handed the pool:
-   * one round trip instead of three (BEGIN, the writes, COMMIT). By default it always does.
-   */
-  needsTransaction?: (items: Item[]) => boolean;
+  run: (pool: Sql, items: Item[], slot: number) => Promise<Result[]>;
   /** Items with the same key never share a group: the later waits for the next one. */
   keyOf: (item: Item) => string | undefined;
   /** Groups committing at once (each on a connection of its own). */
@@ -29,15 +24,15 @@ export interface PgGroupOptions<Item, Result> {
 
 /**
  * Group commit on PostgreSQL. Appends made through the pool during one turn of the event loop
- * (and while earlier groups are committing) run together in one transaction, with one multi-row
- * statement per table, and each is answered once that transaction has committed with
- * `synchronous_commit = on` (set on every connection of the pool: its WAL flushed to disk): one
- * flush serves the whole group.
+ * (and while earlier groups are committing) are written together by one statement, a transaction
+ * of its own, and each is answered once it has committed with `synchronous_commit = on` (set on
+ * every connection of the pool: its WAL flushed to disk): one flush and one round trip serve the
+ * whole group.
  *
- * When a group fails in the database (an error PostgreSQL reported: the transaction is rolled
- * back for sure), its items run again one by one, each in a transaction of its own, so one bad
+ * When a group fails in the database (an error PostgreSQL reported: the statement is rolled
+ * back for sure), its items run again one by one, each in a statement of its own, so one bad
  * append never takes the others down. When the connection fails instead, the outcome of the
- * COMMIT is unknown: the whole group is rejected (running it again could store it twice).
+ * commit is unknown: the whole group is rejected (running it again could store it twice).
  */
 export class PgGroupCommit<Item, Result> {
   readonly #pool: Sql;
@@ -50,7 +45,7 @@ export class PgGroupCommit<Item, Result> {
 
   constructor(pool: Sql, options: PgGroupOptions<Item, Result>) {
     this.#pool = pool;
-    this.#options = { concurrency: 4, maxGroup: 1000, needsTransaction: () => true, ...options };
+    this.#options = { concurrency: 4, maxGroup: 1000, ...options };
     this.#free = Array.from({ length: this.#options.concurrency }, (_, slot) => slot);
   }
 
@@ -107,7 +102,7 @@ export class PgGroupCommit<Item, Result> {
 
   async #commit(group: Pending<Item, Result>[], slot: number): Promise<void> {
     try {
-      const results = await this.#transaction(
+      const results = await this.#write(
         group.map((pending) => pending.item),
         slot,
       );
@@ -120,7 +115,7 @@ export class PgGroupCommit<Item, Result> {
       // One at a time: only the items that fail on their own are rejected.
       for (const pending of group) {
         try {
-          const [result] = await this.#transaction([pending.item], slot);
+          const [result] = await this.#write([pending.item], slot);
           pending.resolve(result as Result);
         } catch (alone) {
           pending.reject(alone);
@@ -129,16 +124,7 @@ export class PgGroupCommit<Item, Result> {
     }
   }
 
-  /**
-   * One transaction on a connection of the pool (or one statement: see `needsTransaction`).
-   * `pool.begin` rather than a reserved connection driven by hand: on a connection lost
-   * mid-transaction, statements queued on a reserved connection never settle, while `begin`
-   * rejects (and PostgreSQL rolls back).
-   */
-  async #transaction(items: Item[], slot: number): Promise<Result[]> {
-    if (!this.#options.needsTransaction(items)) return this.#options.run(this.#pool, items, slot);
-    return (await this.#pool.begin((tx) =>
-      this.#options.run(tx as unknown as Sql, items, slot),
-    )) as Result[];
+  #write(items: Item[], slot: number): Promise<Result[]> {
+    return this.#options.run(this.#pool, items, slot);
   }
 }

@@ -38,10 +38,9 @@ export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: numbe
   const shards = randomInt(SHARD_BASES) * GROUPS;
   const times = timeStamps(pool);
   const groups = new PgGroupCommit<Append, AppendResult>(pool, {
-    run: async (tx, appends, slot) => appendAll(tx, appends, shards + slot, await times.stamps()),
+    run: async (pool, appends, slot) =>
+      appendAll(pool, appends, shards + slot, await times.stamps()),
     concurrency: GROUPS,
-    // Without claims, appendAll writes the whole group with one statement (see there).
-    needsTransaction: (appends) => appends.some(({ claim }) => claim !== undefined),
     // Two claims of one key in a group would both look new: the later one waits a group.
     keyOf: ({ claim }) => (claim ? `${claim.accountId}\n${claim.key}` : undefined),
   });

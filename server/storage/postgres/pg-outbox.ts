@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import { nowIso } from '../../domain/time.js';
 import type { OutboxJob } from '../../outbox/outbox-jobs.js';
 import type { DueJob, OutboxRepository } from '../storage.js';
@@ -26,12 +27,18 @@ const idArray = (ids: Iterable<number>) => `{${[...ids].join(',')}}`;
  * The INSERT of `jobs` into the outbox, not yet run: alone (enqueueJobs) or as one part of the
  * statement that stores a group of records (pg-records.ts).
  */
-export function outboxInsert(sql: Sql, jobs: readonly NewJob[]) {
+export function outboxInsert(
+  sql: Sql,
+  /** `n` orders them (their place in `jobs` by default). */
+  jobs: readonly (NewJob & { n?: number })[],
+  /** Which of them to insert, a condition on `n` (all by default). */
+  where?: postgres.PendingQuery<postgres.Row[]>,
+) {
   const now = Date.now();
   const iso = nowIso();
   const rows = JSON.stringify(
-    jobs.map(({ job, eventId }, n) => ({
-      n,
+    jobs.map(({ job, eventId, n }, i) => ({
+      n: n ?? i,
       kind: job.kind,
       event_id: eventId ?? null,
       payload: JSON.stringify(job),
@@ -40,6 +47,7 @@ export function outboxInsert(sql: Sql, jobs: readonly NewJob[]) {
   return sql`INSERT INTO outbox (kind, event_id, payload, next_attempt_at, created_at, updated_at)
              SELECT kind, event_id, payload, ${now}, ${iso}, ${iso}
                FROM json_to_recordset(${rows}::text::json) AS r(n int, kind text, event_id text, payload text)
+              ${where ? sql`WHERE ${where}` : sql``}
               ORDER BY n`;
 }
 

@@ -14,9 +14,8 @@ import type {
   RecordRepository,
 } from '../storage.js';
 import type { Sql } from './pg-database.js';
-import { claimAll } from './pg-idempotency.js';
 import { type NewJob, outboxInsert, outboxNotify } from './pg-outbox.js';
-import { branchesInsert, seriesDeltas } from './pg-stats.js';
+import { branchesInsert, seriesValues } from './pg-stats.js';
 
 /** One append: the record, and the Idempotency-Key claim to store with it. */
 export interface Append {
@@ -24,45 +23,78 @@ export interface Append {
   claim: IdempotencyClaim | undefined;
 }
 
+/** What the statement reads back of each claim: whether it was new, else the first answer. */
+interface ClaimRow {
+  n: number;
+  fresh: boolean;
+  fingerprint: string;
+  response: string;
+}
+
 /**
- * Stores appends: the Idempotency-Key claims first (an append whose key already has an answer
- * stores nothing and gets that answer), then the events, metrics, notification jobs, series keys
- * and branches of the others, all in ONE statement (writeRecords). The records keep the appends'
- * order in `seq`. At most one claim per (account, key) in one call.
+ * Stores appends with ONE statement of data-modifying CTEs (PostgreSQL runs each of them once,
+ * whether the final SELECT reads it or not): the Idempotency-Key claims first, then the events,
+ * the metrics with their series, the notification jobs and the branches of the appends that had
+ * no claim or whose claim was new (an append whose key already had an answer stores nothing and
+ * gets that answer). The records keep the appends' order in `seq`. At most one claim per
+ * (account, key) in one call.
  *
- * `sql` is a transaction, or (only for appends without claims) the pool: the one statement is
- * then a transaction of its own, which PostgreSQL commits (with synchronous_commit on) before it
- * answers, and postgres.js resolves a query only at that answer (ReadyForQuery), so a resolved
- * append is a durable one, one round trip instead of BEGIN, the writes and COMMIT.
+ * `sql` is a transaction or the pool. On the pool the statement is a transaction of its own,
+ * which PostgreSQL commits (with synchronous_commit on) before it answers, and postgres.js
+ * resolves a query only at that answer (ReadyForQuery): a resolved append is a durable one, for
+ * one round trip where BEGIN, the writes and COMMIT took three.
  */
 export async function appendAll(
   sql: Sql,
   appends: readonly Append[],
-  /** Which of the series rows of a key this transaction adds to (see the migration). */
+  /** Which of the series rows of a key this statement adds to (see the migration). */
   shard: number,
   /** The time to store for a record made at `t` (called in storage order). */
   stamp: (t: number) => number,
 ): Promise<AppendResult[]> {
-  const results: AppendResult[] = appends.map(() => ({ stored: true }));
-  const claimed = appends.flatMap((append, i) =>
-    append.claim ? [[i, append.claim] as const] : [],
-  );
-  const answers = await claimAll(
-    sql,
-    claimed.map(([, claim]) => claim),
-  );
-  answers.forEach((earlier, j) => {
-    if (earlier)
-      results[(claimed[j] as readonly [number, IdempotencyClaim])[0]] = { stored: false, earlier };
+  // `n` is the append's place: it orders the inserts and says which appends a new claim keeps.
+  // Every append is stamped, kept or not (which is known only once the statement has run): a
+  // replayed one may lift the time of those after it in the group to its own, all of them times
+  // of this process's clock taken within the same few milliseconds.
+  const records = appends.map(({ record }): NewRecord => {
+    const createdAt = stamp(record.row.createdAt);
+    return record.kind === 'event'
+      ? { ...record, row: { ...record.row, createdAt } }
+      : { ...record, row: { ...record.row, createdAt } };
   });
-  const records = appends
-    .filter((_, i) => results[i]?.stored)
-    .map(({ record }): NewRecord => {
-      const createdAt = stamp(record.row.createdAt);
-      return record.kind === 'event'
-        ? { ...record, row: { ...record.row, createdAt } }
-        : { ...record, row: { ...record.row, createdAt } };
-    });
+  const claims = appends.flatMap(({ claim }, n) =>
+    claim ? [{ n, a: claim.accountId, k: claim.key, f: claim.fingerprint, r: claim.response }] : [],
+  );
+  const unclaimed = appends.flatMap(({ claim }, n) => (claim ? [] : [n]));
+  const rows = await sql<
+    (ClaimRow | { n: null })[]
+  >`${statement(sql, records, claims, unclaimed, shard)}`;
+  const results: AppendResult[] = appends.map(() => ({ stored: true }));
+  for (const row of rows) {
+    if (row.n !== null && !row.fresh) {
+      results[row.n] = {
+        stored: false,
+        earlier: { fingerprint: row.fingerprint, response: row.response },
+      };
+    }
+  }
+  return results;
+}
+
+const json = (rows: readonly object[]) => JSON.stringify(rows);
+
+/**
+ * The statement, its parts in a fixed order. Claims are inserted in key order, and series and
+ * branch rows upserted in key order, so that statements running at once never wait on each other
+ * in a cycle.
+ */
+function statement(
+  sql: Sql,
+  records: readonly NewRecord[],
+  claims: readonly { n: number; a: string; k: string; f: string; r: string }[],
+  unclaimed: readonly number[],
+  shard: number,
+) {
   const events = records.flatMap((r, n) =>
     r.kind === 'event'
       ? [
@@ -95,53 +127,62 @@ export async function appendAll(
         ]
       : [],
   );
-  const jobs = records.flatMap((r): NewJob[] =>
-    r.kind === 'event' && r.notification ? [{ job: r.notification, eventId: r.row.id }] : [],
+  const jobs = records.flatMap((r, n): (NewJob & { n: number })[] =>
+    r.kind === 'event' && r.notification ? [{ n, job: r.notification, eventId: r.row.id }] : [],
   );
-  await writeRecords(sql, records, events, metrics, jobs, shard);
-  return results;
-}
-
-/**
- * The group's writes as one statement of data-modifying CTEs (PostgreSQL runs each of them once,
- * whether the final SELECT reads it or not), in a fixed order: events, metrics with their series
- * (which take the seq of the metric holding their last value), outbox jobs, branches. Every group
- * locks series and branch rows in key order, so groups committing at once never wait on each
- * other in a cycle.
- */
-async function writeRecords(
-  sql: Sql,
-  records: readonly NewRecord[],
-  events: readonly object[],
-  metrics: readonly object[],
-  jobs: readonly NewJob[],
-  shard: number,
-): Promise<void> {
-  const parts = [];
+  // A key already taken keeps its answer, and RETURNING reads it back: a plain SELECT in this
+  // statement would miss an answer another transaction committed after the statement began
+  // (ON CONFLICT waits for it). The no-op update is what makes RETURNING give the taken rows;
+  // xmax = 0 tells a row this statement inserted.
+  const parts = [
+    sql`claims AS (
+      SELECT * FROM json_to_recordset(${json(claims)}::text::json)
+             AS c(n int, a text, k text, f text, r text))`,
+    sql`claim_rows AS (
+      INSERT INTO idempotency_keys (account_id, key, fingerprint, response, created_at)
+      SELECT a, k, f, r, ${Date.now()} FROM claims
+       ORDER BY a, k
+      ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = idempotency_keys.fingerprint
+      RETURNING account_id, key, xmax = 0 AS fresh, fingerprint, response)`,
+    sql`claimed AS (
+      SELECT claims.n, claim_rows.fresh, claim_rows.fingerprint, claim_rows.response
+        FROM claims JOIN claim_rows ON claim_rows.account_id = claims.a AND claim_rows.key = claims.k)`,
+    sql`kept AS (
+      SELECT n FROM claimed WHERE fresh
+      UNION ALL
+      SELECT n FROM unnest(${`{${unclaimed.join(',')}}`}::int[]) AS n)`,
+  ];
   if (events.length > 0) {
     parts.push(sql`stored_events AS (
       INSERT INTO events
              (id, project_id, event_type, description, payload, color, created_at, branch, status)
       SELECT id, project_id, event_type, description, payload, color, created_at, branch, status
-        FROM json_to_recordset(${JSON.stringify(events)}::text::json) AS r(n int, id text,
+        FROM json_to_recordset(${json(events)}::text::json) AS r(n int, id text,
              project_id text, event_type text, description text, payload text, color int,
              created_at bigint, branch text, status text)
+       WHERE n IN (SELECT n FROM kept)
        ORDER BY n)`);
   }
   if (metrics.length > 0) {
     parts.push(sql`stored_metrics AS (
       INSERT INTO metrics (id, project_id, payload, created_at, branch)
       SELECT id, project_id, payload, created_at, branch
-        FROM json_to_recordset(${JSON.stringify(metrics)}::text::json) AS r(n int, id text,
+        FROM json_to_recordset(${json(metrics)}::text::json) AS r(n int, id text,
              project_id text, payload text, created_at bigint, branch text)
+       WHERE n IN (SELECT n FROM kept)
        ORDER BY n
       RETURNING seq, id)`);
+    // Summed per key over the metrics stored; the last value is the latest record's (on equal
+    // times, the later one in storage order), and the series takes that record's seq.
     parts.push(sql`stored_series AS (
       INSERT INTO series (project_id, key, shard, count, last_at, last_seq, last_value)
-      SELECT s.p, s.k, ${shard}, s.c, s.t, stored_metrics.seq, s.v
-        FROM json_to_recordset(${JSON.stringify(seriesDeltas(records))}::text::json)
-             AS s(p text, k text, c bigint, t bigint, v double precision, id text)
-        JOIN stored_metrics ON stored_metrics.id = s.id
+      SELECT s.p, s.k, ${shard}, count(*), max(s.t),
+             (array_agg(m.seq ORDER BY s.t DESC, m.seq DESC))[1],
+             (array_agg(s.v ORDER BY s.t DESC, m.seq DESC))[1]
+        FROM json_to_recordset(${json(seriesValues(records))}::text::json)
+             AS s(p text, k text, t bigint, v double precision, id text)
+        JOIN stored_metrics m ON m.id = s.id
+       GROUP BY s.p, s.k
        ORDER BY s.p, s.k
       ON CONFLICT (project_id, key, shard) DO UPDATE SET
         count = series.count + excluded.count,
@@ -151,13 +192,18 @@ async function writeRecords(
                         THEN excluded.last_seq ELSE series.last_seq END,
         last_at = GREATEST(series.last_at, excluded.last_at))`);
   }
-  if (jobs.length > 0) parts.push(sql`stored_jobs AS (${outboxInsert(sql, jobs)})`);
-  const branches = branchesInsert(sql, records);
+  if (jobs.length > 0) {
+    parts.push(sql`stored_jobs AS (${outboxInsert(sql, jobs, sql`n IN (SELECT n FROM kept)`)})`);
+  }
+  const branches = branchesInsert(sql, records, sql`n IN (SELECT n FROM kept)`);
   if (branches) parts.push(sql`stored_branches AS (${branches})`);
-  if (parts.length === 0) return;
   const ctes = parts.reduce((all, part) => sql`${all}, ${part}`);
-  // The NOTIFY of new jobs is delivered with the commit, as enqueueJobs' is.
-  await sql`WITH ${ctes} ${jobs.length > 0 ? outboxNotify(sql) : sql`SELECT 1`}`;
+  // One row at least, so that the NOTIFY of new jobs runs once; it is delivered with the commit,
+  // as enqueueJobs' is (a job not kept wakes the workers for nothing, which they allow for).
+  const once = jobs.length > 0 ? outboxNotify(sql) : sql`SELECT 1`;
+  return sql`WITH ${ctes}
+    SELECT claimed.n, claimed.fresh, claimed.fingerprint, claimed.response
+      FROM (${once}) AS once LEFT JOIN claimed ON true`;
 }
 
 /** The filters that are set, as conditions on events `e`. */

@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { Bucket, ReadPlan } from '../../domain/time-buckets.js';
 import type { NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Sql } from './pg-database.js';
@@ -5,55 +6,48 @@ import type { Sql } from './pg-database.js';
 /** Branches listed for a project's filter, at most (as on SQLite). */
 const MAX_BRANCHES = 200;
 
-/** A series of a group, summed: its count, and the record holding its last value. */
-export interface SeriesDelta {
+/** A value of a series in a metric record of a group (the record by its id). */
+export interface SeriesValue {
   p: string;
   k: string;
-  c: number;
   t: number;
   v: number;
-  /** The record's id (its seq is known once it is stored). */
   id: string;
 }
 
-/** The series of a group's metrics, summed per (project, key), in storage order. */
-export function seriesDeltas(records: readonly NewRecord[]): SeriesDelta[] {
-  const series = new Map<string, SeriesDelta>();
-  for (const record of records) {
-    if (record.kind !== 'metric') continue;
-    const { projectId, createdAt, id } = record.row;
-    for (const [key, value] of record.series) {
-      const at = `${projectId}\n${key}`;
-      const known = series.get(at);
-      if (!known) series.set(at, { p: projectId, k: key, c: 1, t: createdAt, v: value, id });
-      else {
-        known.c += 1;
-        // Records come in storage order: on equal times the later one's value is the last.
-        if (createdAt >= known.t) {
-          known.t = createdAt;
-          known.v = value;
-          known.id = id;
-        }
-      }
-    }
-  }
-  return [...series.values()];
+/** The numeric values of a group's metric records, one row per record and key. */
+export function seriesValues(records: readonly NewRecord[]): SeriesValue[] {
+  return records.flatMap((record) =>
+    record.kind === 'metric'
+      ? [...record.series].map(([k, v]) => ({
+          p: record.row.projectId,
+          k,
+          t: record.row.createdAt,
+          v,
+          id: record.row.id,
+        }))
+      : [],
+  );
 }
 
 /**
  * The INSERT adding the records' branches to `branches`, not yet run (undefined: none), in key
- * order, so that groups committing at once never wait on each other in a cycle.
+ * order, so that statements running at once never wait on each other in a cycle. `where` picks
+ * records by their place `n` (all by default).
  */
-export function branchesInsert(sql: Sql, records: readonly NewRecord[]) {
-  const branches = new Map<string, { p: string; b: string }>();
-  for (const { row } of records) {
-    if (row.branch !== null)
-      branches.set(`${row.projectId}\n${row.branch}`, { p: row.projectId, b: row.branch });
-  }
-  if (branches.size === 0) return undefined;
+export function branchesInsert(
+  sql: Sql,
+  records: readonly NewRecord[],
+  where?: postgres.PendingQuery<postgres.Row[]>,
+) {
+  const rows = records.flatMap(({ row }, n) =>
+    row.branch === null ? [] : [{ n, p: row.projectId, b: row.branch }],
+  );
+  if (rows.length === 0) return undefined;
   return sql`INSERT INTO branches (project_id, branch)
-             SELECT p, b FROM json_to_recordset(${JSON.stringify([...branches.values()])}::text::json)
-                    AS r(p text, b text)
+             SELECT DISTINCT p, b FROM json_to_recordset(${JSON.stringify(rows)}::text::json)
+                    AS r(n int, p text, b text)
+              ${where ? sql`WHERE ${where}` : sql``}
               ORDER BY p, b
              ON CONFLICT DO NOTHING`;
 }
