@@ -8,8 +8,9 @@ import postgres from 'postgres';
 export async function withBenchDatabase<T>(
   adminUrl: string,
   work: (url: string) => Promise<T>,
+  prefix = 'ingest_bench',
 ): Promise<T> {
-  const name = `ingest_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const name = `${prefix}_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`CREATE DATABASE ${name}`);

@@ -8,6 +8,7 @@ import { median } from './median.js';
 import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
+import { seedHistoryPostgres } from './seed-postgres.js';
 
 /**
  * `npm run bench`: the production server against a bare Fastify route, in the same run.
@@ -18,7 +19,8 @@ import { seedEvents, seedHistory } from './seed.js';
  *   own), scenario `ingest` runs again on PostgreSQL, beside a naive one-transaction-per-request
  *   insert with each client (`postgres`, `pg`), and the two clients are compared in-process.
  * Scenario `stats`: statistics queries on a project with a million metrics and a million events
- *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route.
+ *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route;
+ *   with BENCH_DATABASE_URL, again on PostgreSQL (a database `statsbench_…` of its own).
  */
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -379,12 +381,29 @@ async function latencies(url: string, headers: Record<string, string>) {
 /** The statistics queries of issue 12 on a seeded project, one request at a time. */
 async function statsScenario(dir: string) {
   const databasePath = join(dir, 'stats.db');
-  const env = serverEnv(databasePath);
+  return statsQueries(serverEnv(databasePath), (projectId) =>
+    seedHistory(databasePath, projectId, HISTORY_RECORDS, 90),
+  );
+}
+
+/** The same on PostgreSQL, on a database of its own (seeded by the database itself). */
+async function postgresStatsScenario(url: string) {
+  const env = { ...serverEnv(''), DATABASE_URL: url };
+  delete (env as Partial<typeof env>).DATABASE_PATH;
+  delete (env as Partial<typeof env>).DURABILITY;
+  return statsQueries(env, (projectId) => seedHistoryPostgres(url, projectId, HISTORY_RECORDS, 90));
+}
+
+/** Starts the server, stops it to seed its project with `seed`, then measures each query. */
+async function statsQueries(
+  env: Record<string, string>,
+  seed: (projectId: string) => void | Promise<void>,
+) {
   let server = await startProcess(['build/server/main.js'], env);
   const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
   await stop(server);
   const started = Date.now();
-  seedHistory(databasePath, projectId, HISTORY_RECORDS, 90);
+  await seed(projectId);
   const seedSeconds = (Date.now() - started) / 1000;
   process.stderr.write(`seeded ${HISTORY_RECORDS} metrics and events in ${seedSeconds} s\n`);
   server = await startProcess(['build/server/main.js'], env);
@@ -589,6 +608,28 @@ try {
       ...Object.entries(stats.results).map(([name, r]) => `| ${name} | ${r.p50} | ${r.p99} |`),
       '',
       `Seeding and folding took ${stats.seedSeconds} s; peak RSS of the server ${stats.serverPeakRssMb} MiB.`,
+    );
+  }
+
+  if (SCENARIOS.has('stats') && BENCH_DATABASE_URL) {
+    const stats = await withBenchDatabase(BENCH_DATABASE_URL, postgresStatsScenario, 'statsbench');
+    results.postgresStats = stats;
+    const sqlite = (results.stats as typeof stats | undefined)?.results ?? {};
+    const records = HISTORY_RECORDS.toLocaleString('en');
+    report.push(
+      '',
+      `### Statistics on PostgreSQL: ${records} metric records and ${records} events over 90 days`,
+      '',
+      `${QUERY_SAMPLES} requests each, one at a time, beside SQLite's figures of the same run.`,
+      '',
+      '| Query | PostgreSQL p50 ms | PostgreSQL p99 ms | SQLite p50 ms | SQLite p99 ms |',
+      '|---|---:|---:|---:|---:|',
+      ...Object.entries(stats.results).map(
+        ([name, r]) =>
+          `| ${name} | ${r.p50} | ${r.p99} | ${sqlite[name]?.p50 ?? ''} | ${sqlite[name]?.p99 ?? ''} |`,
+      ),
+      '',
+      `Seeding took ${stats.seedSeconds} s; peak RSS of the server ${stats.serverPeakRssMb} MiB.`,
     );
   }
 
