@@ -441,10 +441,12 @@ describe('statistics', () => {
       { eventType: 'build' },
       readPlan(Date.UTC(2030, 0, 1), Date.UTC(2030, 0, 1) + 4000, 4),
     );
-    expect(events.events).toEqual([
-      { bucket: 1, status: 'failure' },
-      { bucket: 2, status: 'success' },
-      { bucket: 3, status: 'success' },
+    // Counted by the database: one cell per bucket, no raw events.
+    expect(events.events).toEqual([]);
+    expect(events.cells).toEqual([
+      { bucket: 1, success: 0, failure: 1, cancelled: 0, other: 0 },
+      { bucket: 2, success: 1, failure: 0, cancelled: 0, other: 0 },
+      { bucket: 3, success: 1, failure: 0, cancelled: 0, other: 0 },
     ]);
     expect(await stats.latestStatus('p4', { branch: 'dev' })).toBe('failure');
     expect(await stats.latestStatus('p4', { eventType: 'nothing' })).toBeNull();

@@ -135,7 +135,7 @@ export function pgStats(sql: Sql): StatsRepository {
          WHERE project_id = ${projectId} AND created_at >= ${range[0]} AND created_at < ${range[1]}
                ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
                ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
-         GROUP BY 1`;
+         GROUP BY 1 ORDER BY 1`;
       const cells = rows.map(({ b, ...counts }) => ({
         bucket: (plan.buckets[b - 1] as Bucket).index,
         ...counts,
