@@ -34,18 +34,21 @@ function embedChunks(code, chunks) {
  * with chunks the last one would win.
  */
 function licenses(stats) {
-  const dirs = new Map();
+  // Package name -> its directory and licence; each package.json read once.
+  const packages = new Map();
+  const read = new Set();
   // A module webpack concatenated with others has no file of its own: its parts do.
   const parts = [...stats.compilation.modules].flatMap((m) => (m.modules ? [...m.modules] : [m]));
   for (const { resource } of parts) {
-    const found = /^(.*node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)/.exec(resource ?? '');
-    if (found)
-      dirs.set(JSON.parse(readFileSync(join(found[1], 'package.json'), 'utf8')).name, found[1]);
+    const dir = /^(.*node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)/.exec(resource ?? '')?.[1];
+    if (!dir || read.has(dir)) continue;
+    read.add(dir);
+    const { name, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    packages.set(name, { dir, license });
   }
-  return [...dirs]
+  return [...packages]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, dir]) => {
-      const { license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    .map(([name, { dir, license }]) => {
       const file = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
       if (!file) throw new Error(`${name}: no licence file to bundle`);
       return `${name}\n${license}\n${readFileSync(join(dir, file), 'utf8').trim()}\n`;

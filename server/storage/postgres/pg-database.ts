@@ -20,6 +20,12 @@ export interface PgOptions {
   durability?: 'full' | 'normal';
 }
 
+/**
+ * PostgreSQL's array literal of integers (sent as one text parameter and cast to `int[]` or
+ * `bigint[]`; integers need no quoting).
+ */
+export const integerArray = (values: Iterable<number>) => `{${[...values].join(',')}}`;
+
 /** An advisory lock key of its own: migrations of several replicas starting at once queue on it. */
 const MIGRATION_LOCK = 4_017_221_001;
 

@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { nowIso } from '../../domain/time.js';
 import type { OutboxJob } from '../../outbox/outbox-jobs.js';
 import type { DueJob, OutboxRepository } from '../storage.js';
-import type { Sql } from './pg-database.js';
+import { integerArray, type Sql } from './pg-database.js';
 
 /** The channel every replica LISTENs on: jobs were queued, or handed back. */
 export const OUTBOX_CHANNEL = 'ci_stats_outbox';
@@ -19,9 +19,6 @@ export interface NewJob {
   job: OutboxJob;
   eventId: string | undefined;
 }
-
-/** PostgreSQL's array literal of ids (integers only, so no quoting is needed). */
-const idArray = (ids: Iterable<number>) => `{${[...ids].join(',')}}`;
 
 /**
  * The INSERT of `jobs` into the outbox, not yet run: alone (enqueueJobs) or as one part of the
@@ -86,7 +83,7 @@ export function pgOutboxLeases(pool: Sql, { replicaId, leaseMs }: LeaseOptions) 
     try {
       const kept = await pool<{ id: number }[]>`
         UPDATE outbox SET lease_until = ${Date.now() + leaseMs}
-         WHERE id = ANY(${idArray(ids)}::bigint[]) AND leased_by = ${replicaId}
+         WHERE id = ANY(${integerArray(ids)}::bigint[]) AND leased_by = ${replicaId}
            AND status = 'pending'
         RETURNING id`;
       const still = new Set(kept.map((row) => row.id));
@@ -146,7 +143,7 @@ export function pgOutboxLeases(pool: Sql, { replicaId, leaseMs }: LeaseOptions) 
       async nextDueAt() {
         const [row] = await sql<{ at: number | null }[]>`
           SELECT MIN(GREATEST(next_attempt_at, COALESCE(lease_until, 0))) AS at FROM outbox
-           WHERE status = 'pending' AND NOT (id = ANY(${idArray(held)}::bigint[]))`;
+           WHERE status = 'pending' AND NOT (id = ANY(${integerArray(held)}::bigint[]))`;
         return row?.at ?? undefined;
       },
 

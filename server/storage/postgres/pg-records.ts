@@ -13,7 +13,7 @@ import type {
   RecordFilter,
   RecordRepository,
 } from '../storage.js';
-import type { Sql } from './pg-database.js';
+import { integerArray, type Sql } from './pg-database.js';
 import { type NewJob, outboxInsert, outboxNotify } from './pg-outbox.js';
 import { branchesInsert, seriesValues } from './pg-stats.js';
 
@@ -150,7 +150,7 @@ function statement(
     sql`kept AS (
       SELECT n FROM claimed WHERE fresh
       UNION ALL
-      SELECT n FROM unnest(${`{${unclaimed.join(',')}}`}::int[]) AS n)`,
+      SELECT n FROM unnest(${integerArray(unclaimed)}::int[]) AS n)`,
   ];
   if (events.length > 0) {
     parts.push(sql`stored_events AS (

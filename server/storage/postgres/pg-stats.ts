@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import type { Bucket, ReadPlan } from '../../domain/time-buckets.js';
 import type { EventCountCell, NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
-import type { Sql } from './pg-database.js';
+import { integerArray, type Sql } from './pg-database.js';
 
 /** Branches listed for a project's filter, at most (as on SQLite). */
 const MAX_BRANCHES = 200;
@@ -65,9 +65,6 @@ function bucketAt(buckets: readonly Bucket[], t: number): number | undefined {
   return bucket && t < bucket.end ? bucket.index : undefined;
 }
 
-/** The plan's bucket starts as a PostgreSQL array: width_bucket gives a time's position in it. */
-const startsOf = (plan: ReadPlan) => `{${plan.buckets.map((bucket) => bucket.start).join(',')}}`;
-
 /** [from, to) of the whole plan, or undefined when it has no bucket. */
 function rangeOf(plan: ReadPlan): [number, number] | undefined {
   const first = plan.buckets[0];
@@ -124,8 +121,9 @@ export function pgStats(sql: Sql): StatsRepository {
       // Counted per bucket by the database, in statusClass's columns: one cell per bucket
       // instead of every event of the range. The plan's buckets follow each other without gaps
       // over the range, so width_bucket over their starts places every event of it.
+      const starts = integerArray(plan.buckets.map((bucket) => bucket.start));
       const rows = await sql<(Omit<EventCountCell, 'bucket'> & { b: number })[]>`
-        SELECT width_bucket(created_at, ${startsOf(plan)}::bigint[]) AS b,
+        SELECT width_bucket(created_at, ${starts}::bigint[]) AS b,
                count(*) FILTER (WHERE status = 'success')::int AS success,
                count(*) FILTER (WHERE status = 'failure')::int AS failure,
                count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled,
