@@ -15,7 +15,7 @@ const SQLITE_ONLY = [
   'test/server/crash.test.ts',
   // secure_delete: the webhook tokens' bytes in the freed pages of the SQLite file.
   'test/server/erased-secrets.test.ts',
-  // The backfill of SQLite's schema 3 (PostgreSQL's schema starts where SQLite's is now).
+  // The backfill of SQLite's schema 3 (PostgreSQL's: test/postgres/pg-stats-migration.test.ts).
   'test/server/stats-migration.test.ts',
   // SQLite's group commit on a bare SQLite file.
   'test/server/commits.test.ts',

@@ -250,9 +250,10 @@ export interface EventCountCell {
 }
 
 /**
- * Statistics over time. Backends keep, with each record and in its transaction, per-minute and
- * per-hour cells (by series key or event type, and branch); a read plan (domain/time-buckets.ts)
- * says which cells and which raw records make up each bucket.
+ * Statistics over time. Backends keep per-minute, ten-minute and hour cells (by series key or
+ * event type, and branch; storage/stats-fold.ts), folded from the records shortly after they are
+ * stored; a read plan (domain/time-buckets.ts) says which cells and which raw records make up each
+ * bucket, and the records not folded yet are always added, so answers are current.
  */
 export interface StatsRepository {
   seriesKeys(projectId: string): Promise<SeriesKeyInfo[]>;

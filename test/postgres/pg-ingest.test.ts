@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seriesBuckets } from '../../server/domain/bucket-aggregates.js';
 import { readPlan } from '../../server/domain/time-buckets.js';
 import type { OutboxJob } from '../../server/outbox/outbox-jobs.js';
 import { OutboxWorker } from '../../server/outbox/outbox-worker.js';
@@ -37,7 +38,8 @@ beforeAll(async () => {
   await admin.unsafe(`ALTER DATABASE ${NAME} SET synchronous_commit = off`);
   pool = await openPgDatabase({ url });
   other = await openPgDatabase({ url, max: 4 });
-  ingest = pgIngest(pool, { replicaId: 'replica-a', leaseMs: 10_000 });
+  // Statistics are folded only when a test asks (foldStats), never behind its back.
+  ingest = pgIngest(pool, { replicaId: 'replica-a', leaseMs: 10_000, foldEveryMs: 0 });
   await pool`INSERT INTO accounts (id, label, created_at) VALUES ('acc', null, 'now')`;
   await pool`INSERT INTO projects (id, account_id, name, name_key, created_at) VALUES
     ('p1', 'acc', 'one', 'one', 'now'), ('p2', 'acc', 'two', 'two', 'now'),
@@ -110,6 +112,9 @@ const claim = (
   fingerprint,
   response,
 });
+
+const queuedRecords = async () =>
+  Number((await pool<{ n: number }[]>`SELECT count(*)::int AS n FROM stats_queue`)[0]?.n);
 
 const aliasJob = (alias: string): OutboxJob => ({ kind: 'forwarding-remove-alias', alias });
 
@@ -488,6 +493,62 @@ describe('series keys written by several processes', () => {
       lastValue: 8,
       lastAt: t0 + 4,
     });
+    await replica.drain();
+  });
+});
+
+describe('statistics cells', () => {
+  const HOUR = 3_600_000;
+  /** The plan's one bucket as the service sums it: cells, then the edges' values. */
+  async function lastOf(projectId: string, from: number) {
+    const data = await ingest
+      .stats(pool)
+      .seriesData(projectId, 'v', undefined, readPlan(from, from + HOUR, 1));
+    expect(data.records).toEqual([]);
+    const [bucket] = seriesBuckets(readPlan(from, from + HOUR, 1), data.cells);
+    return bucket && [bucket.count, bucket.last];
+  }
+
+  it('on equal times the record stored later is last, even when it was folded first', async () => {
+    const t0 = Date.UTC(2031, 0, 1);
+    const records = ingest.records(pool);
+    // The first record takes its seq, then waits uncommitted while a later one commits and is
+    // folded: the later one holds the cell when the first arrives.
+    await pool.begin(async (tx) => {
+      await ingest.records(tx as unknown as Sql).append(metric('p5', { v: 1 }, t0 + 30_000));
+      await records.append(metric('p5', { v: 2 }, t0 + 30_000));
+      await ingest.foldStats();
+      expect(await lastOf('p5', t0)).toEqual([1, 2]);
+    });
+    // Queued: read from the record, beside the cell.
+    expect(await queuedRecords()).toBe(1);
+    expect(await lastOf('p5', t0)).toEqual([2, 2]);
+    // Folded into the cell that holds the later one.
+    await ingest.foldStats();
+    expect(await queuedRecords()).toBe(0);
+    expect(await lastOf('p5', t0)).toEqual([2, 2]);
+  });
+
+  it('two replicas folding at once count every record once', async () => {
+    const replica = pgIngest(other, { replicaId: 'replica-f', leaseMs: 10_000, foldEveryMs: 0 });
+    const t0 = Date.UTC(2031, 1, 1);
+    const mine = ingest.records(pool);
+    const theirs = replica.records(other);
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 ? mine : theirs).append(metric('p5', { v: i }, t0 + round * 1000 + i)),
+        ),
+      );
+      await Promise.all([ingest.foldStats(), replica.foldStats(), ingest.foldStats()]);
+    }
+    expect(await queuedRecords()).toBe(0);
+    const [count] = (await lastOf('p5', t0)) ?? [];
+    expect(count).toBe(200);
+    const [cells] = await pool<{ n: number }[]>`
+      SELECT sum(count)::int AS n FROM series_totals
+       WHERE project_id = 'p5' AND key = 'v' AND unit = 60000 AND start >= ${t0}`;
+    expect(cells?.n).toBe(200);
     await replica.drain();
   });
 });

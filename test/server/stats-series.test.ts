@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import type { BuildSummary, MetricSeries } from '../../contract/stats-queries.js';
-import { selectColumn } from '../helpers/database.js';
 import { withoutIssues } from '../helpers/issues.js';
-import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import {
+  foldedMark,
+  foldStatistics,
+  holdFolds,
+  seededRandom,
+  storeEvent,
+  storeMetric,
+} from '../helpers/seed-records.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
-import { onPostgres } from '../helpers/test-database.js';
 
 /** Series and build summaries against answers computed here, independently, from the raw data. */
 
@@ -80,13 +85,14 @@ const HOUR = 3_600_000;
 const BRANCHES = ['main', 'develop', null] as const;
 
 /**
- * SQLite folds older records into cells (stats_progress says how far): answers are checked before
- * and after a fold. PostgreSQL computes the statistics from the records, so has nothing to fold.
+ * Both backends fold older records into cells (foldedMark says when): answers are checked before
+ * and after a fold.
  */
-const FOLDS = onPostgres ? [false] : [false, true];
+const FOLDS = [false, true];
 
 describe('GET /stats/get-metric-series', () => {
   it('matches the plain computation for any range, bucket count and branch', async () => {
+    const held = await holdFolds(server);
     const random = seededRandom(42);
     const points: Point[] = [];
     // Three days of records at random milliseconds, three branches, some values negative or 0.
@@ -108,14 +114,14 @@ describe('GET /stats/get-metric-series', () => {
       [BASE - 5 * HOUR, BASE + 80 * HOUR, 1, undefined],
       [BASE + 10 * HOUR, BASE + 10 * HOUR + 45 * 60_000, 13, 'develop'],
     ];
-    const folded = async () =>
-      onPostgres
-        ? undefined
-        : (await selectColumn(server.database, 'SELECT metrics FROM stats_progress'))[0];
+    const folded = () => foldedMark(server, 'metrics');
     const before = await folded();
     // Read from the records not folded yet, then from the cells: the same answers.
     for (const fold of FOLDS) {
-      if (fold) await foldStatistics(server, BASE + 100 * HOUR);
+      if (fold) {
+        await held.release();
+        await foldStatistics(server, BASE + 100 * HOUR);
+      }
       expect((await folded()) === before).toBe(!fold);
       await checkCases(cases, points);
     }
@@ -282,6 +288,7 @@ describe('GET /stats/get-metric-keys', () => {
 
 describe('GET /stats/get-build-summary', () => {
   it('counts events by status per bucket; the success rate ignores cancelled and other', async () => {
+    const held = await holdFolds(server);
     const random = seededRandom(7);
     const statuses = ['success', 'success', 'failure', 'cancelled', 'skipped', null] as const;
     const events: { t: number; status: string | null; branch: string | null; type: string }[] = [];
@@ -307,15 +314,13 @@ describe('GET /stats/get-build-summary', () => {
       [5, undefined, 'deploy'],
     ] as const;
     // From the events not folded yet, then from the cells.
-    const folded = async () =>
-      onPostgres
-        ? undefined
-        : (await selectColumn(server.database, 'SELECT events FROM stats_progress'))[0];
+    const folded = () => foldedMark(server, 'events');
     const before = await folded();
     for (const [fold, [count, branch, type]] of FOLDS.flatMap((fold) =>
       cases.map((c) => [fold, c] as const),
     )) {
       if (fold && (await folded()) === before) {
+        await held.release();
         await foldStatistics(server, BASE + 100 * HOUR);
         expect(await folded()).not.toBe(before);
       }

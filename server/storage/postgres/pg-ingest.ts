@@ -12,6 +12,7 @@ import { pgIdempotency } from './pg-idempotency.js';
 import { pgOutboxLeases } from './pg-outbox.js';
 import { type Append, appendAll, pgRecords } from './pg-records.js';
 import { pgStats } from './pg-stats.js';
+import { pgStatsFold } from './pg-stats-fold.js';
 
 export interface PgIngest {
   /** `sql === pool`: appends are grouped (one transaction, multi-row inserts) and each resolves
@@ -20,9 +21,14 @@ export interface PgIngest {
   stats(sql: Sql): StatsRepository;
   outbox(sql: Sql): OutboxRepository;
   idempotency(sql: Sql): IdempotencyRepository;
+  /** Folds every record queued so far into the statistics cells (tests, the bench's seed). */
+  foldStats(): Promise<void>;
   /** Resolves once every grouped append queued so far has committed (before close). */
   drain(): Promise<void>;
 }
+
+/** How often each replica folds the records queued into the statistics cells (as SQLite). */
+const FOLD_EVERY_MS = 1000;
 
 /** Groups committing at once, per process. */
 const GROUPS = 4;
@@ -33,33 +39,52 @@ const SHARD_BASES = 16;
  * The ingest side of the PostgreSQL backend: events and metrics (grouped commits), statistics,
  * the outbox with its leases across replicas, and Idempotency-Key answers.
  */
-export function pgIngest(pool: Sql, options: { replicaId: string; leaseMs: number }): PgIngest {
+export function pgIngest(
+  pool: Sql,
+  options: {
+    replicaId: string;
+    leaseMs: number;
+    /** How often this replica folds statistics; 0: only when asked (foldStats, in tests). */
+    foldEveryMs?: number;
+  },
+): PgIngest {
   // The series rows this process writes: its groups' own, apart from most other replicas'.
   const shards = randomInt(SHARD_BASES) * GROUPS;
+  const fold = pgStatsFold(pool, options.foldEveryMs ?? FOLD_EVERY_MS);
+  if (options.foldEveryMs !== 0) fold.start();
   const times = timeStamps(pool);
   const groups = new PgGroupCommit<Append, AppendResult>(pool, {
-    run: async (pool, appends, slot) =>
-      appendAll(pool, appends, shards + slot, await times.stamps()),
+    run: async (pool, appends, slot) => {
+      const results = await appendAll(pool, appends, shards + slot, await times.stamps());
+      fold.stored();
+      return results;
+    },
     concurrency: GROUPS,
     // Two claims of one key in a group would both look new: the later one waits a group.
     keyOf: ({ claim }) => (claim ? `${claim.accountId}\n${claim.key}` : undefined),
   });
   const leases = pgOutboxLeases(pool, options);
+  // In the caller's transaction: folded once it committed, at a turn after (or a later one).
+  const appendInTransaction = async (sql: Sql, append: Append) => {
+    const [result] = await appendAll(sql, [append], shards, await times.stamps());
+    fold.stored();
+    return result as AppendResult;
+  };
   return {
     records: (sql) =>
       pgRecords(sql, async (record, claim) =>
         sql === pool
           ? groups.run({ record, claim })
-          : ((
-              await appendAll(sql, [{ record, claim }], shards, await times.stamps())
-            )[0] as AppendResult),
+          : await appendInTransaction(sql, { record, claim }),
       ),
     stats: pgStats,
     outbox: leases.repository,
     idempotency: pgIdempotency,
+    foldStats: () => fold.foldAll(),
     async drain() {
       await groups.drain();
       leases.stop();
+      await fold.stop();
     },
   };
 }

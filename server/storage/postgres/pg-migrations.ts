@@ -5,9 +5,9 @@
  *
  * The tables mirror SQLite's (sqlite/sqlite-migrations.ts) as they stand after all of its
  * migrations, with PostgreSQL's types: BIGINT for epoch milliseconds and sequence numbers,
- * BOOLEAN for flags. Statistics are read from the records themselves (with `series` and
- * `branches` kept in the ingest transaction), and outbox jobs carry a lease so that several
- * replicas can share them.
+ * BOOLEAN for flags. Series keys and branches are kept by the ingest statement; the statistics
+ * cells are folded from the records a moment later (stats_queue, pg-stats-fold.ts), and outbox
+ * jobs carry a lease so that several replicas can share them.
  */
 export interface PgMigration {
   version: number;
@@ -175,6 +175,74 @@ export const pgMigrations: PgMigration[] = [
         PRIMARY KEY (account_id, key)
       );
       CREATE INDEX idempotency_keys_by_age ON idempotency_keys(created_at);
+    `,
+  },
+  {
+    version: 3,
+    name: 'statistics cells, and the records not folded into them yet',
+    sql: `
+      -- As on SQLite: a series over one minute, ten minutes or one hour (unit, in ms) and one
+      -- branch, and over all branches together; last_seq is the last value's record, which
+      -- decides between equal times whatever order records are folded in (commit order). The
+      -- sketch's bins are two arrays (bin, count) that a read adds up per bucket in SQL.
+      CREATE TABLE series_cells (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      BIGINT NOT NULL,
+        branch     TEXT NOT NULL,
+        count      BIGINT NOT NULL,
+        min        DOUBLE PRECISION NOT NULL,
+        max        DOUBLE PRECISION NOT NULL,
+        sum        DOUBLE PRECISION NOT NULL,
+        last_at    BIGINT NOT NULL,
+        last_seq   BIGINT NOT NULL,
+        last_value DOUBLE PRECISION NOT NULL,
+        bin_keys   INTEGER[] NOT NULL,
+        bin_counts BIGINT[] NOT NULL,
+        PRIMARY KEY (project_id, key, branch, unit, start)
+      );
+      CREATE TABLE series_totals (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      BIGINT NOT NULL,
+        count      BIGINT NOT NULL,
+        min        DOUBLE PRECISION NOT NULL,
+        max        DOUBLE PRECISION NOT NULL,
+        sum        DOUBLE PRECISION NOT NULL,
+        last_at    BIGINT NOT NULL,
+        last_seq   BIGINT NOT NULL,
+        last_value DOUBLE PRECISION NOT NULL,
+        bin_keys   INTEGER[] NOT NULL,
+        bin_counts BIGINT[] NOT NULL,
+        PRIMARY KEY (project_id, key, unit, start)
+      );
+      -- Events by unit, type and branch ('' for none), counted by status class.
+      CREATE TABLE event_cells (
+        project_id TEXT NOT NULL,
+        unit       INTEGER NOT NULL,
+        start      BIGINT NOT NULL,
+        event_type TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        success    INTEGER NOT NULL,
+        failure    INTEGER NOT NULL,
+        cancelled  INTEGER NOT NULL,
+        other      INTEGER NOT NULL,
+        PRIMARY KEY (project_id, unit, start, event_type, branch)
+      );
+      -- The records each ingest statement stored (by seq), until they are folded into the cells.
+      -- Not a watermark on seq: sequence numbers are taken before commit, so a lower one can
+      -- commit after a higher one was folded. Reads add what is still queued.
+      CREATE TABLE stats_queue (
+        id      BIGSERIAL PRIMARY KEY,
+        events  BIGINT[] NOT NULL,
+        metrics BIGINT[] NOT NULL
+      );
+      INSERT INTO stats_queue (events, metrics)
+        SELECT array_agg(seq ORDER BY seq), '{}' FROM events GROUP BY seq / 20000 ORDER BY seq / 20000;
+      INSERT INTO stats_queue (events, metrics)
+        SELECT '{}', array_agg(seq ORDER BY seq) FROM metrics GROUP BY seq / 20000 ORDER BY seq / 20000;
     `,
   },
 ];

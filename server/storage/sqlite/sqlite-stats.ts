@@ -1,20 +1,9 @@
 import type { Statement } from 'better-sqlite3';
-import { branchOf, seriesOf, statusClass, statusOf } from '../../domain/record-facts.js';
-import {
-  addSeriesSum,
-  addSeriesValue,
-  emptySeriesSum,
-  type SeriesSum,
-} from '../../domain/series-sum.js';
-import { binOf, decodeBins, encodeBins } from '../../domain/sketch.js';
-import {
-  CELL_UNITS,
-  cellBucketOf,
-  HOUR_MS,
-  MINUTE_MS,
-  type ReadPlan,
-  TEN_MINUTES_MS,
-} from '../../domain/time-buckets.js';
+import { branchOf, seriesOf, statusOf } from '../../domain/record-facts.js';
+import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
+import { decodeBins, encodeBins } from '../../domain/sketch.js';
+import { cellBucketOf, HOUR_MS, type ReadPlan } from '../../domain/time-buckets.js';
+import { type FoldEvent, type FoldMetric, foldEvents, foldMetrics } from '../stats-fold.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { SqliteTimeMarks } from './sqlite-time-marks.js';
@@ -29,16 +18,8 @@ const FOLD_AFTER_RECORDS = 20_000;
 /** Records folded into cells at a time: bounds memory when a backfill or a seed indexes millions. */
 const CHUNK = 20_000;
 
-/** A cell's branch in a map key: any branch name (even "null") apart from all branches. */
-const branchId = (branch: string | null) => (branch === null ? '*' : `=${branch}`);
-
 /** A metric as the fold needs it. */
-export interface AppendedMetric {
-  projectId: string;
-  branch: string | null;
-  t: number;
-  leaves: [string, number][];
-}
+export type AppendedMetric = Omit<FoldMetric, 'seq'>;
 
 /**
  * Keeps the statistics cells up to date with the records: `index` folds the events and metrics
@@ -110,141 +91,45 @@ export function sqliteStatsIndex(db: Db) {
 
   /** Folds one chunk of events after `after` into their cells; returns the last one folded. */
   function indexEvents(after: number): number {
-    const counts = new Map<string, [string, number, number, string, string, number[]]>();
-    let last = after;
-    for (const row of newEvents.all(after) as Iterable<{
-      seq: number;
-      projectId: string;
-      eventType: string;
-      branch: string | null;
-      status: string | null;
-      createdAt: number;
-    }>) {
-      last = row.seq;
-      const column = ['success', 'failure', 'cancelled', 'other'].indexOf(statusClass(row.status));
-      for (const unit of CELL_UNITS) {
-        const start = Math.floor(row.createdAt / unit) * unit;
-        const id = `${row.projectId}\n${unit}\n${start}\n${row.eventType}\n${row.branch ?? ''}`;
-        let entry = counts.get(id);
-        if (!entry) {
-          entry = [row.projectId, unit, start, row.eventType, row.branch ?? '', [0, 0, 0, 0]];
-          counts.set(id, entry);
-        }
-        (entry[5][column] as number) += 1;
-      }
-    }
-    for (const [projectId, unit, start, eventType, branch, [a, b, c, d]] of counts.values()) {
-      addEvents.run(projectId, unit, start, eventType, branch, a, b, c, d);
+    const rows = newEvents.all(after) as (FoldEvent & { seq: number })[];
+    for (const { projectId, unit, start, eventType, branch, counts } of foldEvents(rows)) {
+      addEvents.run(projectId, unit, start, eventType, branch, ...counts);
       if (unit === HOUR_MS && branch !== '') addBranch.run(projectId, branch);
     }
-    return last;
+    return rows.at(-1)?.seq ?? after;
   }
 
   /** Folds one chunk of metrics after `after` into their cells and keys; returns the last one. */
   function indexMetrics(after: number): number {
-    // Values go into minute cells only; hour cells and keys are sums of those (fewer steps per
-    // value: the fold runs on the ingest path).
-    type Cell = {
-      projectId: string;
-      key: string;
-      start: number;
-      branch: string | null;
-      sum: SeriesSum;
-    };
-    // By project, minute and branch, then by key.
-    const minutes = new Map<string, Map<string, Cell>>();
-    let last = after;
-    for (const seq of newMetricSeqs.all(after) as number[]) {
-      last = seq;
-      const { projectId, t, leaves, branch: rowBranch } = metricOf(seq);
-      const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
-      const branch = rowBranch ?? '';
-      // Its branch's cells, and the cells of all branches: both in storage order, so that on
-      // equal times the later record's value is the last one in each.
-      const cellsOf = (cellBranch: string | null) => {
-        const id = `${projectId}\n${start}\n${branchId(cellBranch)}`;
-        let byKey = minutes.get(id);
-        if (!byKey) {
-          byKey = new Map();
-          minutes.set(id, byKey);
-        }
-        return byKey;
-      };
-      const own = cellsOf(branch);
-      const all = cellsOf(null);
-      for (const [key, value] of leaves) {
-        const bin = binOf(value);
-        for (const [byKey, cellBranch] of [
-          [own, branch],
-          [all, null],
-        ] as const) {
-          let cell = byKey.get(key);
-          if (!cell) {
-            cell = { projectId, key, start, branch: cellBranch, sum: emptySeriesSum() };
-            byKey.set(key, cell);
-          }
-          addSeriesValue(cell.sum, t, value, bin);
-        }
-      }
+    const seqs = newMetricSeqs.all(after) as number[];
+    const { cells, keys } = foldMetrics(seqs.map(metricOf));
+    for (const { projectId, key, unit, start, branch, sum } of cells) {
+      if (unit === HOUR_MS && branch) addBranch.run(projectId, branch);
+      const at =
+        branch === null ? [projectId, key, unit, start] : [projectId, key, unit, start, branch];
+      const which = branch === null ? 'total' : 'branch';
+      const stored = cellOf[which].get(...at) as
+        | (Omit<SeriesSum, 'bins'> & { bins: Uint8Array })
+        | undefined;
+      // The stored cell holds earlier records: added first, so a tie goes to the new ones.
+      const total = emptySeriesSum();
+      if (stored) addSeriesSum(total, { ...stored, bins: decodeBins(stored.bins) });
+      addSeriesSum(total, sum);
+      saveCellOf[which].run(
+        ...at,
+        total.count,
+        total.min,
+        total.max,
+        total.sum,
+        total.lastAt,
+        total.lastValue,
+        encodeBins(total.bins),
+      );
     }
-    // Ten-minute and hour cells are sums of the minute cells (no two minutes share a time).
-    const minuteCells = [...minutes.values()].flatMap((byKey) => [...byKey.values()]);
-    const sumUp = (from: Iterable<Cell>, unit: number) => {
-      const cells = new Map<string, Cell>();
-      for (const cell of from) {
-        const start = Math.floor(cell.start / unit) * unit;
-        const id = `${cell.projectId}\n${cell.key}\n${start}\n${branchId(cell.branch)}`;
-        const known = cells.get(id);
-        if (known) addSeriesSum(known.sum, cell.sum);
-        else cells.set(id, { ...cell, start, sum: { ...cell.sum, bins: new Map(cell.sum.bins) } });
-      }
-      return cells;
-    };
-    const keys = new Map<string, { projectId: string; key: string; sum: SeriesSum }>();
-    for (const cell of minuteCells) {
-      if (cell.branch !== null) continue;
-      const seriesId = `${cell.projectId}\n${cell.key}`;
-      let series = keys.get(seriesId);
-      if (!series) {
-        series = { projectId: cell.projectId, key: cell.key, sum: emptySeriesSum() };
-        keys.set(seriesId, series);
-      }
-      // Keys need no percentiles: the bins are left out.
-      addSeriesSum(series.sum, { ...cell.sum, bins: undefined });
-    }
-    for (const [unit, cells] of [
-      [MINUTE_MS, minuteCells],
-      [TEN_MINUTES_MS, [...sumUp(minuteCells, TEN_MINUTES_MS).values()]],
-      [HOUR_MS, [...sumUp(minuteCells, HOUR_MS).values()]],
-    ] as const) {
-      for (const { projectId, key, start, branch, sum } of cells) {
-        if (unit === HOUR_MS && branch) addBranch.run(projectId, branch);
-        const at =
-          branch === null ? [projectId, key, unit, start] : [projectId, key, unit, start, branch];
-        const which = branch === null ? 'total' : 'branch';
-        const stored = cellOf[which].get(...at) as
-          | (Omit<SeriesSum, 'bins'> & { bins: Uint8Array })
-          | undefined;
-        // The stored cell holds earlier records: added first, so a tie goes to the new ones.
-        const total = emptySeriesSum();
-        if (stored) addSeriesSum(total, { ...stored, bins: decodeBins(stored.bins) });
-        addSeriesSum(total, sum);
-        saveCellOf[which].run(
-          ...at,
-          total.count,
-          total.min,
-          total.max,
-          total.sum,
-          total.lastAt,
-          total.lastValue,
-          encodeBins(total.bins),
-        );
-      }
-    }
-    for (const { projectId, key, sum } of keys.values()) {
+    for (const { projectId, key, sum } of keys) {
       addSeries.run(projectId, key, sum.count, sum.lastAt, sum.lastValue);
     }
-    return last;
+    return seqs.at(-1) ?? after;
   }
 
   const exhaust = (index: (after: number) => number, after: number) => {

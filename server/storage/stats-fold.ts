@@ -1,0 +1,158 @@
+import { statusClass } from '../domain/record-facts.js';
+import {
+  addSeriesSum,
+  addSeriesValue,
+  emptySeriesSum,
+  type SeriesSum,
+} from '../domain/series-sum.js';
+import { binOf } from '../domain/sketch.js';
+import { CELL_UNITS, HOUR_MS, MINUTE_MS, TEN_MINUTES_MS } from '../domain/time-buckets.js';
+
+/**
+ * How records become statistics cells, for both backends (each stores the cells its own way):
+ * event counts per unit, event type and branch; series sums per minute, ten minutes and hour, of
+ * one branch and of all branches; and the sums per series key.
+ */
+
+/** A metric as the fold needs it: its numeric leaves, and where it is stored (PostgreSQL). */
+export interface FoldMetric {
+  projectId: string;
+  branch: string | null;
+  t: number;
+  seq?: number;
+  leaves: [string, number][];
+}
+
+export interface FoldEvent {
+  projectId: string;
+  eventType: string;
+  branch: string | null;
+  status: string | null;
+  createdAt: number;
+}
+
+/** Counts of one unit of events by status class (statusClass's order); branch '' is none. */
+export interface EventCellCounts {
+  projectId: string;
+  unit: number;
+  start: number;
+  eventType: string;
+  branch: string;
+  counts: [success: number, failure: number, cancelled: number, other: number];
+}
+
+/** A series' cell: `branch` null is the cell of all branches together. */
+export interface FoldedSeriesCell {
+  projectId: string;
+  key: string;
+  unit: number;
+  start: number;
+  branch: string | null;
+  sum: SeriesSum;
+}
+
+const STATUS_COLUMNS = ['success', 'failure', 'cancelled', 'other'];
+
+/** A cell's branch in a map key: any branch name (even "null") apart from all branches. */
+const branchId = (branch: string | null) => (branch === null ? '*' : `=${branch}`);
+
+/** The events' counts, a cell per unit (of CELL_UNITS), event type and branch. */
+export function foldEvents(events: Iterable<FoldEvent>): EventCellCounts[] {
+  const cells = new Map<string, EventCellCounts>();
+  for (const event of events) {
+    const column = STATUS_COLUMNS.indexOf(statusClass(event.status));
+    const branch = event.branch ?? '';
+    for (const unit of CELL_UNITS) {
+      const start = Math.floor(event.createdAt / unit) * unit;
+      const id = `${event.projectId}\n${unit}\n${start}\n${event.eventType}\n${branch}`;
+      let cell = cells.get(id);
+      if (!cell) {
+        const { projectId, eventType } = event;
+        cell = { projectId, unit, start, eventType, branch, counts: [0, 0, 0, 0] };
+        cells.set(id, cell);
+      }
+      cell.counts[column as 0] += 1;
+    }
+  }
+  return [...cells.values()];
+}
+
+/**
+ * The metrics' cells of every unit (given in storage order, so that on equal times the later
+ * record's value is the last), and their sums per series key (without bins: keys need no
+ * percentiles). Values go into minute cells only; ten-minute and hour cells and keys are sums of
+ * those (fewer steps per value: SQLite folds on the ingest path).
+ */
+export function foldMetrics(metrics: Iterable<FoldMetric>): {
+  cells: FoldedSeriesCell[];
+  keys: { projectId: string; key: string; sum: SeriesSum }[];
+} {
+  // By project, minute and branch, then by key.
+  const minutes = new Map<string, Map<string, FoldedSeriesCell>>();
+  for (const { projectId, t, seq, leaves, branch: rowBranch } of metrics) {
+    const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
+    const branch = rowBranch ?? '';
+    // Its branch's cells, and the cells of all branches.
+    const cellsOf = (cellBranch: string | null) => {
+      const id = `${projectId}\n${start}\n${branchId(cellBranch)}`;
+      let byKey = minutes.get(id);
+      if (!byKey) {
+        byKey = new Map();
+        minutes.set(id, byKey);
+      }
+      return byKey;
+    };
+    const own = cellsOf(branch);
+    const all = cellsOf(null);
+    for (const [key, value] of leaves) {
+      const bin = binOf(value);
+      for (const [byKey, cellBranch] of [
+        [own, branch],
+        [all, null],
+      ] as const) {
+        let cell = byKey.get(key);
+        if (!cell) {
+          cell = {
+            projectId,
+            key,
+            unit: MINUTE_MS,
+            start,
+            branch: cellBranch,
+            sum: emptySeriesSum(),
+          };
+          byKey.set(key, cell);
+        }
+        addSeriesValue(cell.sum, t, value, bin, seq);
+      }
+    }
+  }
+  // Ten-minute and hour cells are sums of the minute cells (no two minutes share a time).
+  const minuteCells = [...minutes.values()].flatMap((byKey) => [...byKey.values()]);
+  const sumUp = (unit: number) => {
+    const cells = new Map<string, FoldedSeriesCell>();
+    for (const cell of minuteCells) {
+      const start = Math.floor(cell.start / unit) * unit;
+      const id = `${cell.projectId}\n${cell.key}\n${start}\n${branchId(cell.branch)}`;
+      const known = cells.get(id);
+      if (known) addSeriesSum(known.sum, cell.sum);
+      else
+        cells.set(id, { ...cell, unit, start, sum: { ...cell.sum, bins: new Map(cell.sum.bins) } });
+    }
+    return cells.values();
+  };
+  const keys = new Map<string, { projectId: string; key: string; sum: SeriesSum }>();
+  for (const cell of minuteCells) {
+    if (cell.branch !== null) continue;
+    const seriesId = `${cell.projectId}\n${cell.key}`;
+    let series = keys.get(seriesId);
+    if (!series) {
+      series = { projectId: cell.projectId, key: cell.key, sum: emptySeriesSum() };
+      keys.set(seriesId, series);
+    }
+    addSeriesSum(series.sum, { ...cell.sum, bins: undefined });
+  }
+  return {
+    cells: [...minuteCells, ...sumUp(TEN_MINUTES_MS), ...sumUp(HOUR_MS)],
+    keys: [...keys.values()],
+  };
+}
