@@ -108,6 +108,9 @@ const EnvSchema = z
       .string()
       .regex(HEADER_TOKEN, 'BOOTSTRAP_API_KEY must be visible ASCII without spaces')
       .optional(),
+    SECRETS_KEY: secret('SECRETS_KEY')
+      .min(32, 'SECRETS_KEY must be at least 32 characters (for example `openssl rand -hex 32`)')
+      .optional(),
 
     DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
     FORWARDING_PROVIDER: z
@@ -205,6 +208,11 @@ export interface Config {
   databaseUrl: string | undefined;
   mailDomain: string;
   adminToken: string | undefined;
+  /**
+   * Seals the webhook tokens that outbox jobs hold while they wait (outbox/secret-box.ts);
+   * every replica of one database must share it.
+   */
+  secretsKey: string | undefined;
   logLevel: LogLevel;
   bodyLimit: number;
   /** The whole request, headers and body, must arrive within this (else 408). */
@@ -279,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     mailDomain: e.MAIL_DOMAIN,
     adminToken: e.ADMIN_TOKEN,
+    secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -3,10 +3,12 @@ import {
   parseDiscordWebhookUrl,
 } from '../../contract/discord-webhook.js';
 import type { IngestEventRequest } from '../../contract/events.js';
+import type { SecretBox } from './secret-box.js';
 
 /** E7's chat notification; the message is built at delivery from these fields. */
 export interface ChatNotificationJob {
   kind: 'chat-notification';
+  /** Its `path` holds the token: sealed (secret-box.ts) when SECRETS_KEY is set. */
   webhook: DiscordWebhookTarget;
   title: string;
   description: string | null;
@@ -43,13 +45,14 @@ export function chatNotification(
   event: IngestEventRequest,
   projectName: string,
   createdAt: number,
+  secrets: SecretBox,
 ): ChatNotificationJob | undefined {
   const chat = event.chatWebhook;
   const webhook = chat && parseDiscordWebhookUrl(chat.url);
   if (!chat || !webhook) return undefined;
   return {
     kind: 'chat-notification',
-    webhook,
+    webhook: { ...webhook, path: secrets.seal(webhook.path) },
     title: chat.title,
     description: chat.description ?? event.description ?? null,
     color: chat.color ?? event.color ?? null,

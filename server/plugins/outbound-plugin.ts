@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { OutboundHttp } from '../outbound/outbound-http.js';
+import { secretBox } from '../outbox/secret-box.js';
 import { brevoContacts } from '../providers/brevo.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import { type DiscordNotifier, discordNotifier } from '../providers/discord.js';
@@ -25,7 +26,7 @@ export const outboundPlugin = fp(
     const { forwarding, contacts, outbound } = app.config;
     const http = new OutboundHttp(outbound.timeoutMs);
     app.decorate('providers', {
-      discord: discordNotifier(http, outbound.discordApiOrigin),
+      discord: discordNotifier(http, outbound.discordApiOrigin, secretBox(app.config.secretsKey)),
       forwarding:
         forwarding.provider === 'improvmx' ? improvMxForwarding(http, forwarding) : undefined,
       contacts: contacts.provider === 'brevo' ? brevoContacts(http, contacts) : undefined,

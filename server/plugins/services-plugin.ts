@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { secretBox } from '../outbox/secret-box.js';
 import { createServices, type Services } from '../services/services.js';
 
 declare module 'fastify' {
@@ -17,6 +18,7 @@ export const servicesPlugin = fp(
         forwarding: app.providers.forwarding,
         contacts: app.providers.contacts !== undefined,
         log: app.logger,
+        secrets: secretBox(app.config.secretsKey),
       }),
     );
   },

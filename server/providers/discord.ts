@@ -1,6 +1,7 @@
 import { secondsToMs } from '../../contract/retry.js';
 import type { OutboundHttp, ResponseHeaders } from '../outbound/outbound-http.js';
 import type { ChatNotificationJob } from '../outbox/outbox-jobs.js';
+import type { SecretBox } from '../outbox/secret-box.js';
 
 /** Discord's documented embed limits (characters). */
 export const DiscordLimits = {
@@ -113,7 +114,7 @@ export function discordReadyAt(
  * answers state it, is remembered, so the worker can wait for it before sending the next message
  * to that webhook instead of earning a 429.
  */
-export function discordNotifier(http: OutboundHttp, origin: string) {
+export function discordNotifier(http: OutboundHttp, origin: string, secrets: SecretBox) {
   /** Webhook id -> epoch ms before which it must not be called. */
   const limited = new Map<string, number>();
   return {
@@ -129,10 +130,11 @@ export function discordNotifier(http: OutboundHttp, origin: string) {
     async send(job: ChatNotificationJob): Promise<void> {
       const query = new URLSearchParams({ wait: 'true' });
       if (job.webhook.threadId) query.set('thread_id', job.webhook.threadId);
-      const token = job.webhook.path.split('/').at(-1) ?? '';
+      const path = secrets.open(job.webhook.path);
+      const token = path.split('/').at(-1) ?? '';
       await http.send({
         method: 'POST',
-        url: `${origin}${job.webhook.path}?${query}`,
+        url: `${origin}${path}?${query}`,
         json: buildDiscordMessage(job),
         secrets: [token],
         service: 'Discord',

@@ -3,6 +3,7 @@ import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metric
 import { newRecordId } from '../domain/ids.js';
 import { branchOf, seriesOf, statusOf } from '../domain/record-facts.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
+import type { SecretBox } from '../outbox/secret-box.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
 import type { Answer, Idempotency } from './idempotency-service.js';
 import type { ProjectAccess } from './project-access.js';
@@ -16,7 +17,12 @@ export interface IngestResponse {
  * E7 and E8: check the project belongs to the caller, store, once per Idempotency-Key. The
  * answer is given only once the record is durable.
  */
-export function ingestService(storage: Storage, access: ProjectAccess, idempotency: Idempotency) {
+export function ingestService(
+  storage: Storage,
+  access: ProjectAccess,
+  idempotency: Idempotency,
+  secrets: SecretBox,
+) {
   return {
     async event(
       caller: KeyOwner,
@@ -40,7 +46,7 @@ export function ingestService(storage: Storage, access: ProjectAccess, idempoten
           status: statusOf(event.payload),
         },
         // Queued in the same transaction as the event: it is sent exactly when the event exists.
-        notification: chatNotification(event, project.name, createdAt),
+        notification: chatNotification(event, project.name, createdAt, secrets),
       };
       return idempotency.once(
         caller.accountId,

@@ -1,4 +1,5 @@
 import { IDEMPOTENCY_TTL_MS } from '../../contract/idempotency-key.js';
+import type { SecretBox } from '../outbox/secret-box.js';
 import { type ForwardingProvider, localForwarding } from '../providers/forwarding-provider.js';
 import type { Storage } from '../storage/storage.js';
 import { adminService } from './admin-service.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   /** Whether a contacts provider is configured. */
   contacts: boolean;
   log: Logger;
+  /** Seals the webhook tokens of the notification jobs that E7 queues. */
+  secrets: SecretBox;
 }
 
 /**
@@ -59,7 +62,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
-    ingest: ingestService(storage, access, idempotency()),
+    ingest: ingestService(storage, access, idempotency(), options.secrets),
     records,
     stats,
     shareLinks,

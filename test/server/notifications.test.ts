@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPage, NotificationState } from '../../contract/readback.js';
+import { secretBox } from '../../server/outbox/secret-box.js';
 import { selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -242,5 +243,57 @@ describe('durability', () => {
       .map((r) => (r.body as { embeds: { title: string }[] }).embeds[0]?.title)
       .sort();
     expect(successes).toEqual(Array.from({ length: 10 }, (_, i) => `n${i}`).sort());
+  });
+});
+
+describe('webhook tokens sealed with SECRETS_KEY', () => {
+  const KEY = 'k'.repeat(16) + '0123456789abcdef0123456789abcdef';
+
+  it('the job holds only ciphertext while it waits; the message still reaches the webhook', async () => {
+    // The first attempt is refused for now (500): the job waits, as stored, for its retry.
+    discord.queue({ status: 500 });
+    await start({ SECRETS_KEY: KEY });
+    me = await server.account();
+    const eventId = await notify();
+    await discord.waitFor(1);
+    const [row] = await selectRows(server.database, 'SELECT payload FROM outbox');
+    const payload = String(row?.payload);
+    expect(payload).toContain(WEBHOOK_ID);
+    expect(payload).not.toContain(TOKEN);
+    expect(payload).toMatch(/"path":"sealed:v1:[\w-]+:[\w-]+"/);
+    expect((await settled(eventId)).status).toBe('delivered');
+    expect(discord.requests.map((r) => r.path)).toEqual([
+      `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`,
+      `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`,
+    ]);
+  });
+
+  it('a job sealed with another key, or with a key no longer set, fails for good, saying so', async () => {
+    for (const [env, error] of [
+      [{ SECRETS_KEY: `${KEY}-other` }, 'sealed with another SECRETS_KEY'],
+      [{}, 'sealed with SECRETS_KEY, which is not set'],
+    ] as const) {
+      await start(env);
+      const path = `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`;
+      await server.app.storage.outbox.enqueue({
+        kind: 'chat-notification',
+        webhook: { path: secretBox(KEY).seal(path), webhookId: WEBHOOK_ID },
+        title: 'Sealed elsewhere',
+        description: null,
+        color: null,
+        projectId: 'p',
+        projectName: 'P',
+        eventType: 'deploy',
+        eventCreatedAt: new Date().toISOString(),
+      });
+      await expect
+        .poll(async () =>
+          selectRows(server.database, 'SELECT status, attempts, last_error FROM outbox'),
+        )
+        .toEqual([{ status: 'failed', attempts: 1, last_error: error }]);
+      // The last one is closed after the test.
+      if (Object.keys(env).length > 0) await server.close();
+    }
+    expect(discord.requests).toEqual([]);
   });
 });

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { EventPage } from '../../contract/readback.js';
+import { FakeService } from '../helpers/fake-service.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { connect } from '../helpers/test-database.js';
+
+/**
+ * PostgreSQL's counterpart of erased-secrets.test.ts. PostgreSQL keeps a row's old versions until
+ * VACUUM, and does not zero the space VACUUM frees: a delivered job's webhook token stays in the
+ * table's pages, and its WAL, after its payload is cleared. With SECRETS_KEY the token is sealed
+ * before it is stored, so no page and no WAL segment ever holds it; without, the test sees it
+ * (which shows that the search finds what it looks for).
+ */
+
+const WEBHOOK_ID = '123456789012345678';
+let discord: FakeService;
+let server: TestServer | undefined;
+beforeEach(async () => {
+  discord = new FakeService().fallback({ status: 200, body: { id: '1' } });
+  await discord.start();
+});
+afterEach(async () => {
+  await server?.close();
+  await discord.stop();
+});
+
+/** Delivers one notification; then the files of the outbox table, checkpointed (and vacuumed). */
+async function deliverAndRead(env: Record<string, string>, token: string, vacuum: boolean) {
+  server = await startTestServer({ DISCORD_API_ORIGIN: discord.origin, ...env });
+  const me = await server.account();
+  const res = await server.call('POST', '/stats/ingest-events', {
+    key: me.apiKey,
+    body: {
+      projectId: me.projectId,
+      eventType: 'deploy',
+      chatWebhook: { url: `https://discord.com/api/webhooks/${WEBHOOK_ID}/${token}`, title: 'x' },
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  await expect
+    .poll(async () => {
+      const page = await (server as TestServer).call(
+        'GET',
+        `/stats/get-events?projectId=${me.projectId}`,
+        { key: me.apiKey },
+      );
+      return (page.json() as EventPage).events[0]?.notification?.status;
+    })
+    .toBe('delivered');
+  expect(discord.requests.at(-1)?.path).toBe(`/api/webhooks/${WEBHOOK_ID}/${token}`);
+  const sql = connect(server.database.location);
+  try {
+    if (vacuum) await sql`VACUUM outbox`;
+    await sql`CHECKPOINT`;
+    const [where] = await sql<{ dir: string; file: string }[]>`
+      SELECT current_setting('data_directory') AS dir, pg_relation_filepath('outbox') AS file`;
+    const file = join(where?.dir as string, where?.file as string);
+    // Run where the tests run: the database's files must be readable here (CI: same machine).
+    expect(existsSync(file), `${file} is not readable here`).toBe(true);
+    return { table: readFileSync(file), wal: join(where?.dir as string, 'pg_wal') };
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+const tokenOf = () => `ERASE_ME_${randomBytes(24).toString('hex')}`;
+
+/** Whether a WAL segment written since `since` holds the text. */
+function walHolds(wal: string, text: string, since: number) {
+  return readdirSync(wal)
+    .filter((name) => /^[0-9A-F]{24}$/.test(name) && statSync(join(wal, name)).mtimeMs >= since)
+    .some((name) => readFileSync(join(wal, name)).includes(text));
+}
+
+it('without SECRETS_KEY a delivered token stays in the table’s pages (what the search finds)', async () => {
+  const since = Date.now() - 1000;
+  const token = tokenOf();
+  const { table, wal } = await deliverAndRead({}, token, false);
+  expect(table.includes(token)).toBe(true);
+  expect(walHolds(wal, token, since)).toBe(true);
+});
+
+it('with SECRETS_KEY no page of the table and no WAL segment ever holds the token', async () => {
+  for (const vacuum of [false, true]) {
+    const since = Date.now() - 1000;
+    const token = tokenOf();
+    const { table, wal } = await deliverAndRead(
+      { SECRETS_KEY: randomBytes(32).toString('hex') },
+      token,
+      vacuum,
+    );
+    expect(table.includes(token)).toBe(false);
+    expect(table.includes(token.slice(9, 30))).toBe(false);
+    expect(walHolds(wal, token, since)).toBe(false);
+    await server?.close();
+    server = undefined;
+  }
+});
