@@ -29,6 +29,9 @@ export async function seedHistoryPostgres(
              (ARRAY['success', 'success', 'success', 'success', 'failure', 'cancelled',
                     'skipped'])[i % 7 + 1] AS status
         FROM generate_series(0, ${count - 1}::int) AS i`;
+    // Without the triggers that queue each statement's records for the statistics fold: one row
+    // of a million seqs would be folded in one transaction. The seed queues them in chunks.
+    await sql`SET session_replication_role = replica`;
     await sql`SELECT setseed(0.12345)`;
     await sql`
       INSERT INTO events
@@ -67,7 +70,7 @@ export async function seedHistoryPostgres(
       INSERT INTO branches (project_id, branch)
       VALUES (${projectId}, 'main'), (${projectId}, 'develop'), (${projectId}, 'feature/login')
       ON CONFLICT DO NOTHING`;
-    // Queued for the statistics cells as the ingest statement would have, then folded as a
+    // Queued for the statistics cells as migration 3 queues stored records, then folded as a
     // replica folds them (SQLite's seed folds too).
     await sql`INSERT INTO stats_queue (events, metrics)
               SELECT array_agg(seq ORDER BY seq), '{}' FROM events WHERE project_id = ${projectId}

@@ -51,12 +51,6 @@ const app = await build(config);
 if (config.adminToken !== undefined && config.adminToken.length < 16) {
   app.logger.warn('ADMIN_TOKEN is shorter than 16 characters; use a long random token');
 }
-if (config.databaseUrl !== undefined && config.secretsKey === undefined) {
-  // PostgreSQL keeps old row versions until VACUUM and never zeroes freed space.
-  app.logger.warn(
-    'SECRETS_KEY is not set: webhook tokens of pending notifications are stored as they are, and stay in PostgreSQL pages after delivery; set SECRETS_KEY (the same on every replica)',
-  );
-}
 
 // Long enough for the requests in flight and for deliveries, which each end within their timeout.
 const shutdownDeadlineMs = config.outbound.timeoutMs + 10_000;
@@ -80,6 +74,14 @@ try {
   process.stderr.write(`Cannot listen on ${config.host}:${config.port}: ${listenFailure(error)}\n`);
   await app.close();
   process.exit(1);
+}
+
+// Once listening (a start that fails says only why, in one line).
+if (config.databaseUrl !== undefined && config.secretsKey === undefined) {
+  // PostgreSQL keeps old row versions until VACUUM and never zeroes freed space.
+  app.logger.warn(
+    'SECRETS_KEY is not set: webhook tokens of pending notifications are stored as they are, and stay in PostgreSQL pages after delivery; set SECRETS_KEY (the same on every replica)',
+  );
 }
 
 const boot = config.bootstrapApiKey === undefined ? await bootstrap() : given;

@@ -52,7 +52,7 @@ export function chatNotification(
   if (!chat || !webhook) return undefined;
   return {
     kind: 'chat-notification',
-    webhook: { ...webhook, path: secrets.seal(webhook.path) },
+    webhook: { ...webhook, path: secrets.seal(webhook.path, webhook.webhookId) },
     title: chat.title,
     description: chat.description ?? event.description ?? null,
     color: chat.color ?? event.color ?? null,

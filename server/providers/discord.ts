@@ -130,7 +130,7 @@ export function discordNotifier(http: OutboundHttp, origin: string, secrets: Sec
     async send(job: ChatNotificationJob): Promise<void> {
       const query = new URLSearchParams({ wait: 'true' });
       if (job.webhook.threadId) query.set('thread_id', job.webhook.threadId);
-      const path = secrets.open(job.webhook.path);
+      const path = secrets.open(job.webhook.path, job.webhook.webhookId);
       const token = path.split('/').at(-1) ?? '';
       await http.send({
         method: 'POST',

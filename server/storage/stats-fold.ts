@@ -64,7 +64,8 @@ export function foldEvents(events: Iterable<FoldEvent>): EventCellCounts[] {
     const branch = event.branch ?? '';
     for (const unit of CELL_UNITS) {
       const start = Math.floor(event.createdAt / unit) * unit;
-      const id = `${event.projectId}\n${unit}\n${start}\n${event.eventType}\n${branch}`;
+      // Two texts that may hold anything: the first one's length keeps the id unambiguous.
+      const id = `${event.projectId}\n${unit}\n${start}\n${event.eventType.length}\n${event.eventType}${branch}`;
       let cell = cells.get(id);
       if (!cell) {
         const { projectId, eventType } = event;
@@ -132,7 +133,7 @@ export function foldMetrics(metrics: Iterable<FoldMetric>): {
     const cells = new Map<string, FoldedSeriesCell>();
     for (const cell of minuteCells) {
       const start = Math.floor(cell.start / unit) * unit;
-      const id = `${cell.projectId}\n${cell.key}\n${start}\n${branchId(cell.branch)}`;
+      const id = `${cell.projectId}\n${start}\n${cell.key.length}\n${cell.key}${branchId(cell.branch)}`;
       const known = cells.get(id);
       if (known) addSeriesSum(known.sum, cell.sum);
       else

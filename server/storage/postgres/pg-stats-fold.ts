@@ -70,30 +70,33 @@ export function pgStatsFold(pool: Sql, everyMs: number) {
 
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  // Whether this replica stored records since its last turn (or has just started: records of a
-  // migration or of a replica that died may wait). An idle replica still looks every
-  // IDLE_TURNS turns, for other replicas' records when their folds failed.
-  let stored = true;
+  let stopping = false;
+  // The turns still to fold for records this replica stored: 2, so that records committed just
+  // after a turn read the queue (or in a caller's transaction, after the append) are folded at
+  // the next. 2 at the start too: records of a migration or of a replica that died may wait. An
+  // idle replica still looks every IDLE_TURNS turns, for other replicas' records.
+  let storedTurns = 2;
   let idleTurns = 0;
 
-  /** Folds what is queued (unless another replica is folding). */
+  /** Folds what is queued (unless another replica is folding, or a turn is under way). */
   const turn = () => {
-    if (!stored && ++idleTurns < IDLE_TURNS) return running;
-    stored = false;
+    if (running) return running;
+    if (storedTurns === 0 && ++idleTurns < IDLE_TURNS) return undefined;
+    storedTurns = Math.max(0, storedTurns - 1);
     idleTurns = 0;
-    running ??= (async () => {
+    running = (async () => {
       try {
         // One chunk a turn, unless a backlog waits: under load, folding what arrived during the
         // last chunk again and again cost E8 a tenth of its throughput.
         let folded: Awaited<ReturnType<typeof foldChunk>>;
         do folded = await foldChunk(false);
-        while (folded === 'more');
+        while (folded === 'more' && !stopping);
         // Another replica is folding: it may stop short of what this one stored since.
-        if (folded === 'locked') stored = true;
+        if (folded === 'locked') storedTurns = Math.max(storedTurns, 1);
       } catch {
         // The database is away (or the pool closing): the records wait for the next turn, and
         // reads add them meanwhile.
-        stored = true;
+        storedTurns = Math.max(storedTurns, 1);
       } finally {
         running = undefined;
       }
@@ -102,16 +105,17 @@ export function pgStatsFold(pool: Sql, everyMs: number) {
   };
 
   return {
-    /** This replica stored records: they are folded at its next turn. */
+    /** This replica stored records: they are folded at one of its next two turns. */
     stored() {
-      stored = true;
+      storedTurns = 2;
     },
     start() {
       timer ??= setInterval(turn, everyMs);
       timer.unref();
     },
-    /** Stops the turns and waits for the one under way (before the pool closes). */
+    /** Stops the turns and waits for the chunk under way (before the pool closes). */
     async stop() {
+      stopping = true;
       clearInterval(timer);
       timer = undefined;
       await running;
@@ -181,8 +185,9 @@ async function foldMetricsInto(sql: Sql, seqs: number[]) {
 async function saveCells(sql: Sql, cells: FoldedSeriesCell[], withBranch: boolean) {
   if (cells.length === 0) return;
   const table = sql(withBranch ? 'series_cells' : 'series_totals');
+  // The key's length keeps the id unambiguous whatever the key and the branch hold.
   const idOf = (c: { p: string; k: string; b?: string | null; u: number; s: number }) =>
-    `${c.p}\n${c.k}\n${c.b ?? ''}\n${c.u}\n${c.s}`;
+    `${c.p}\n${c.u}\n${c.s}\n${c.k.length}\n${c.k}${c.b ?? ''}`;
   const at = cells.map((c) => ({
     p: c.projectId,
     k: c.key,
