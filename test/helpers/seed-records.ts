@@ -4,7 +4,7 @@ import { branchOf, seriesOf, statusOf } from '../../server/domain/record-facts.j
 import { FOLD_LOCK } from '../../server/storage/postgres/pg-stats-fold.js';
 import { selectColumn } from './database.js';
 import type { TestServer } from './server.js';
-import { connect, onPostgres } from './test-database.js';
+import { connect, onPostgres, type TestDatabase } from './test-database.js';
 
 /**
  * Stores records with chosen times through the real storage (its group commit and statistics
@@ -87,13 +87,14 @@ export async function foldStatistics(server: TestServer, after: number): Promise
 }
 
 /**
- * Keeps the server from folding until released, for tests that read records not folded yet:
+ * Keeps the servers of a database from folding until released, for tests that read records not
+ * folded yet (it may be held before a server starts):
  * PostgreSQL replicas skip their turn while another session holds the fold's lock (this one).
  * SQLite folds only in a commit that stores a record, which such tests do not make.
  */
-export async function holdFolds(server: TestServer): Promise<{ release(): Promise<void> }> {
+export async function holdFolds(database: TestDatabase): Promise<{ release(): Promise<void> }> {
   if (!onPostgres) return { release: async () => {} };
-  const sql = connect(server.database.location);
+  const sql = connect(database.location);
   await sql`SELECT pg_advisory_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]})`;
   let released: Promise<void> | undefined;
   const held = {

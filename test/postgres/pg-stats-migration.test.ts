@@ -3,8 +3,8 @@ import { Paths } from '../../contract/paths.js';
 import type { BuildSummary, MetricSeries } from '../../contract/stats-queries.js';
 import { migrate, type Sql } from '../../server/storage/postgres/pg-database.js';
 import { pgMigrations } from '../../server/storage/postgres/pg-migrations.js';
-import { FOLD_LOCK } from '../../server/storage/postgres/pg-stats-fold.js';
 import { selectColumn } from '../helpers/database.js';
+import { holdFolds } from '../helpers/seed-records.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 import { connect, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -51,8 +51,7 @@ it('queues the records stored before the cells, folds them, and answers the same
   }
 
   // The replicas' folds wait until the answers from the records alone are read.
-  const folds = connect(database.location);
-  await folds`SELECT pg_advisory_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]})`;
+  const folds = await holdFolds(database);
   server = await startTestServer({}, database);
   const queued = async () =>
     Number((await selectColumn(database, 'SELECT count(*) FROM stats_queue'))[0]);
@@ -91,8 +90,7 @@ it('queues the records stored before the cells, folds them, and answers the same
   expect(summary.buckets.reduce((n, b) => n + b.success + b.failure, 0)).toBe(13_000);
   expect(series.buckets.at(-1)?.last).toBe(25_999 % 100);
   // Released, the replica's next turn (within a second) folds them all.
-  await folds`SELECT pg_advisory_unlock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]})`;
-  await folds.end({ timeout: 1 });
+  await folds.release();
   await expect.poll(queued, { timeout: 10_000, interval: 100 }).toBe(0);
   const [cells] = await selectColumn(
     database,

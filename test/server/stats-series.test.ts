@@ -92,7 +92,7 @@ const FOLDS = [false, true];
 
 describe('GET /stats/get-metric-series', () => {
   it('matches the plain computation for any range, bucket count and branch', async () => {
-    const held = await holdFolds(server);
+    const held = await holdFolds(server.database);
     const random = seededRandom(42);
     const points: Point[] = [];
     // Three days of records at random milliseconds, three branches, some values negative or 0.
@@ -288,7 +288,7 @@ describe('GET /stats/get-metric-keys', () => {
 
 describe('GET /stats/get-build-summary', () => {
   it('counts events by status per bucket; the success rate ignores cancelled and other', async () => {
-    const held = await holdFolds(server);
+    const held = await holdFolds(server.database);
     const random = seededRandom(7);
     const statuses = ['success', 'success', 'failure', 'cancelled', 'skipped', null] as const;
     const events: { t: number; status: string | null; branch: string | null; type: string }[] = [];

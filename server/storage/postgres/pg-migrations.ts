@@ -9,6 +9,12 @@
  * cells are folded from the records a moment later (stats_queue, pg-stats-fold.ts), and outbox
  * jobs carry a lease so that several replicas can share them.
  */
+/** What a statistics cell of a series holds (series_cells and series_totals), as on SQLite. */
+const SERIES_SUM_COLUMNS = `count BIGINT NOT NULL, min DOUBLE PRECISION NOT NULL,
+        max DOUBLE PRECISION NOT NULL, sum DOUBLE PRECISION NOT NULL, last_at BIGINT NOT NULL,
+        last_seq BIGINT NOT NULL, last_value DOUBLE PRECISION NOT NULL,
+        bin_keys INTEGER[] NOT NULL, bin_counts BIGINT[] NOT NULL,`;
+
 export interface PgMigration {
   version: number;
   name: string;
@@ -194,15 +200,7 @@ export const pgMigrations: PgMigration[] = [
         unit       INTEGER NOT NULL,
         start      BIGINT NOT NULL,
         branch     TEXT NOT NULL,
-        count      BIGINT NOT NULL,
-        min        DOUBLE PRECISION NOT NULL,
-        max        DOUBLE PRECISION NOT NULL,
-        sum        DOUBLE PRECISION NOT NULL,
-        last_at    BIGINT NOT NULL,
-        last_seq   BIGINT NOT NULL,
-        last_value DOUBLE PRECISION NOT NULL,
-        bin_keys   INTEGER[] NOT NULL,
-        bin_counts BIGINT[] NOT NULL,
+        ${SERIES_SUM_COLUMNS}
         PRIMARY KEY (project_id, key, branch, unit, start)
       );
       CREATE TABLE series_totals (
@@ -210,15 +208,7 @@ export const pgMigrations: PgMigration[] = [
         key        TEXT NOT NULL,
         unit       INTEGER NOT NULL,
         start      BIGINT NOT NULL,
-        count      BIGINT NOT NULL,
-        min        DOUBLE PRECISION NOT NULL,
-        max        DOUBLE PRECISION NOT NULL,
-        sum        DOUBLE PRECISION NOT NULL,
-        last_at    BIGINT NOT NULL,
-        last_seq   BIGINT NOT NULL,
-        last_value DOUBLE PRECISION NOT NULL,
-        bin_keys   INTEGER[] NOT NULL,
-        bin_counts BIGINT[] NOT NULL,
+        ${SERIES_SUM_COLUMNS}
         PRIMARY KEY (project_id, key, unit, start)
       );
       -- Events by unit, type and branch ('' for none), counted by status class.

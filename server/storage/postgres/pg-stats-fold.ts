@@ -5,7 +5,7 @@ import { integerArray, integersOf, type Sql } from './pg-database.js';
 
 /** Records folded in one transaction, at most (bounds memory when a migration queued millions). */
 const CHUNK = 20_000;
-/** Queue rows looked at per transaction, at most (each row is one ingest statement's records). */
+/** Queue rows looked at per transaction, at most (each row: one statement's records of a table). */
 const QUEUE_ROWS = 2_000;
 /** An idle replica's turns that skip the queue (it looks once in this many). */
 const IDLE_TURNS = 30;
@@ -27,7 +27,7 @@ export function binsOf(keys: string, counts: string): [number, number][] {
 }
 
 /**
- * Folds the records the ingest statements queued (stats_queue) into the statistics cells, as
+ * Folds the records the tables' triggers queued (stats_queue) into the statistics cells, as
  * SQLite folds its records: the same cells (stats-fold.ts), off the ingest path. One replica
  * folds at a time (an advisory lock; the others skip their turn), in a transaction that writes
  * the cells and removes the queue rows it folded, so a record is counted in the cells exactly
@@ -133,7 +133,7 @@ async function foldEventsInto(sql: Sql, seqs: number[]) {
     SELECT project_id AS "projectId", event_type AS "eventType", branch, status,
            created_at AS "createdAt"
       FROM events WHERE seq = ANY(${integerArray(seqs)}::bigint[])`;
-  const cells = foldEvents(events).map(({ counts, ...cell }) => ({ ...cell, counts }));
+  const cells = foldEvents(events);
   // In key order, as every write of these rows (one fold at a time, but a habit that costs nothing).
   await sql`
     INSERT INTO event_cells
