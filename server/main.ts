@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { logsRequests } from './logger.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
+import { onStopSignal, STOP_SIGNALS } from './stop-signals.js';
 
 /** Exit code for a configuration the server cannot start with. */
 const EXIT_CONFIG = 2;
@@ -54,10 +55,17 @@ if (config.adminToken !== undefined && config.adminToken.length < 16) {
 
 // Long enough for the requests in flight and for deliveries, which each end within their timeout.
 const shutdownDeadlineMs = config.outbound.timeoutMs + 10_000;
-closeWithGrace({ delay: shutdownDeadlineMs, logger: app.logger }, async ({ signal, err }) => {
-  if (err) app.logger.error({ err }, 'closing after an unexpected error');
-  else app.logger.info({ signal }, 'closing: finishing requests in flight');
-  await app.close();
+const grace = closeWithGrace(
+  { delay: shutdownDeadlineMs, logger: app.logger, skip: [...STOP_SIGNALS] },
+  async ({ signal, err }) => {
+    if (err) app.logger.error({ err }, 'closing after an unexpected error');
+    else if (signal) app.logger.info({ signal }, 'closing: finishing requests in flight');
+    await app.close();
+  },
+);
+onStopSignal((signal) => {
+  app.logger.info({ signal }, 'closing: finishing requests in flight');
+  void grace.close();
 });
 
 const bootstrap = () => bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);
