@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { buildIfStale } from '../scripts/build-state.js';
 
 /** What the Action's and the CLI's bundles are built from: when any of it changes, dist/ is rebuilt. */
-const BUNDLE_INPUTS = ['action', 'cli', 'reporter', 'contract', 'scripts', 'package-lock.json'];
+const BUNDLE_INPUTS = [
+  'action',
+  'cli',
+  'reporter',
+  'contract',
+  'scripts',
+  'package.json',
+  'package-lock.json',
+];
 const STAMP = join('build', 'bundle-inputs.sha256');
 
 /** Every file at or under `path`, in a stable order. */
