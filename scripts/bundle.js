@@ -1,5 +1,12 @@
 // npm run bundle: the Action (dist/index.js) and the CLI (dist/cli.js), each one file built by ncc.
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { minify } from 'terser';
