@@ -74,7 +74,11 @@ if (config.databaseUrl === undefined && !values.create && !existsSync(config.dat
   );
 }
 
-const storage = await openStorage(config).catch((error: unknown) =>
+const storage = await openStorage(config, ({ file, from, to }) =>
+  process.stderr.write(
+    `backed up the database to ${file} before migrating it (schema ${from} to ${to})\n`,
+  ),
+).catch((error: unknown) =>
   fail(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`, 1),
 );
 const admin = adminService(

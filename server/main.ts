@@ -4,8 +4,9 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { logsRequests } from './logger.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
 import { onStopSignal, STOP_SIGNALS } from './stop-signals.js';
+import { NewerSchemaError } from './storage/schema-version.js';
 
-/** Exit code for a configuration the server cannot start with. */
+/** Exit code for a configuration (or a database) the server cannot start with, whatever the retries. */
 const EXIT_CONFIG = 2;
 
 /** Why listening failed, in words (the usual causes), else Node's own message. */
@@ -34,7 +35,8 @@ async function build(config: Config) {
   } catch (error) {
     const where = config.databaseUrl === undefined ? config.databasePath : 'DATABASE_URL';
     process.stderr.write(`Cannot open the database (${where}): ${describe(error)}\n`);
-    process.exit(1);
+    // A newer schema stays newer: restarting (systemd's Restart=on-failure) cannot help.
+    process.exit(error instanceof NewerSchemaError ? EXIT_CONFIG : 1);
   }
 }
 
