@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { SpecError } from './error-texts.js';
-import { concerns, type IssuePaths } from './fields.js';
+import { concerns, pickErrorText } from './fields.js';
 import { isJsonObject } from './json.js';
 import { Limits } from './limits.js';
 import { ProjectName } from './projects.js';
@@ -25,23 +25,28 @@ export const AdminError = {
   keyNotFound: 'Key not found.',
 } as const;
 
-export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string =>
-  isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+export const createAccountErrorText = pickErrorText(
+  [AdminError.labelInvalid, SpecError.invalidBody],
+  (_paths, body) => (isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody),
+);
 
 /** POST /admin/accounts/:accountId/projects: fields other than `name` are ignored. */
 export const AdminCreateProjectRequest = z.looseObject({ name: ProjectName });
 export type AdminCreateProjectRequest = z.infer<typeof AdminCreateProjectRequest>;
 
 /** The 400 texts of a project name (admin API, CLI and POST /stats/create-project). */
-export function createProjectErrorText(paths: IssuePaths, body: unknown): string {
-  const name = (body as { name?: unknown } | null)?.name;
-  if (!concerns(paths, 'name') || name === undefined || name === null) {
-    return AdminError.nameRequired;
-  }
-  return typeof name === 'string' && name.trim() === ''
-    ? AdminError.nameRequired
-    : AdminError.nameInvalid;
-}
+export const createProjectErrorText = pickErrorText(
+  [AdminError.nameRequired, AdminError.nameInvalid],
+  (paths, body) => {
+    const name = (body as { name?: unknown } | null)?.name;
+    if (!concerns(paths, 'name') || name === undefined || name === null) {
+      return AdminError.nameRequired;
+    }
+    return typeof name === 'string' && name.trim() === ''
+      ? AdminError.nameRequired
+      : AdminError.nameInvalid;
+  },
+);
 
 export const AccountParams = z.object({ accountId: z.string() });
 export const KeyParams = z.object({ keyId: z.string() });

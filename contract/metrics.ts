@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
-import { concerns, type IssuePaths, jsonObject, requiredText } from './fields.js';
+import { concerns, jsonObject, pickErrorText, requiredText } from './fields.js';
 import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
 
@@ -21,15 +21,23 @@ export const METRIC_INGESTED = 'Metric ingested successfully.';
  * E8's 400 texts, in the spec's order: the project id is judged first, then the payload; anything
  * else wrong with the body (unknown fields) gets the generic text.
  */
-export function ingestMetricErrorText(paths: IssuePaths, body: unknown): string {
-  if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
-  if (concerns(paths, 'payload')) {
-    const { payload } = body;
-    const tooLarge =
-      isJsonObject(payload) &&
-      jsonDepthWithin(payload, Limits.payloadDepth) &&
-      !jsonFits(payload, Limits.payloadBytes);
-    return tooLarge ? OwnError.metricPayloadTooLarge : SpecError.metricPayloadRequired;
-  }
-  return SpecError.invalidBody;
-}
+export const ingestMetricErrorText = pickErrorText(
+  [
+    SpecError.projectIdRequired,
+    SpecError.metricPayloadRequired,
+    OwnError.metricPayloadTooLarge,
+    SpecError.invalidBody,
+  ],
+  (paths, body) => {
+    if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
+    if (concerns(paths, 'payload')) {
+      const { payload } = body;
+      const tooLarge =
+        isJsonObject(payload) &&
+        jsonDepthWithin(payload, Limits.payloadDepth) &&
+        !jsonFits(payload, Limits.payloadBytes);
+      return tooLarge ? OwnError.metricPayloadTooLarge : SpecError.metricPayloadRequired;
+    }
+    return SpecError.invalidBody;
+  },
+);

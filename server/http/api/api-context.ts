@@ -34,15 +34,15 @@ export async function apiContext(app: FastifyInstance) {
   await rateLimits(app);
   countBadKeys(app);
   const areas = [
-    [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
-    [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
-    [Areas.account, SpecError.unauthorizedSite, accountRoutes],
-    [Areas.stats, SpecError.unauthorizedStats, statsRoutes],
+    [Areas.forwarding, 'Email forwarding', SpecError.unauthorizedForwarding, emailForwardingRoutes],
+    [Areas.pagesite, 'Site', SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
+    [Areas.account, 'Account', SpecError.unauthorizedSite, accountRoutes],
+    [Areas.stats, 'Statistics', SpecError.unauthorizedStats, statsRoutes],
   ] as const;
-  for (const [prefix, unauthorized, routes, publicRoutes] of areas) {
-    await app.register(apiArea(unauthorized, routes, publicRoutes), { prefix });
+  for (const [prefix, tag, unauthorized, routes, publicRoutes] of areas) {
+    await app.register(apiArea(tag, unauthorized, routes, publicRoutes), { prefix });
     // The hosted service's path for the same area: the same plugin, mounted a second time.
-    await app.register(apiArea(unauthorized, routes, publicRoutes), {
+    await app.register(apiArea(tag, unauthorized, routes, publicRoutes), {
       prefix: HostedAreas[prefix],
     });
   }

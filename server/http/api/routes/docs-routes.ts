@@ -20,7 +20,7 @@ export async function docsRoutes(app: FastifyInstance) {
 
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/docs/api/reference', { schema: { hide: true } }, async (_request, reply) => {
     page ??= renderDocument(
       ApiDocsView({
         document: app.swagger() as unknown as OpenApiDocument,
