@@ -29,4 +29,5 @@ if ! systemd-analyze security --offline=true --threshold=20 "$work/$unit" > "$wo
   grep -v '^✓' "$work/security.txt" >&2
   exit 1
 fi
+sh -n ci-stats-admin
 echo "$unit: verified; $(tail -n 1 "$work/security.txt" | sed 's/^→ //')"

@@ -1,4 +1,4 @@
-// `npm start` and `npm run admin`: compile only when a source is newer than build/, then run the
+// `npm start`, `npm run admin` (and `npm run docs:openapi`): compile only when a source is newer than build/, then run the
 // program in this very process. No child process: the signals npm forwards (SIGTERM, SIGINT)
 // reach the server itself, and nothing is left running when this process ends.
 import { dirname, join } from 'node:path';
@@ -8,6 +8,7 @@ import { buildIfStale } from './build-state.js';
 const PROGRAMS = {
   server: join('build', 'server', 'main.js'),
   admin: join('build', 'server', 'admin-cli.js'),
+  openapi: join('build', 'server', 'write-openapi.js'),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -10,9 +10,9 @@ import { acceptJsonOnly } from './json-body.js';
 import { openApi } from './openapi.js';
 import { rateLimits } from './rate-limits.js';
 import { accountRoutes } from './routes/account-routes.js';
-import { docsRoutes } from './routes/docs-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { openApiRoutes } from './routes/openapi-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
 
@@ -46,7 +46,7 @@ export async function apiContext(app: FastifyInstance) {
       prefix: HostedAreas[prefix],
     });
   }
-  await app.register(docsRoutes);
+  await app.register(openApiRoutes);
   const token = app.config.adminToken;
   if (token) await app.register(adminArea, { prefix: Areas.admin, token });
 }

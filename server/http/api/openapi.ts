@@ -4,7 +4,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { HostedAreas } from '../../../contract/paths.js';
 import { type DescribedRoute, describeRoute } from './route-docs.js';
 
-/** Where the document is served; `/docs` renders it. */
+/** Where the document is served; the pages render it at /docs/api/reference. */
 export const OPENAPI_PATH = '/openapi.json';
 
 const HOSTED_PREFIXES = Object.values(HostedAreas);

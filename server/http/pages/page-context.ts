@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { StorageUnavailable } from '../../domain/domain-errors.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
+import { docsRoutes } from './docs/docs-routes.js';
 import { renderDocument } from './html-document.js';
 import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
@@ -39,6 +40,7 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     publicPages.addHook('onRequest', securityHeaders(STATIC_PAGE_POLICY));
     kit.assets.routes(publicPages);
     await publicPages.register(publicPageRoutes(kit));
+    await publicPages.register(docsRoutes(kit));
     const landing = renderDocument(
       LandingView({ chrome: { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon } }),
     );
