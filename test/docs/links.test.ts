@@ -21,7 +21,7 @@ describe('the documentation', () => {
 
   it('every relative link and anchor resolves, inside the repository', () => {
     const broken: string[] = [];
-    for (const [file, { links, anchors }] of parsed) {
+    for (const [file, { links }] of parsed) {
       for (const { href, line } of links) {
         const where = `${file}:${line}: ${href}`;
         if (/^[a-z][a-z0-9+.-]*:/i.test(href)) {

@@ -13,3 +13,19 @@ it('docs/openapi.json is what the server generates (else: npm run docs:openapi)'
     await server.close();
   }
 });
+
+it('every endpoint of the document is in the pages written for people', () => {
+  const document = JSON.parse(readFileSync('docs/openapi.json', 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const api = readFileSync('docs/api.md', 'utf8');
+  const administration = readFileSync('docs/administration.md', 'utf8');
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const method of Object.keys(operations)) {
+      // As the pages write them: `POST /admin/accounts/:accountId/keys`.
+      const route = `\`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+      const page = path.startsWith('/admin/') ? administration : api;
+      expect(page, route).toContain(route);
+    }
+  }
+});
