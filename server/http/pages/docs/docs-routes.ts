@@ -5,7 +5,6 @@ import type { PageKit } from '../page-kit.js';
 import { ApiReferenceView, type OpenApiDocument } from './api-reference-view.js';
 import { DocsPageView } from './docs-page-view.js';
 import { API_REFERENCE_URL, type DocsSet, IMAGE_TYPES, loadDocsSet } from './docs-set.js';
-import { renderMarkdown } from './markdown.js';
 
 /** The OpenAPI document, as the API serves it. */
 const OPENAPI_PATH = '/openapi.json';
@@ -29,9 +28,11 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
     const routes = new Set<string>();
     for (const [path, url] of docs.pages) {
       let page: string | undefined;
-      const rendered = () => {
+      const rendered = async () => {
         if (page === undefined) {
           const source = docs.read(path).toString('utf8');
+          // markdown-it is loaded on the first page asked for, not at every start.
+          const { renderMarkdown } = await import('./markdown.js');
           const { title, html: body } = renderMarkdown(path, source, docs);
           page = renderDocument(DocsPageView({ title, html: body, chrome }));
         }
@@ -40,7 +41,7 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
       const urls = url === '/docs' ? [url, '/docs/'] : [url];
       for (const each of urls) {
         routes.add(each);
-        app.get(each, async (_request, reply) => html(reply, rendered()));
+        app.get(each, async (_request, reply) => html(reply, await rendered()));
       }
       // The file's own name, as a link copied from the repository has it.
       const named = `/${path}`.replace(/^\/(?!docs\/)/, '/docs/');
