@@ -183,7 +183,8 @@ describe('GET /docs/api/reference', () => {
     expect(res.body).toContain(SpecError.forbiddenProject);
     expect(res.body).not.toMatch(/<script/i);
     expect(res.body).not.toMatch(/(src|href)="https?:\/\//);
-    const css = await server.call('GET', '/docs/style.css');
+    const stylesheet = /<link rel="stylesheet" href="(\/assets\/[^"]+)"/.exec(res.body)?.[1];
+    const css = await server.call('GET', stylesheet as string);
     expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toMatch(/^text\/css/);
   });
