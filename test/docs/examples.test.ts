@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { CLI_ENTRY } from '../helpers/cli.js';
+import { runCommand } from '../helpers/process.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 import { type Block, markdownFiles, parseMarkdown } from './markdown-files.js';
@@ -98,25 +97,17 @@ function matches(expected: unknown, actual: unknown): boolean {
 }
 
 async function runShell(block: Block) {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', local(block.content)], {
-    env: {
+  const { code, stdout, stderr } = await runCommand(
+    'bash',
+    ['-euo', 'pipefail', '-c', local(block.content)],
+    {
       ...vars,
       ...database.env,
       PATH: `${bin}:${process.env.PATH}`,
       HOME: database.dir,
       LOG_LEVEL: 'silent',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const [code] = await once(child, 'exit');
+  );
   expect(code, stderr).toBe(0);
   const expected = block.content
     .split('\n')
