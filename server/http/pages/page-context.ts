@@ -6,6 +6,7 @@ import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
 import { shareRoutes } from './project-stats/share-routes.js';
 import { publicPageRoutes } from './public-page/public-page-routes.js';
+import { RefusedText, refuseNulInAddress } from './refused-text.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
 
 /**
@@ -14,7 +15,16 @@ import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
  * CSRF) each with its own security policy.
  */
 export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit }) {
+  app.addHook('onRequest', refuseNulInAddress);
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A NUL in an address or a form (contract/text-rule.ts): the page names what held it.
+    if (error instanceof RefusedText) {
+      return reply
+        .code(400)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(kit.refusedTextHtml(error.field));
+    }
     // The database away for a moment is a 503 page, as it is a 503 in the API.
     if (error instanceof StorageUnavailable) {
       return reply

@@ -22,6 +22,8 @@ export interface PageKit {
   notFoundHtml: string;
   /** The page of an error status (4xx, 500, or 503 while the database is away). */
   errorHtml(status: number, requestId: string): string;
+  /** The 400 page of an address or form whose `field` holds a NUL (contract/text-rule.ts). */
+  refusedTextHtml(field: string): string;
 }
 
 /** What a client error says, by status; others read as 400. */
@@ -73,6 +75,11 @@ export function createPageKit(): PageKit {
     dashboardStylesheet,
     statsAssets,
     notFoundHtml,
+    refusedTextHtml: (field) =>
+      statusPage(
+        'Bad request',
+        `“${field}” holds a NUL character (U+0000), which this server does not accept. Nothing was changed.`,
+      ),
     errorHtml: (status, requestId) => {
       if (status === 404) return notFoundHtml;
       if (status === 503) {

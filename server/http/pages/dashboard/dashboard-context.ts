@@ -5,6 +5,7 @@ import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
+import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { accountPages } from './account-pages.js';
 import { overHttps, SESSION_COOKIE, SIGN_IN_PATH, sessionCookie } from './dashboard-pages.js';
@@ -23,9 +24,14 @@ const DASHBOARD_POLICY: CspDirectives = {
   formAction: ["'self'"],
 };
 
-/** Form fields nest (`blocks[2][content]`); qs keeps prototypes out and bounds the depth. */
+/**
+ * Form fields nest (`blocks[2][content]`); qs keeps prototypes out and bounds the depth. A NUL in
+ * any field is refused (contract/text-rule.ts) before a form route reads it.
+ */
 const parseForm = (body: string) =>
-  qs.parse(body, { depth: 3, arrayLimit: 200, parameterLimit: 2_000, allowPrototypes: false });
+  refuseNulInForm(
+    qs.parse(body, { depth: 3, arrayLimit: 200, parameterLimit: 2_000, allowPrototypes: false }),
+  );
 
 /**
  * The account dashboard under /dashboard: forms (application/x-www-form-urlencoded) with a CSRF
