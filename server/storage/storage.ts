@@ -67,17 +67,25 @@ export interface AccountRepository {
   recordKeyUse(uses: readonly (readonly [keyId: string, at: number])[]): Promise<void>;
 }
 
+/** A dashboard session as stored: its account, expiry, and the secret of its forms' CSRF tokens. */
+export interface StoredSession {
+  accountId: string;
+  expiresAt: number;
+  csrfSecret: string;
+}
+
 /**
- * Dashboard sessions; only the hash of a token is stored. Times are epoch ms. A session ends with
- * the key that opened it: once that key is revoked, `find` no longer finds it.
+ * Dashboard sessions; only the hash of a token is stored, with the session's CSRF secret (useless
+ * without the session's cookie). Times are epoch ms. A session ends with the key that opened it:
+ * once that key is revoked, `find` no longer finds it.
  */
 export interface SessionRepository {
-  create(tokenHash: string, owner: KeyOwner, expiresAt: number): Promise<void>;
-  /** The session, unless it is unknown, expired at `now`, or its key was revoked. */
-  find(
-    tokenHash: string,
-    now: number,
-  ): Promise<{ accountId: string; expiresAt: number } | undefined>;
+  create(tokenHash: string, owner: KeyOwner, expiresAt: number, csrfSecret: string): Promise<void>;
+  /**
+   * The session, unless it is unknown, expired at `now`, or its key was revoked; one without a
+   * CSRF secret (opened by a version before them) is no session either.
+   */
+  find(tokenHash: string, now: number): Promise<StoredSession | undefined>;
   renew(tokenHash: string, expiresAt: number): Promise<void>;
   delete(tokenHash: string): Promise<void>;
   /** Forgets sessions expired before `now`; returns how many. */

@@ -24,6 +24,8 @@ export interface PageKit {
   errorHtml(status: number, requestId: string): string;
   /** The 400 page of an address or form whose `field` holds a NUL (contract/text-rule.ts). */
   refusedTextHtml(field: string): string;
+  /** The 403 page of a dashboard form posted from a page of another origin. */
+  crossSiteFormHtml: string;
 }
 
 /** What a client error says, by status; others read as 400. */
@@ -75,6 +77,10 @@ export function createPageKit(): PageKit {
     dashboardStylesheet,
     statsAssets,
     notFoundHtml,
+    crossSiteFormHtml: statusPage(
+      'Sent from another site',
+      'This form was sent from a page of another site, so it was not accepted and nothing was changed. Open the dashboard at its own address and try again.',
+    ),
     refusedTextHtml: (field) =>
       statusPage(
         'Bad request',
