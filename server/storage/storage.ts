@@ -339,6 +339,10 @@ export interface OutboxRepository {
   retryAt(id: number, attempts: number, at: number, error: string): Promise<void>;
   /** Gives up a claim without an outcome (recording it failed): the job is picked again later. */
   release(id: number): Promise<void>;
+  /** The payload of every pending job, for sealing at start-up what was stored in the clear. */
+  pendingPayloads(): Promise<{ id: number; payload: string }[]>;
+  /** Replaces a pending job's payload (the same job, its secret sealed). */
+  replacePayload(id: number, payload: string): Promise<void>;
 }
 
 export interface IdempotencyRepository {
@@ -383,6 +387,11 @@ export interface Storage extends Repositories {
   onJobsQueued(listener: () => void): void;
   /** A round trip to the database; throws when it cannot answer. */
   ping(): Promise<void>;
+  /**
+   * Empties the write-ahead log into the database where the backend keeps it beside the file
+   * (SQLite: a TRUNCATE checkpoint), so that what was overwritten lives on in neither.
+   */
+  truncateLog(): Promise<void>;
   /** Commits what is pending, then closes. */
   close(): Promise<void>;
 }

@@ -98,6 +98,9 @@ export async function openPgStorage({
         await pool`SELECT 1`;
       }),
 
+    // PostgreSQL's WAL is the server's own: recycled by its checkpoints, not ours to truncate.
+    truncateLog: async () => undefined,
+
     async close() {
       await ingest.drain();
       await notifications.close();

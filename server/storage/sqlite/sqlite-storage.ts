@@ -126,6 +126,11 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
       ping.get();
     },
 
+    async truncateLog() {
+      await commits.drain();
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+
     async close() {
       await commits.drain();
       db.close();
