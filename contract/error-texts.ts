@@ -49,4 +49,5 @@ export const OwnError = {
   rateLimited: 'Too many requests: retry after the number of seconds in Retry-After.',
   shuttingDown: 'The server is shutting down: retry in a moment.',
   databaseUnavailable: 'The database is unavailable: retry in a moment.',
+  storageFull: "The server's storage is full: nothing was stored; retry later.",
 } as const;

@@ -388,6 +388,11 @@ export interface Storage extends Repositories {
   /** A round trip to the database; throws when it cannot answer. */
   ping(): Promise<void>;
   /**
+   * Whether writes fail for lack of space: since one failed so (StorageFull), until there is room
+   * again (space-watch.ts).
+   */
+  full(): Promise<boolean>;
+  /**
    * Empties the write-ahead log into the database where the backend keeps it beside the file
    * (SQLite: a TRUNCATE checkpoint), so that what was overwritten lives on in neither.
    */

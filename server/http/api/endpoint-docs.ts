@@ -349,7 +349,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     tag: 'Health',
     auth: 'none',
     success: { status: 200, example: { status: 'ok' } },
-    errors: { 503: ['Database unavailable.'] },
+    errors: { 503: ['Database unavailable.', OwnError.storageFull] },
   },
   [`POST ${Areas.admin}/accounts`]: {
     summary: 'Create an account with its first key',

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { StorageUnavailable } from '../../domain/domain-errors.js';
+import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
+import { RETRY_AFTER_S } from '../api/domain-error-mapping.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
 import { FormRefused } from './dashboard/form-guard.js';
 import { renderDocument } from './html-document.js';
@@ -29,10 +30,13 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     }
     // A NUL in an address or a form (contract/text-rule.ts): the page names what held it.
     if (error instanceof RefusedText) return page(400, kit.refusedTextHtml(error.field));
-    // The database away for a moment is a 503 page, as it is a 503 in the API.
-    if (error instanceof StorageUnavailable) {
-      reply.header('retry-after', '1');
-      return page(503, kit.errorHtml(503, request.id));
+    // The database away for a moment, or its disk full, is a 503 page, as it is in the API.
+    if (error instanceof StorageUnavailable || error instanceof StorageFull) {
+      reply.header('retry-after', String(RETRY_AFTER_S[error.kind]));
+      return page(
+        503,
+        error instanceof StorageFull ? kit.storageFullHtml : kit.errorHtml(503, request.id),
+      );
     }
     const status =
       error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;

@@ -26,6 +26,8 @@ export interface PageKit {
   refusedTextHtml(field: string): string;
   /** The 403 page of a dashboard form posted from a page of another origin. */
   crossSiteFormHtml: string;
+  /** The 503 page while the database's disk is full. */
+  storageFullHtml: string;
 }
 
 /** What a client error says, by status; others read as 400. */
@@ -77,6 +79,10 @@ export function createPageKit(): PageKit {
     dashboardStylesheet,
     statsAssets,
     notFoundHtml,
+    storageFullHtml: statusPage(
+      'Temporarily unavailable',
+      "The server's storage is full, so nothing could be saved. Please try again later.",
+    ),
     crossSiteFormHtml: statusPage(
       'Sent from another site',
       'This form was sent from a page of another site, so it was not accepted and nothing was changed. Open the dashboard at its own address and try again.',
