@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { EventPage } from '../../contract/readback.js';
+import { notifyWebhook } from '../helpers/chat-jobs.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { plantedDiscord, plantedEnv, plantSecrets, secretsIn } from '../helpers/planted-secrets.js';
 import { run, startServerProcess } from '../helpers/process.js';
@@ -33,15 +34,7 @@ afterEach(async () => {
 async function deliverAndRead(env: Record<string, string>, token: string, vacuum: boolean) {
   server = await startTestServer({ DISCORD_API_ORIGIN: discord.origin, ...env });
   const me = await server.account();
-  const res = await server.call('POST', '/stats/ingest-events', {
-    key: me.apiKey,
-    body: {
-      projectId: me.projectId,
-      eventType: 'deploy',
-      chatWebhook: { url: `https://discord.com/api/webhooks/${WEBHOOK_ID}/${token}`, title: 'x' },
-    },
-  });
-  expect(res.statusCode).toBe(200);
+  await notifyWebhook(server, me, WEBHOOK_ID, token);
   await expect
     .poll(async () => {
       const page = await (server as TestServer).call(

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPage, NotificationState } from '../../contract/readback.js';
 import { secretBox } from '../../server/outbox/secret-box.js';
+import { chatJob } from '../helpers/chat-jobs.js';
 import { selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -282,17 +283,9 @@ describe('webhook tokens sealed with SECRETS_KEY', () => {
     ] as const) {
       await start(env);
       const path = `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`;
-      await server.app.storage.outbox.enqueue({
-        kind: 'chat-notification',
-        webhook: { path: secretBox(KEY).seal(path, WEBHOOK_ID), webhookId: WEBHOOK_ID },
-        title: 'Sealed elsewhere',
-        description: null,
-        color: null,
-        projectId: 'p',
-        projectName: 'P',
-        eventType: 'deploy',
-        eventCreatedAt: new Date().toISOString(),
-      });
+      await server.app.storage.outbox.enqueue(
+        chatJob(secretBox(KEY).seal(path, WEBHOOK_ID), WEBHOOK_ID, 'Sealed elsewhere'),
+      );
       await expect
         .poll(async () =>
           selectRows(server.database, 'SELECT status, attempts, last_error FROM outbox'),

@@ -10,6 +10,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SecretsKeyError } from '../../server/outbox/secrets-key.js';
+import { chatJob, notifyWebhook } from '../helpers/chat-jobs.js';
 import { executeSql, selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { run, SERVER_ENTRY } from '../helpers/process.js';
@@ -64,17 +65,7 @@ const refusal = async () => {
 };
 
 /** A pending notification, as a server without a key stored it: the token in the clear. */
-const clearJob = JSON.stringify({
-  kind: 'chat-notification',
-  webhook: { path: `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`, webhookId: WEBHOOK_ID },
-  title: 'Stored by an older version',
-  description: null,
-  color: null,
-  projectId: 'p',
-  projectName: 'P',
-  eventType: 'deploy',
-  eventCreatedAt: new Date().toISOString(),
-});
+const clearJob = JSON.stringify(chatJob(`/api/webhooks/${WEBHOOK_ID}/${TOKEN}`, WEBHOOK_ID));
 
 describe('the key file beside a SQLite database', () => {
   it('is made at first start, mode 0600, and kept: the same key at the next start', async () => {
@@ -115,16 +106,7 @@ describe('the key file beside a SQLite database', () => {
 
   it('a missing key file with sealed notifications in the database: refused; put back: delivered', async () => {
     server = await start();
-    const me = await server.account();
-    const res = await server.call('POST', '/stats/ingest-events', {
-      key: me.apiKey,
-      body: {
-        projectId: me.projectId,
-        eventType: 'deploy',
-        chatWebhook: { url: `https://discord.com/api/webhooks/${WEBHOOK_ID}/${TOKEN}`, title: 'x' },
-      },
-    });
-    expect(res.statusCode).toBe(200);
+    await notifyWebhook(server, await server.account(), WEBHOOK_ID, TOKEN);
     await discord.waitFor(1);
     await stop();
     const key = readFileSync(keyFile());

@@ -272,9 +272,7 @@ export const migrations: Migration[] = [
     version: 6,
     name: 'a CSRF secret per dashboard session',
     sql: `
-      -- Each session's forms carry CSRF tokens of its own secret, made at sign-in and gone at
-      -- sign-out (issue 22). Sessions opened before have none: they end, and everyone signs in
-      -- again (over HTTPS the session cookie is renamed __Host-cistats_session anyway).
+      -- As PostgreSQL's migration 4: sessions opened before have no CSRF secret, so they end.
       ALTER TABLE sessions ADD COLUMN csrf_secret TEXT;
       DELETE FROM sessions;
     `,
