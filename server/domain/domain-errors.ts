@@ -75,6 +75,9 @@ export class StorageFull extends DomainError<'storage-full'> {
   readonly kind = 'storage-full';
 }
 
+/** Seconds to wait before writing again after a write failed for lack of space (Retry-After). */
+export const STORAGE_FULL_RETRY_S = 30;
+
 export type AnyDomainError =
   | Unauthorized
   | NotFound

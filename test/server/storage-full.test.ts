@@ -41,3 +41,17 @@ it('a storage is full from a StorageFull until its own test says there is room',
   room = false;
   expect(await space.full()).toBe(false);
 });
+
+it('with a quiet period, room is asked for only once no write failed so for that long', async () => {
+  let asked = 0;
+  const space = new SpaceWatch(async () => {
+    asked++;
+    return true;
+  }, 200);
+  space.saw(new StorageFull('storage-full'));
+  expect(await space.full()).toBe(true);
+  expect(asked).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  expect(await space.full()).toBe(false);
+  expect(asked).toBe(1);
+});

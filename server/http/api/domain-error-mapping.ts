@@ -1,6 +1,6 @@
 import { AdminError } from '../../../contract/admin.js';
 import { OwnError, SpecError } from '../../../contract/error-texts.js';
-import type { AnyDomainError } from '../../domain/domain-errors.js';
+import { type AnyDomainError, STORAGE_FULL_RETRY_S } from '../../domain/domain-errors.js';
 
 const STATUS: Record<AnyDomainError['kind'], number> = {
   unauthorized: 401,
@@ -17,7 +17,7 @@ const STATUS: Record<AnyDomainError['kind'], number> = {
 /** Seconds a 503 asks the client to wait: a restart is a moment, a full disk needs an operator. */
 export const RETRY_AFTER_S: Partial<Record<AnyDomainError['kind'], number>> = {
   'storage-unavailable': 1,
-  'storage-full': 30,
+  'storage-full': STORAGE_FULL_RETRY_S,
 };
 
 /** The `error` text of each reason: the spec's verbatim where it has one. */

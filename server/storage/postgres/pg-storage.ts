@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StorageFull } from '../../domain/domain-errors.js';
+import { STORAGE_FULL_RETRY_S, StorageFull } from '../../domain/domain-errors.js';
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
@@ -53,16 +53,19 @@ export async function openPgStorage({
   // Changes to what pages show, committed by this process: counted once they are visible.
   let pagesCommitted = 0;
 
-  // A full disk is PostgreSQL's to report (53100); it is over once a write succeeds again.
-  const space = new SpaceWatch(() =>
-    pool`UPDATE schema_migrations SET name = name
-          WHERE version = (SELECT MAX(version) FROM schema_migrations)`.then(
-      () => true,
-      (error: unknown) => {
-        if (translated(error) instanceof StorageFull) return false;
-        throw translated(error);
-      },
-    ),
+  // A full disk is PostgreSQL's to report (53100); it is over once no write failed so for as
+  // long as clients are asked to wait (Retry-After), and a write succeeds.
+  const space = new SpaceWatch(
+    () =>
+      pool`UPDATE schema_migrations SET name = name
+            WHERE version = (SELECT MAX(version) FROM schema_migrations)`.then(
+        () => true,
+        (error: unknown) => {
+          if (translated(error) instanceof StorageFull) return false;
+          throw translated(error);
+        },
+      ),
+    STORAGE_FULL_RETRY_S * 1000,
   );
   const observe = space.saw;
 
