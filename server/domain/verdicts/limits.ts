@@ -1,4 +1,18 @@
-import type { ThresholdModel } from './threshold-model.js';
+import { deltaIqrLimits } from './models/delta-iqr.js';
+import { iqrLimits } from './models/iqr.js';
+import { logNormalLimits } from './models/log-normal.js';
+import { tTestLimits, zScoreLimits } from './models/normal.js';
+import { percentageLimits } from './models/percentage.js';
+import type { Boundaries, NoLimitsReason, TestOutcome } from './models/sided.js';
+import { staticLimits } from './models/static.js';
+import {
+  MAX_SAMPLE_SIZE_DEFAULT,
+  minSampleSizeDefault,
+  type ThresholdModel,
+  type ThresholdTest,
+} from './threshold-model.js';
+
+export type { NoLimitsReason } from './models/sided.js';
 
 /** What a test makes of a baseline sample. */
 export interface Limits {
@@ -12,22 +26,40 @@ export interface Limits {
   sample_size: number;
 }
 
-/** Why a sample gives no limits. */
-export type NoLimitsReason =
-  /** Fewer values than min_sample_size, or than the test needs (2 for delta_iqr). */
-  | 'too-few-values'
-  /** The variance tests on a sample without spread (every value equal). */
-  | 'no-spread'
-  /** log_normal on a sample with a value ≤ 0 (no logarithm). */
-  | 'non-positive-values'
-  /** A value that is not a finite number, or a centre or limit that overflows. */
-  | 'non-finite';
-
 export type LimitsResult = { limits: Limits } | { reason: NoLimitsReason };
 
-/** The limits, or why there are none. `sample`: baseline values, oldest first, already cut by window_seconds. */
-export function limitsOrReason(_model: ThresholdModel, _sample: readonly number[]): LimitsResult {
-  throw new Error('not implemented yet');
+const TESTS: Record<ThresholdTest, (sample: readonly number[], b: Boundaries) => TestOutcome> = {
+  static: (_sample, boundaries) => staticLimits(boundaries),
+  percentage: percentageLimits,
+  z_score: zScoreLimits,
+  t_test: tTestLimits,
+  log_normal: logNormalLimits,
+  iqr: iqrLimits,
+  delta_iqr: deltaIqrLimits,
+};
+
+const finiteOrNull = (value: number | null) => value === null || Number.isFinite(value);
+
+/**
+ * The limits, or why there are none. `sample`: baseline values, oldest first, already cut by
+ * window_seconds; only the newest max_sample_size are used, and fewer than min_sample_size give
+ * no limits.
+ */
+export function limitsOrReason(model: ThresholdModel, sample: readonly number[]): LimitsResult {
+  const max = model.max_sample_size ?? MAX_SAMPLE_SIZE_DEFAULT;
+  const used = sample.length > max ? sample.slice(sample.length - max) : sample;
+  if (used.length < (model.min_sample_size ?? minSampleSizeDefault(model.test))) {
+    return { reason: 'too-few-values' };
+  }
+  if (!used.every(Number.isFinite)) return { reason: 'non-finite' };
+  const boundaries = { lower: model.lower_boundary, upper: model.upper_boundary };
+  const outcome = TESTS[model.test](used, boundaries);
+  if (typeof outcome === 'string') return { reason: outcome };
+  // A sum of huge values overflows: limits of ±Infinity would judge nothing sensibly.
+  if (![outcome.baseline, outcome.lower_limit, outcome.upper_limit].every(finiteOrNull)) {
+    return { reason: 'non-finite' };
+  }
+  return { limits: { ...outcome, sample_size: used.length } };
 }
 
 /** sample: the baseline values oldest first (already cut by window_seconds by the caller). undefined = no verdict possible. */
