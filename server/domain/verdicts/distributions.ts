@@ -12,6 +12,14 @@ export function normalQuantile(p: number): number {
   return jStat.normal.inv(p, 0, 1);
 }
 
+/**
+ * Φ(z), the standard normal CDF. For z ≤ 0 its absolute error is about 1e-16, so a tail
+ * probability far below any significance level used here keeps its meaning.
+ */
+export function normalCdf(z: number): number {
+  return jStat.normal.cdf(z, 0, 1);
+}
+
 /** Student's t distribution's inverse CDF with `df` degrees of freedom, p in (0, 1). */
 export function studentTQuantile(p: number, df: number): number {
   return jStat.studentt.inv(p, df);

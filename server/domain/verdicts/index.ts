@@ -9,8 +9,10 @@ export {
   type ChangePointState,
   type ChangePointUpdate,
   initialChangePointState,
+  REPEATED_LOOKS,
   updateChangePoints,
 } from './change-points/incremental.js';
+export { CHANGE_POINT_DEFAULTS } from './change-points/options.js';
 export { type Judgement, judge, type Verdict } from './judge.js';
 export {
   computeLimits,
@@ -31,6 +33,8 @@ export {
   VARIANCE_TESTS,
 } from './threshold-model.js';
 export {
+  MAX_SAMPLE_SIZE_LIMIT,
+  MAX_WINDOW_SECONDS,
   type ModelError,
   type ModelField,
   type ModelValidation,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  normalCdf as libraryNormalCdf,
   normalQuantile,
   studentTCdf,
   studentTQuantile,
@@ -49,5 +50,10 @@ describe('inverse CDFs (jStat) against the independent CDFs', () => {
   ])('the t CDF at %f with ν = %i, tails included', (t, nu) => {
     const want = studentTCdfClosedForm(t, nu);
     expect(Math.abs(studentTCdf(t, nu) - want)).toBeLessThanOrEqual(Math.max(1e-12, want * 1e-8));
+  });
+
+  it.each([0, -0.5, -1, -2, -3, -4, -5])('Φ(%f) for the rank test, the lower tail precise', (z) => {
+    const want = normalCdf(z);
+    expect(Math.abs(libraryNormalCdf(z) - want)).toBeLessThanOrEqual(Math.max(1e-15, want * 1e-9));
   });
 });

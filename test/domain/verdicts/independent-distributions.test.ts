@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { erf, normalCdf, studentTCdfClosedForm } from './independent-distributions.js';
+import {
+  erf,
+  erfcContinuedFraction,
+  normalCdf,
+  studentTCdfClosedForm,
+} from './independent-distributions.js';
 
 /** The t with F(t; ν) = p, by bisection of the closed form. */
 function tQuantileByBisection(p: number, nu: number): number {
@@ -23,6 +28,14 @@ describe('the independent CDFs of the tests', () => {
     [2.5, 0.999593047982555],
   ])('erf(%f) = %f', (x, want) => {
     expect(erf(x)).toBeCloseTo(want, 13);
+  });
+
+  it.each([
+    // Abramowitz & Stegun, Table 7.1: erfc(2), erfc(3).
+    [2, 4.677734981047266e-3],
+    [3, 2.209049699858544e-5],
+  ])('erfc(%f) = %f by the continued fraction', (x, want) => {
+    expect(Math.abs(erfcContinuedFraction(x) - want)).toBeLessThan(want * 1e-13);
   });
 
   it.each([
@@ -63,5 +76,11 @@ describe('the independent CDFs of the tests', () => {
     [0.99, 60, 2.39],
   ])('Student t: the %f-quantile with ν = %i is %f (table)', (p, nu, table) => {
     expect(Math.abs(tQuantileByBisection(p, nu) - table)).toBeLessThanOrEqual(0.0005 + 1e-12);
+  });
+
+  it('Φ is continuous where it switches to the continued fraction', () => {
+    expect(normalCdf(-3 - 1e-12)).toBeCloseTo(0.5 * (1 + erf(-3 / Math.SQRT2)), 14);
+    // Φ(−5) as tabulated: 2.866515718791939e-7.
+    expect(Math.abs(normalCdf(-5) - 2.866515718791939e-7)).toBeLessThan(1e-20);
   });
 });

@@ -18,8 +18,19 @@ export function erf(x: number): number {
   return (2 / Math.sqrt(Math.PI)) * sum;
 }
 
-/** Φ(z), the standard normal CDF. */
+/**
+ * erfc(x) for x ≥ 2 by the continued fraction erfc(x) = e^(−x²)/√π · 1/(x + ½/(x + 1/(x + 3/2/(x + …)))),
+ * evaluated from the tail up: no cancellation, so far tails keep their relative precision.
+ */
+export function erfcContinuedFraction(x: number): number {
+  let fraction = x;
+  for (let k = 200; k >= 1; k--) fraction = x + k / 2 / fraction;
+  return Math.exp(-x * x) / Math.sqrt(Math.PI) / fraction;
+}
+
+/** Φ(z), the standard normal CDF (the lower tail below −3 from the continued fraction). */
 export function normalCdf(z: number): number {
+  if (z < -3) return 0.5 * erfcContinuedFraction(-z / Math.SQRT2);
   return 0.5 * (1 + erf(z / Math.SQRT2));
 }
 

@@ -8,7 +8,7 @@ export interface ChangePoint {
   after_mean: number;
   /** after_mean / before_mean − 1; null when before_mean is 0. */
   change: number | null;
-  /** The split's significance (Bonferroni-corrected two-sided Student t), at most options.p_value. */
+  /** The split's significance when it was found (Kolmogorov–Smirnov, Bonferroni-corrected), at most options.p_value. */
   p_value: number;
 }
 
