@@ -24,11 +24,14 @@ describe('sketch quantiles: within 2 % of the nearest-rank value', () => {
   // Values 10 % apart: no two share a bin, and a neighbour is 10 % off, so the rank must be right.
   const spaced = (n: number) => Array.from({ length: n }, (_, i) => 1.1 ** i);
 
-  it.each([1, 2, 3, 4, 5, 10, 19, 20, 21, 43, 100])('%i values, each 10 percent above the last: p50 and p95', (n) => {
-    const values = spaced(n);
-    within2(quantile(sketch(values), 0.5), nearestRank(values, 0.5));
-    within2(quantile(sketch(values), 0.95), nearestRank(values, 0.95));
-  });
+  it.each([1, 2, 3, 4, 5, 10, 19, 20, 21, 43, 100])(
+    '%i values, each 10 percent above the last: p50 and p95',
+    (n) => {
+      const values = spaced(n);
+      within2(quantile(sketch(values), 0.5), nearestRank(values, 0.5));
+      within2(quantile(sketch(values), 0.95), nearestRank(values, 0.95));
+    },
+  );
 
   it('p95 of 43 values is the 41st smallest (x[40]), not x[⌊0.95·42⌋] = x[39]', () => {
     const values = spaced(43);

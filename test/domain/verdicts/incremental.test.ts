@@ -8,9 +8,8 @@ import {
   initialChangePointState,
   updateChangePoints,
 } from '../../../server/domain/verdicts/index.js';
-import { addMatches, matchSteps } from './step-matching.js';
+import { matchOnSeeds } from './step-matching.js';
 
-const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 const repeat = (value: number, count: number) => Array.from({ length: count }, () => value);
 
 /** What a caller does: keeps its change points, replacing those at index ≥ from at each update. */
@@ -96,15 +95,7 @@ describe('updateChangePoints', () => {
 
 describe('updateChangePoints one value at a time on synthetic series (seeded)', () => {
   const streamed = (spec: Omit<SeriesSpec, 'seed'>) =>
-    addMatches(
-      SEEDS.map((seed) => {
-        const series = syntheticSeries({ seed, ...spec });
-        return matchSteps(
-          series.steps,
-          stream(series.values).held.map((p) => p.index),
-        );
-      }),
-    );
+    matchOnSeeds(spec, (values) => stream(values).held.map((p) => p.index));
 
   it('four steps of 10–50 % in 500 values with outliers: every step found, ≥ 95 % within ±2', () => {
     const match = streamed({ length: 500, steps: 4, outliers: 0.02 });

@@ -1,3 +1,5 @@
+import { type SeriesSpec, syntheticSeries } from '../../../bench/synthetic-series.js';
+
 /** How detected change points match the known steps of a synthetic series. */
 export interface Match {
   steps: number;
@@ -28,5 +30,21 @@ export function addMatches(matches: readonly Match[]): Match {
       falseAlarms: total.falseAlarms + match.falseAlarms,
     }),
     { steps: 0, withinTwo: 0, withinFive: 0, falseAlarms: 0 },
+  );
+}
+
+/** The seeds of the quality tests. */
+export const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+
+/** A detector's matches on the synthetic series of seeds 1–20, added up. */
+export function matchOnSeeds(
+  spec: Omit<SeriesSpec, 'seed'>,
+  detect: (values: readonly number[]) => number[],
+): Match {
+  return addMatches(
+    SEEDS.map((seed) => {
+      const series = syntheticSeries({ seed, ...spec });
+      return matchSteps(series.steps, detect(series.values));
+    }),
   );
 }
