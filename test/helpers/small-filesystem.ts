@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { describe, expect } from 'vitest';
+import { OwnError } from '../../contract/error-texts.js';
+import { Paths } from '../../contract/paths.js';
+import type { EventPage, StoredEvent } from '../../contract/readback.js';
+import type { TestAccount, TestServer } from './server.js';
 import { tempDir } from './test-database.js';
 
 /**
@@ -62,4 +67,21 @@ export function mountSmallFilesystem(megabytes: number): SmallFilesystem {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The answer to a write (or /healthz) while the disk is full: 503, the reason, Retry-After. */
+export function expectStorageFull(res: LightMyRequestResponse | undefined): void {
+  expect({
+    status: res?.statusCode,
+    body: res?.json(),
+    retryAfter: res?.headers['retry-after'],
+  }).toEqual({ status: 503, body: { error: OwnError.storageFull }, retryAfter: '30' });
+}
+
+/** The events of a project, as the API reads them back (newest first, up to 200). */
+export async function storedEvents(server: TestServer, me: TestAccount): Promise<StoredEvent[]> {
+  const res = await server.call('GET', `${Paths.getEvents}?projectId=${me.projectId}&limit=200`, {
+    key: me.apiKey,
+  });
+  return (res.json() as EventPage).events;
 }

@@ -1,14 +1,14 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OwnError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
-import type { EventPage } from '../../contract/readback.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import {
   describeOnSmallFilesystem,
+  expectStorageFull,
   mountSmallFilesystem,
   type SmallFilesystem,
+  storedEvents,
 } from '../helpers/small-filesystem.js';
 import { connect, type TestDatabase, tempDir } from '../helpers/test-database.js';
 
@@ -78,26 +78,14 @@ describeOnSmallFilesystem('a full disk under PostgreSQL', () => {
       if (res.statusCode === 200) acknowledged.push(res.json().id);
       else refused = res;
     }
-    expect({ status: refused?.statusCode, body: refused?.json() }).toEqual({
-      status: 503,
-      body: { error: OwnError.storageFull },
-    });
-    expect(refused?.headers['retry-after']).toBe('30');
-    const health = await server.call('GET', Paths.health);
-    expect({ status: health.statusCode, body: health.json() }).toEqual({
-      status: 503,
-      body: { error: OwnError.storageFull },
-    });
+    expectStorageFull(refused);
+    expectStorageFull(await server.call('GET', Paths.health));
 
     rmSync(filler);
     const after = await ingest(1_000);
     expect(after.statusCode).toBe(200);
     acknowledged.push(after.json().id);
-    const page = (
-      await server.call('GET', `${Paths.getEvents}?projectId=${me.projectId}&limit=200`, {
-        key: me.apiKey,
-      })
-    ).json() as EventPage;
-    expect(page.events.map((event) => event.id).sort()).toEqual([...acknowledged].sort());
+    const events = await storedEvents(server, me);
+    expect(events.map((event) => event.id).sort()).toEqual([...acknowledged].sort());
   }, 60_000);
 });

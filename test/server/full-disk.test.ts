@@ -1,16 +1,16 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { OwnError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
-import type { EventPage } from '../../contract/readback.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { FormClient } from '../helpers/form-client.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import {
   describeOnSmallFilesystem,
+  expectStorageFull,
   mountSmallFilesystem,
   type SmallFilesystem,
+  storedEvents,
 } from '../helpers/small-filesystem.js';
 import { createTestDatabase } from '../helpers/test-database.js';
 
@@ -83,18 +83,9 @@ describeOnSmallFilesystem('a full disk under SQLite', () => {
     const filler = disk.fill();
 
     const refused = await ingest('while-full');
-    expect({ status: refused.statusCode, body: refused.json() }).toEqual({
-      status: 503,
-      body: { error: OwnError.storageFull },
-    });
-    expect(refused.headers['retry-after']).toBe('30');
+    expectStorageFull(refused);
     expect(refused.json().error).toContain('storage is full');
-    const sick = await health();
-    expect({ status: sick.statusCode, body: sick.json() }).toEqual({
-      status: 503,
-      body: { error: OwnError.storageFull },
-    });
-    expect(sick.headers['retry-after']).toBe('30');
+    expectStorageFull(await health());
     const form = await browser.post('/dashboard/projects', { name: 'while full' });
     expect(form.statusCode).toBe(503);
     expect(form.headers['retry-after']).toBe('30');
@@ -118,14 +109,10 @@ describeOnSmallFilesystem('a full disk under SQLite', () => {
     const after = await ingest('after');
     expect(after.statusCode).toBe(200);
     acknowledged.push(after.json().id);
-    const page = (
-      await server.call('GET', `${Paths.getEvents}?projectId=${me.projectId}&limit=200`, {
-        key: me.apiKey,
-      })
-    ).json() as EventPage;
-    expect(page.events.map((event) => event.id).sort()).toEqual([...acknowledged].sort());
+    const events = await storedEvents(server, me);
+    expect(events.map((event) => event.id).sort()).toEqual([...acknowledged].sort());
     expect(
-      page.events
+      events
         .filter((event) => event.notification !== null)
         .map((event) => event.notification?.status),
     ).toEqual(Array(NOTIFICATIONS).fill('delivered'));
