@@ -2,16 +2,18 @@ import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
 import { concerns, type IssuePaths } from './fields.js';
 import { isJsonObject } from './json.js';
+import { fieldHoldsNul, nulText, plainString } from './text-rule.js';
 
 /**
  * E5 POST /account/update-display-name request body. The name's own rules (normalisation, length,
  * reserved names) are the server's domain rules, applied after this.
  */
-export const UpdateDisplayNameRequest = z.strictObject({ display_name: z.string() });
+export const UpdateDisplayNameRequest = z.strictObject({ display_name: plainString() });
 export type UpdateDisplayNameRequest = z.infer<typeof UpdateDisplayNameRequest>;
 
 /** E5's 400 texts: a missing or non-string name first, then anything else (unknown fields). */
 export function updateDisplayNameErrorText(paths: IssuePaths, body: unknown): string {
+  if (fieldHoldsNul(body, 'display_name')) return nulText('display_name');
   return !isJsonObject(body) || concerns(paths, 'display_name')
     ? OwnError.displayNameMissing
     : SpecError.invalidBody;

@@ -4,10 +4,11 @@ import { concerns, type IssuePaths } from './fields.js';
 import { isJsonObject } from './json.js';
 import { Limits } from './limits.js';
 import { ProjectName } from './projects.js';
+import { fieldHoldsNul, noNul, nulText, plainString } from './text-rule.js';
 
 /** Trimmed; an empty text counts as absent. */
 const optionalLabel = z.pipe(
-  z.string().check(z.trim(), z.maxLength(Limits.labelLength)),
+  z.string().check(z.trim(), z.maxLength(Limits.labelLength), noNul),
   z.transform((label) => label || undefined),
 );
 
@@ -25,8 +26,10 @@ export const AdminError = {
   keyNotFound: 'Key not found.',
 } as const;
 
-export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string =>
-  isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string => {
+  if (fieldHoldsNul(body, 'label')) return nulText('label');
+  return isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+};
 
 /** POST /admin/accounts/:accountId/projects: fields other than `name` are ignored. */
 export const AdminCreateProjectRequest = z.looseObject({ name: ProjectName });
@@ -35,6 +38,7 @@ export type AdminCreateProjectRequest = z.infer<typeof AdminCreateProjectRequest
 /** The 400 texts of a project name (admin API, CLI and POST /stats/create-project). */
 export function createProjectErrorText(paths: IssuePaths, body: unknown): string {
   const name = (body as { name?: unknown } | null)?.name;
+  if (concerns(paths, 'name') && fieldHoldsNul(body, 'name')) return nulText('name');
   if (!concerns(paths, 'name') || name === undefined || name === null) {
     return AdminError.nameRequired;
   }
@@ -43,8 +47,8 @@ export function createProjectErrorText(paths: IssuePaths, body: unknown): string
     : AdminError.nameInvalid;
 }
 
-export const AccountParams = z.object({ accountId: z.string() });
-export const KeyParams = z.object({ keyId: z.string() });
+export const AccountParams = z.object({ accountId: plainString() });
+export const KeyParams = z.object({ keyId: plainString() });
 
 /** POST /admin/accounts 201 response body; `keyId` is what rotating the first key needs. */
 export interface CreatedAccount {

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { logsRequests } from './logger.js';
+import { SecretsKeyError } from './outbox/secrets-key.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
 
 /** Exit code for a configuration the server cannot start with. */
@@ -31,6 +32,10 @@ async function build(config: Config) {
   try {
     return await buildApp(config);
   } catch (error) {
+    if (error instanceof SecretsKeyError) {
+      process.stderr.write(`Cannot start: ${error.message}\n`);
+      process.exit(EXIT_CONFIG);
+    }
     const where = config.databaseUrl === undefined ? config.databasePath : 'DATABASE_URL';
     process.stderr.write(`Cannot open the database (${where}): ${describe(error)}\n`);
     process.exit(1);

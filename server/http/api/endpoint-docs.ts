@@ -1,6 +1,7 @@
 import { AdminError } from '../../../contract/admin.js';
 import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../contract/paths.js';
+import { nulText } from '../../../contract/text-rule.js';
 
 /**
  * What the OpenAPI document says of each endpoint beyond its request schema (which comes from
@@ -100,7 +101,12 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
       example: { success: true, display_name: 'alice', alias: 'alice@example.com' },
     },
     errors: {
-      400: [OwnError.displayNameMissing, OwnError.displayNameLength, OwnError.displayNameReserved],
+      400: [
+        OwnError.displayNameMissing,
+        OwnError.displayNameLength,
+        OwnError.displayNameReserved,
+        nulText('display_name'),
+      ],
       401: [SpecError.unauthorizedSite],
       409: [SpecError.displayNameTaken],
       500: INTERNAL,
@@ -171,7 +177,12 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     auth: 'api-key',
     success: { status: 201, example: { id: ID, name: 'web', created_at: AT } },
     errors: {
-      400: [AdminError.nameRequired, AdminError.nameInvalid, SpecError.invalidBody],
+      400: [
+        AdminError.nameRequired,
+        AdminError.nameInvalid,
+        nulText('name'),
+        SpecError.invalidBody,
+      ],
       401: STATS_401,
       403: [OwnError.ingestOnly],
       409: [OwnError.projectNameTaken],
@@ -201,6 +212,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
         SpecError.projectIdRequired,
         SpecError.metricPayloadRequired,
         OwnError.metricPayloadTooLarge,
+        OwnError.metricPayloadNul,
         SpecError.invalidBody,
         OwnError.idempotencyKeyInvalid,
       ],
@@ -337,14 +349,17 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     tag: 'Health',
     auth: 'none',
     success: { status: 200, example: { status: 'ok' } },
-    errors: { 503: ['Database unavailable.'] },
+    errors: { 503: ['Database unavailable.', OwnError.storageFull] },
   },
   [`POST ${Areas.admin}/accounts`]: {
     summary: 'Create an account with its first key',
     tag: 'Admin',
     auth: 'admin',
     success: { status: 201, example: { accountId: ID, apiKey: 'cis_…', keyId: ID } },
-    errors: { 400: [AdminError.labelInvalid, SpecError.invalidBody], 401: ['Unauthorized'] },
+    errors: {
+      400: [AdminError.labelInvalid, nulText('label'), SpecError.invalidBody],
+      401: ['Unauthorized'],
+    },
   },
   [`POST ${Areas.admin}/accounts/{accountId}/keys`]: {
     summary: 'Create a key for an account',
@@ -358,7 +373,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     tag: 'Admin',
     auth: 'admin',
     success: { status: 204, example: undefined },
-    errors: { 401: ['Unauthorized'], 404: [AdminError.keyNotFound] },
+    errors: { 400: BAD, 401: ['Unauthorized'], 404: [AdminError.keyNotFound] },
   },
   [`POST ${Areas.admin}/accounts/{accountId}/projects`]: {
     summary: 'Create a project for an account',
@@ -366,7 +381,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     auth: 'admin',
     success: { status: 201, example: { id: ID, name: 'web', created_at: AT } },
     errors: {
-      400: [AdminError.nameRequired, AdminError.nameInvalid],
+      400: [AdminError.nameRequired, AdminError.nameInvalid, nulText('name')],
       401: ['Unauthorized'],
       404: [AdminError.accountNotFound],
       409: [OwnError.projectNameTaken],
@@ -377,7 +392,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
     tag: 'Admin',
     auth: 'admin',
     success: { status: 200, example: { projects: [{ id: ID, name: 'web', created_at: AT }] } },
-    errors: { 401: ['Unauthorized'], 404: [AdminError.accountNotFound] },
+    errors: { 400: BAD, 401: ['Unauthorized'], 404: [AdminError.accountNotFound] },
   },
 };
 

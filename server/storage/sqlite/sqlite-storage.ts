@@ -1,8 +1,11 @@
+import { dirname } from 'node:path';
 import { KeyedLock } from '../keyed-lock.js';
+import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { GroupCommit } from './group-commit.js';
 import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
 import { openDatabase } from './sqlite-database.js';
+import { hasRoom, translatedSqliteError } from './sqlite-errors.js';
 import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
 import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
@@ -31,6 +34,12 @@ const EXTERNAL_CHANGE_CHECK_MS = 1;
 export function openSqliteStorage({ path, durability }: SqliteOptions): Storage {
   const db = openDatabase(path, durability);
   const commits = new GroupCommit(db);
+  const space = new SpaceWatch(() => hasRoom(dirname(path)));
+  // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
+  const failed = (error: unknown): never => {
+    throw space.saw(translatedSqliteError(error));
+  };
+  const write: Runner = (fn) => commits.run(fn).catch(failed);
   const idempotency = sqliteIdempotency(db);
   const outbox = sqliteOutbox(db);
   // What pages show changed in this process: counted once the change has committed.
@@ -98,9 +107,9 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
   let keysSeenAt = 0;
 
   return {
-    ...repositories((fn) => commits.run(fn)),
+    ...repositories(write),
 
-    transaction: (work) => commits.run(() => work(inTransaction)),
+    transaction: (work) => commits.run(() => work(inTransaction)).catch(failed),
 
     // One process per file: an in-process lock serialises everything that matters.
     lock: (key, task) => locks.run(key, task),
@@ -124,6 +133,13 @@ export function openSqliteStorage({ path, durability }: SqliteOptions): Storage 
 
     async ping() {
       ping.get();
+    },
+
+    full: () => space.full(),
+
+    async truncateLog() {
+      await commits.drain();
+      db.pragma('wal_checkpoint(TRUNCATE)');
     },
 
     async close() {

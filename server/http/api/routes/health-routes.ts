@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import { OwnError } from '../../../../contract/error-texts.js';
 import { Paths } from '../../../../contract/paths.js';
+import { StorageFull } from '../../../domain/domain-errors.js';
+import { RETRY_AFTER_S } from '../domain-error-mapping.js';
 
-/** Liveness with a database round trip, for load balancers and orchestrators. No key needed. */
+/**
+ * Liveness with a database round trip, for load balancers and orchestrators. No key needed. 503
+ * says why: the database cannot be reached, or its disk is full (until there is room again).
+ */
 export async function healthRoutes(app: FastifyInstance) {
   const { health } = app.services;
 
@@ -10,6 +16,12 @@ export async function healthRoutes(app: FastifyInstance) {
       await health.check();
       return { status: 'ok' };
     } catch (error) {
+      if (error instanceof StorageFull) {
+        return reply
+          .code(503)
+          .header('retry-after', String(RETRY_AFTER_S['storage-full']))
+          .send({ error: OwnError.storageFull });
+      }
       request.server.logger.error({ reqId: request.id, err: error }, 'health check failed');
       return reply.code(503).send({ error: 'Database unavailable.' });
     }
