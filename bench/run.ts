@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
 import { withBenchDatabase } from './bench-database.js';
+import { changePointScenario } from './change-points.js';
 import { median } from './median.js';
 import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
@@ -18,6 +19,8 @@ import { seedHistoryPostgres } from './seed-postgres.js';
  * With BENCH_DATABASE_URL (a PostgreSQL cluster; each run creates and drops a database of its
  *   own), scenario `ingest` runs again on PostgreSQL, beside a naive one-transaction-per-request
  *   insert with each client (`postgres`, `pg`), and the two clients are compared in-process.
+ * Scenario `verdicts`: change points of 10,000 values beside a naive O(n²) scan, the incremental
+ *   cost of one value, and detection quality on seeded synthetic series (bench/change-points.ts).
  * Scenario `stats`: statistics queries on a project with a million metrics and a million events
  *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route;
  *   with BENCH_DATABASE_URL, again on PostgreSQL (a database `statsbench_…` of its own).
@@ -33,10 +36,10 @@ const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
 /**
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
- * `bodies`; all by default.
+ * `bodies`, `verdicts`; all by default.
  */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies')
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies,verdicts')
     .split(',')
     .map((name) => name.trim()),
 );
@@ -684,6 +687,12 @@ try {
       '',
       `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets' buffers, and the server read ${bodies.serverReadMiB} MiB in all (its \`rchar\`, the normal client's requests included).`,
     );
+  }
+
+  if (SCENARIOS.has('verdicts')) {
+    const verdicts = changePointScenario();
+    results.verdicts = verdicts.results;
+    report.push(...verdicts.report);
   }
 
   process.stdout.write(`${report.join('\n')}\n`);

@@ -4,10 +4,11 @@ import { concerns, pickErrorText } from './fields.js';
 import { isJsonObject } from './json.js';
 import { Limits } from './limits.js';
 import { ProjectName } from './projects.js';
+import { fieldHoldsNul, noNul, nulText, plainString } from './text-rule.js';
 
 /** Trimmed; an empty text counts as absent. */
 const optionalLabel = z.pipe(
-  z.string().check(z.trim(), z.maxLength(Limits.labelLength)),
+  z.string().check(z.trim(), z.maxLength(Limits.labelLength), noNul),
   z.transform((label) => label || undefined),
 );
 
@@ -26,8 +27,11 @@ export const AdminError = {
 } as const;
 
 export const createAccountErrorText = pickErrorText(
-  [AdminError.labelInvalid, SpecError.invalidBody],
-  (_paths, body) => (isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody),
+  [nulText('label'), AdminError.labelInvalid, SpecError.invalidBody],
+  (_paths, body) => {
+    if (fieldHoldsNul(body, 'label')) return nulText('label');
+    return isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+  },
 );
 
 /** POST /admin/accounts/:accountId/projects: fields other than `name` are ignored. */
@@ -36,9 +40,10 @@ export type AdminCreateProjectRequest = z.infer<typeof AdminCreateProjectRequest
 
 /** The 400 texts of a project name (admin API, CLI and POST /stats/create-project). */
 export const createProjectErrorText = pickErrorText(
-  [AdminError.nameRequired, AdminError.nameInvalid],
+  [nulText('name'), AdminError.nameRequired, AdminError.nameInvalid],
   (paths, body) => {
     const name = (body as { name?: unknown } | null)?.name;
+    if (concerns(paths, 'name') && fieldHoldsNul(body, 'name')) return nulText('name');
     if (!concerns(paths, 'name') || name === undefined || name === null) {
       return AdminError.nameRequired;
     }
@@ -48,8 +53,8 @@ export const createProjectErrorText = pickErrorText(
   },
 );
 
-export const AccountParams = z.object({ accountId: z.string() });
-export const KeyParams = z.object({ keyId: z.string() });
+export const AccountParams = z.object({ accountId: plainString() });
+export const KeyParams = z.object({ keyId: plainString() });
 
 /** POST /admin/accounts 201 response body; `keyId` is what rotating the first key needs. */
 export interface CreatedAccount {

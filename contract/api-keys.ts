@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { requiredText } from './fields.js';
 import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
 
 /** `full`: the whole API, as the spec's keys; `ingest`: E6, E7 and E8 only. */
 export const KEY_SCOPES = ['full', 'ingest'] as const;
@@ -8,7 +9,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 
 /** A key's label: trimmed, at most 100 characters; empty is none. */
 export const KeyLabel = z.pipe(
-  z.string().check(z.trim(), z.maxLength(Limits.labelLength)),
+  z.string().check(z.trim(), z.maxLength(Limits.labelLength), noNul),
   z.transform((label) => label || null),
 );
 

@@ -29,6 +29,7 @@ export const OwnError = {
     'display_name must be 3-32 characters long after normalisation (a-z, 0-9 and single "-").',
   displayNameReserved: 'This display name is reserved.',
   metricPayloadTooLarge: 'Metric payload must be at most 32768 bytes of JSON.',
+  metricPayloadNul: 'Metric payload must not contain the NUL character (U+0000).',
   idempotencyKeyInvalid: 'Idempotency-Key must be 1-255 visible ASCII characters.',
   idempotencyKeyReused: 'Idempotency-Key was already used with a different request.',
   notFound: 'Not found.',
@@ -48,4 +49,5 @@ export const OwnError = {
   rateLimited: 'Too many requests: retry after the number of seconds in Retry-After.',
   shuttingDown: 'The server is shutting down: retry in a moment.',
   databaseUnavailable: 'The database is unavailable: retry in a moment.',
+  storageFull: "The server's storage is full: nothing was stored; retry later.",
 } as const;

@@ -2,11 +2,13 @@ import * as z from 'zod/mini';
 import { parseDiscordWebhookUrl } from './discord-webhook.js';
 import { color, jsonObject, requiredText, text } from './fields.js';
 import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
 
 /** E7 `chatWebhook`: where and what to notify when the event is stored. */
 export const ChatWebhook = z.strictObject({
   url: z.string().check(
     z.maxLength(Limits.webhookUrlLength),
+    noNul,
     z.refine((url) => parseDiscordWebhookUrl(url) !== undefined, {
       message: 'must be a Discord webhook URL: https://discord.com/api/webhooks/<id>/<token>',
     }),

@@ -1,14 +1,17 @@
 import * as z from 'zod/mini';
-import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
+import { isJsonObject, jsonDepthWithin, textFits } from './json.js';
 import { Limits } from './limits.js';
+import { jsonTextMayHoldNul, NUL_PROBLEM, noNul, nulPath } from './text-rule.js';
 
 /** Building blocks shared by several request schemas. */
 
-export const text = (max: number) => z.string().check(z.maxLength(max));
-export const requiredText = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
+/** Every text refuses NUL (`text-rule.ts`), whatever else it checks. */
+export const text = (max: number) => z.string().check(z.maxLength(max), noNul);
+export const requiredText = (max: number) =>
+  z.string().check(z.minLength(1), z.maxLength(max), noNul);
 /** Trimmed first, then 1 to `max` characters. */
 export const trimmedText = (max: number) =>
-  z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(max), noNul);
 
 /** An RGB colour as one integer, 0 (black) to 16777215 (white). */
 export const color = z.int().check(z.gte(0), z.lte(Limits.maxColor));
@@ -21,8 +24,9 @@ export const PayloadProblem = {
 
 /**
  * A JSON object (not an array or null) of at most `payloadDepth` levels whose serialisation fits
- * the payload limit. The depth is judged first (without recursion), so a payload nested deeper
- * than `JSON.stringify` can go is refused before anything serialises it.
+ * the payload limit and holds no NUL in any string or key (named by its path). The depth is judged
+ * first (without recursion), so a payload nested deeper than `JSON.stringify` can go is refused
+ * before anything serialises it; the size and the NUL are judged on one serialisation.
  */
 export const jsonObject = z
   .custom<Record<string, unknown>>(isJsonObject, {
@@ -33,7 +37,15 @@ export const jsonObject = z
       message: PayloadProblem.tooDeep,
       abort: true,
     }),
-    z.refine((value) => jsonFits(value, Limits.payloadBytes), { message: PayloadProblem.tooLarge }),
+    z.check<Record<string, unknown>>((ctx) => {
+      const json = JSON.stringify(ctx.value) ?? '';
+      if (!textFits(json, Limits.payloadBytes)) {
+        ctx.issues.push({ code: 'custom', message: PayloadProblem.tooLarge, input: ctx.value });
+        return;
+      }
+      const path = jsonTextMayHoldNul(json) ? nulPath(ctx.value) : undefined;
+      if (path) ctx.issues.push({ code: 'custom', message: NUL_PROBLEM, input: ctx.value, path });
+    }),
   )
   // What the OpenAPI document shows for it (a custom check has no JSON Schema of its own).
   .register(z.globalRegistry, {
@@ -54,6 +66,7 @@ export function isHttpUrl(value: string): boolean {
 }
 
 export const httpUrl = z.string().check(
+  noNul,
   z.refine(isHttpUrl, {
     message: `must be an absolute http(s) URL of at most ${Limits.urlLength} characters`,
   }),

@@ -2,10 +2,11 @@ import * as z from 'zod/mini';
 import { SpecError } from './error-texts.js';
 import { pickErrorText } from './fields.js';
 import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
 
 /** A forwarding target address, after trimming. */
 export const ForwardingEmail = z.pipe(
-  z.string().check(z.trim()),
+  z.string().check(z.trim(), noNul),
   z.email().check(z.maxLength(Limits.emailLength)),
 );
 

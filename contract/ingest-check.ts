@@ -1,6 +1,7 @@
 import { parseDiscordWebhookUrl } from './discord-webhook.js';
 import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
+import { holdsNul, nulPath } from './text-rule.js';
 
 /**
  * A zod-free check of the E7/E8 bodies and answers the reporters build and read, so that their
@@ -23,7 +24,7 @@ function keysIn(value: Record<string, unknown>, order: readonly string[]): boole
 }
 
 const isText = (value: unknown, min: number, max: number): boolean =>
-  typeof value === 'string' && value.length >= min && value.length <= max;
+  typeof value === 'string' && value.length >= min && value.length <= max && !holdsNul(value);
 
 const isColor = (value: unknown): boolean =>
   Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= Limits.maxColor;
@@ -31,7 +32,8 @@ const isColor = (value: unknown): boolean =>
 const isPayload = (value: unknown): boolean =>
   isJsonObject(value) &&
   jsonDepthWithin(value, Limits.payloadDepth) &&
-  jsonFits(value, Limits.payloadBytes);
+  jsonFits(value, Limits.payloadBytes) &&
+  nulPath(value) === undefined;
 
 const has = (body: Record<string, unknown>, key: string) => Object.hasOwn(body, key);
 

@@ -20,9 +20,12 @@ export function utf8Length(text: string): number {
  * so a short serialisation needs no counting: the common case on the ingest path.
  */
 export function jsonFits(value: unknown, limit: number): boolean {
-  const text = JSON.stringify(value) ?? '';
-  return text.length * 3 <= limit || utf8Length(text) <= limit;
+  return textFits(JSON.stringify(value) ?? '', limit);
 }
+
+/** Whether a text is at most `limit` bytes of UTF-8 (`jsonFits` of a serialisation at hand). */
+export const textFits = (text: string, limit: number): boolean =>
+  text.length * 3 <= limit || utf8Length(text) <= limit;
 
 /**
  * Whether a JSON value nests at most `limit` levels (an object or array is one level more than

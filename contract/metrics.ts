@@ -3,6 +3,7 @@ import { OwnError, SpecError } from './error-texts.js';
 import { concerns, jsonObject, pickErrorText, requiredText } from './fields.js';
 import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
+import { nulPath } from './text-rule.js';
 
 /** E8 POST /stats/ingest-metrics request body (spec 2.5). */
 export const IngestMetricRequest = z.strictObject({
@@ -26,17 +27,19 @@ export const ingestMetricErrorText = pickErrorText(
     SpecError.projectIdRequired,
     SpecError.metricPayloadRequired,
     OwnError.metricPayloadTooLarge,
+    OwnError.metricPayloadNul,
     SpecError.invalidBody,
   ],
   (paths, body) => {
     if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
     if (concerns(paths, 'payload')) {
       const { payload } = body;
-      const tooLarge =
-        isJsonObject(payload) &&
-        jsonDepthWithin(payload, Limits.payloadDepth) &&
-        !jsonFits(payload, Limits.payloadBytes);
-      return tooLarge ? OwnError.metricPayloadTooLarge : SpecError.metricPayloadRequired;
+      // An object of the right depth: what its check found is its size or a NUL.
+      if (isJsonObject(payload) && jsonDepthWithin(payload, Limits.payloadDepth)) {
+        if (!jsonFits(payload, Limits.payloadBytes)) return OwnError.metricPayloadTooLarge;
+        if (nulPath(payload) !== undefined) return OwnError.metricPayloadNul;
+      }
+      return SpecError.metricPayloadRequired;
     }
     return SpecError.invalidBody;
   },

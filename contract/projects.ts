@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
 
 /** A project as E6 and the admin API return it. `created_at` is ISO 8601 UTC with milliseconds. */
 export const Project = z.object({ id: z.string(), name: z.string(), created_at: z.string() });
@@ -12,7 +13,7 @@ export type ProjectList = z.infer<typeof ProjectList>;
 /** A project's name: trimmed, then 1-100 characters. */
 export const ProjectName = z
   .string()
-  .check(z.trim(), z.minLength(1), z.maxLength(Limits.projectNameLength));
+  .check(z.trim(), z.minLength(1), z.maxLength(Limits.projectNameLength), noNul);
 
 /** POST /stats/create-project: a project of the caller's own. */
 export const CreateProjectRequest = z.strictObject({ name: ProjectName });

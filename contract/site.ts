@@ -1,13 +1,14 @@
 import * as z from 'zod/mini';
 import { httpUrl, isHttpUrl, text } from './fields.js';
 import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
 
 export const BLOCK_TYPES = ['text', 'link'] as const;
 
 /** A content block as sent to E4: `id` keeps an existing block's id, `enabled` defaults to true. */
 export const SiteBlockInput = z
   .strictObject({
-    id: z.optional(z.string().check(z.minLength(1), z.maxLength(Limits.blockIdLength))),
+    id: z.optional(z.string().check(z.minLength(1), z.maxLength(Limits.blockIdLength), noNul)),
     type: z.enum(BLOCK_TYPES),
     content: text(Limits.blockContentLength),
     enabled: z.optional(z.boolean()),

@@ -3,6 +3,7 @@ import { decodeCursor } from './cursor.js';
 import { SpecError } from './error-texts.js';
 import { concerns, pickErrorText, requiredText } from './fields.js';
 import { Limits } from './limits.js';
+import { plainString } from './text-rule.js';
 
 /** An ISO 8601 instant with a time zone (`2026-11-24T10:00:00Z`, `…+01:00`), as epoch ms. */
 export const Instant = z.pipe(
@@ -28,7 +29,7 @@ const PageSize = z.pipe(
 
 /** `cursor`: the opaque `nextCursor` of the previous page, as the position it encodes. */
 const Cursor = z.pipe(
-  z.string(),
+  plainString(),
   z.transform((cursor, ctx) => {
     const seq = decodeCursor(cursor);
     if (seq === undefined)

@@ -1,7 +1,7 @@
 import accepts from 'accepts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, configuredSecrets } from './config.js';
 import { DebugAccessLog } from './http/access-log.js';
 import { apiContext } from './http/api/api-context.js';
 import { jsonErrorHandler, jsonNotFound } from './http/api/error-handler.js';
@@ -14,6 +14,7 @@ import { connectionSweepPlugin } from './plugins/connection-sweep-plugin.js';
 import { maintenancePlugin } from './plugins/maintenance-plugin.js';
 import { outboundPlugin } from './plugins/outbound-plugin.js';
 import { outboxWorkerPlugin } from './plugins/outbox-worker-plugin.js';
+import { secretsPlugin } from './plugins/secrets-plugin.js';
 import { servicesPlugin } from './plugins/services-plugin.js';
 import { storagePlugin } from './plugins/storage-plugin.js';
 
@@ -31,7 +32,7 @@ declare module 'fastify' {
  * order, the storage last), then the JSON API in its own context.
  */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, configuredSecrets(config));
   const app = Fastify({
     ...(logsRequests(config.logLevel)
       ? { loggerInstance: logger as FastifyBaseLogger, logController: new DebugAccessLog() }
@@ -45,6 +46,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   guardTransport(app);
 
   await app.register(storagePlugin);
+  await app.register(secretsPlugin);
   await app.register(outboundPlugin);
   await app.register(servicesPlugin);
   await app.register(outboxWorkerPlugin);

@@ -111,6 +111,7 @@ const EnvSchema = z
     SECRETS_KEY: secret('SECRETS_KEY')
       .min(32, 'SECRETS_KEY must be at least 32 characters (for example `openssl rand -hex 32`)')
       .optional(),
+    SECRETS_KEY_FILE: z.string().optional(),
 
     DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
     FORWARDING_PROVIDER: z
@@ -213,6 +214,11 @@ export interface Config {
    * every replica of one database must share it.
    */
   secretsKey: string | undefined;
+  /**
+   * Where the key is kept when SECRETS_KEY is unset (secrets/secrets-key.ts): by default, on
+   * SQLite, `secrets.key` beside the database file, made at first start.
+   */
+  secretsKeyFile: string | undefined;
   logLevel: LogLevel;
   bodyLimit: number;
   /** The whole request, headers and body, must arrive within this (else 408). */
@@ -288,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailDomain: e.MAIL_DOMAIN,
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,
+    secretsKeyFile: e.SECRETS_KEY_FILE,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
@@ -330,4 +337,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.OUTBOX_RETRY_BASE_MS,
     },
   };
+}
+
+/** The secrets the configuration holds, which no log line may show (log-redaction.ts). */
+export function configuredSecrets(config: Config): string[] {
+  const secrets = [config.adminToken, config.bootstrapApiKey, config.secretsKey];
+  if (config.forwarding.provider === 'improvmx') secrets.push(config.forwarding.apiKey);
+  if (config.contacts.provider === 'brevo') secrets.push(config.contacts.apiKey);
+  return secrets.filter((secret): secret is string => secret !== undefined);
 }

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { logsRequests } from './logger.js';
+import { SecretsKeyError } from './outbox/secrets-key.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
 import { onStopSignal, STOP_SIGNALS } from './stop-signals.js';
 import { NewerSchemaError } from './storage/schema-version.js';
@@ -33,6 +34,10 @@ async function build(config: Config) {
   try {
     return await buildApp(config);
   } catch (error) {
+    if (error instanceof SecretsKeyError) {
+      process.stderr.write(`Cannot start: ${error.message}\n`);
+      process.exit(EXIT_CONFIG);
+    }
     const where = config.databaseUrl === undefined ? config.databasePath : 'DATABASE_URL';
     process.stderr.write(`Cannot open the database (${where}): ${describe(error)}\n`);
     // A newer schema stays newer: restarting (systemd's Restart=on-failure) cannot help.

@@ -11,7 +11,8 @@ export abstract class DomainError<Reason extends string = string> extends Error 
     | 'conflict'
     | 'invalid'
     | 'unavailable'
-    | 'storage-unavailable';
+    | 'storage-unavailable'
+    | 'storage-full';
 
   constructor(readonly reason: Reason) {
     super(reason);
@@ -66,6 +67,17 @@ export class StorageUnavailable extends DomainError<'database'> {
   readonly kind = 'storage-unavailable';
 }
 
+/**
+ * The database's disk is full: a write failed for lack of space (SQLITE_FULL, PostgreSQL's
+ * 53100). Nothing of it is stored, what was acknowledged before is intact; try again later.
+ */
+export class StorageFull extends DomainError<'storage-full'> {
+  readonly kind = 'storage-full';
+}
+
+/** Seconds to wait before writing again after a write failed for lack of space (Retry-After). */
+export const STORAGE_FULL_RETRY_S = 30;
+
 export type AnyDomainError =
   | Unauthorized
   | NotFound
@@ -73,4 +85,5 @@ export type AnyDomainError =
   | Conflict
   | Invalid
   | Unavailable
-  | StorageUnavailable;
+  | StorageUnavailable
+  | StorageFull;

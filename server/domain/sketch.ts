@@ -36,15 +36,16 @@ export function addBins(into: Bins, from: Iterable<[number, number]>): void {
 }
 
 /**
- * The q-quantile (0..1) of the values counted, as the representative of the bin holding the
- * value of rank floor(q * (n - 1)) in ascending order (the same rank the exact nearest-rank
- * definition uses): within 2 % of the exact value.
+ * The q-quantile (0 < q ≤ 1) of the values counted, nearest-rank: the representative of the bin
+ * holding x[⌈q·n⌉ − 1] of the n values in ascending order, so within 2 % of that value.
  */
 export function quantile(bins: Bins, q: number): number | null {
   let total = 0;
   for (const count of bins.values()) total += count;
   if (total === 0) return null;
-  const rank = Math.floor(q * (total - 1));
+  // 0-based; ⌈q·n⌉ ≥ 1 for q > 0. (For q = 0.95 and every n up to 100,000 the product rounds to
+  // the exact ⌈95n/100⌉, checked.)
+  const rank = Math.max(0, Math.ceil(q * total) - 1);
   // Bin numbers ascend with the values they stand for (the most negative value has the most
   // negative bin, zero is 0), so ascending bins are ascending values.
   const ordered = [...bins.keys()].sort((a, b) => a - b);

@@ -3,7 +3,7 @@ import {
   parseDiscordWebhookUrl,
 } from '../../contract/discord-webhook.js';
 import type { IngestEventRequest } from '../../contract/events.js';
-import type { SecretBox } from './secret-box.js';
+import { isSealed, type SecretBox } from './secret-box.js';
 
 /** E7's chat notification; the message is built at delivery from these fields. */
 export interface ChatNotificationJob {
@@ -61,4 +61,21 @@ export function chatNotification(
     eventType: event.eventType,
     eventCreatedAt: new Date(createdAt).toISOString(),
   };
+}
+
+/** Whether a stored job's payload holds a sealed secret. */
+export function holdsSealedSecret(payload: string): boolean {
+  const job = JSON.parse(payload) as OutboxJob;
+  return job.kind === 'chat-notification' && isSealed(job.webhook.path);
+}
+
+/**
+ * A stored job's payload with its webhook token sealed, or undefined when it holds nothing to
+ * seal: for the jobs a server stored before it had a key.
+ */
+export function sealedPayload(payload: string, secrets: SecretBox): string | undefined {
+  const job = JSON.parse(payload) as OutboxJob;
+  if (job.kind !== 'chat-notification' || isSealed(job.webhook.path)) return undefined;
+  const path = secrets.seal(job.webhook.path, job.webhook.webhookId);
+  return JSON.stringify({ ...job, webhook: { ...job.webhook, path } });
 }

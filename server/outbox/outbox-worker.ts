@@ -25,6 +25,15 @@ export interface WorkerOptions {
 /** Even with nothing due, look again this often (a clock change, a job from another process). */
 const IDLE_POLL_MS = 60_000;
 
+/** While outcomes cannot be recorded, they are tried again this often. */
+const RECORD_AGAIN_MS = 1_000;
+
+/** What an attempt came to, as the outbox records it. */
+type Outcome =
+  | { kind: 'delivered'; attempts: number }
+  | { kind: 'failed'; attempts: number; error: string }
+  | { kind: 'retry'; attempts: number; at: number; error: string };
+
 /** A claimed job, parsed (undefined when its payload is unreadable), waiting in its lane. */
 interface Claimed {
   row: DueJob;
@@ -43,6 +52,13 @@ interface Claimed {
  * Claimed jobs wait in lanes, one per webhook: a slow or rate-limited webhook holds up its own
  * lane only, and a lane whose service said its limit is used up (`readyAt`) waits until the reset
  * before its next job instead of being answered 429.
+ *
+ * When an outcome cannot be recorded (a full disk, the database away), the worker pauses: it
+ * keeps that job claimed with its outcome in memory, sends nothing more, and tries to record the
+ * outcomes it holds every second; once they are recorded it resumes. So a job is never sent
+ * again because its outcome was lost, as long as this process lives; a process that dies while
+ * paused sends again, after its restart, at most the deliveries that were in flight when it
+ * paused.
  */
 export class OutboxWorker {
   readonly #options: Required<WorkerOptions>;
@@ -60,6 +76,9 @@ export class OutboxWorker {
   /** The look under way, if any. */
   #looking: Promise<void> | undefined;
   #lookAgain = false;
+  /** Outcomes known but not yet recorded, by job; while there are any, the worker is paused. */
+  readonly #unrecorded = new Map<number, Outcome>();
+  #recordTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WorkerOptions) {
     this.#options = {
@@ -94,12 +113,20 @@ export class OutboxWorker {
     this.#running = false;
     clearTimeout(this.#timer);
     clearTimeout(this.#laneTimer);
+    clearTimeout(this.#recordTimer);
     await this.#looking;
     for (const queue of this.#lanes.values()) {
       for (const { row } of queue) await this.#release(row.id);
     }
     this.#lanes.clear();
     await Promise.allSettled(this.#inFlight.values());
+    // A last try: what stays unrecorded is sent again after the next start.
+    await this.#recordHeld();
+  }
+
+  /** Whether outcomes wait to be recorded: nothing is claimed or sent meanwhile. */
+  get paused(): boolean {
+    return this.#unrecorded.size > 0;
   }
 
   #poll(): void {
@@ -125,6 +152,8 @@ export class OutboxWorker {
   }
 
   async #look(): Promise<void> {
+    // Paused: resuming looks again.
+    if (this.paused) return;
     const { outbox, window } = this.#options;
     const free = window - this.#claimedCount;
     if (free > 0) {
@@ -157,7 +186,7 @@ export class OutboxWorker {
 
   /** Starts the first job of every idle lane whose service is ready, up to the concurrency. */
   #pump(): void {
-    if (!this.#running) return;
+    if (!this.#running || this.paused) return;
     const { concurrency, readyAt } = this.#options;
     const now = Date.now();
     let earliest = Number.POSITIVE_INFINITY;
@@ -189,6 +218,7 @@ export class OutboxWorker {
   }
 
   async #deliver({ row, job }: Claimed): Promise<void> {
+    let recorded = true;
     try {
       // A job may wait long in its lane: sent only while its claim still holds (with several
       // replicas, another may have taken it over meanwhile). When unsure, it is not sent.
@@ -199,14 +229,68 @@ export class OutboxWorker {
         this.#options.log.error({ job: row.id, err: error }, 'could not renew an outbox claim');
         held = false;
       }
-      if (!held) return;
-      await this.#attempt(row, job);
+      // Paused since it was started: not sent now (it stays pending).
+      if (!held || this.paused) return;
+      recorded = await this.#record(row.id, await this.#attempt(row, job));
     } catch (error) {
-      // Only recording the outcome can fail here; the job stays pending and is tried again.
-      this.#options.log.error({ job: row.id, err: error }, 'could not record an outbox outcome');
+      this.#options.log.error({ job: row.id, err: error }, 'outbox delivery failed');
     } finally {
-      await this.#release(row.id);
+      // An outcome not recorded keeps its claim: the job must not be picked, and sent, again.
+      if (recorded) await this.#release(row.id);
     }
+  }
+
+  /** Writes an outcome; when it cannot, keeps it and pauses (false). */
+  async #record(id: number, outcome: Outcome): Promise<boolean> {
+    try {
+      await this.#write(id, outcome);
+      return true;
+    } catch (error) {
+      if (!this.paused) {
+        this.#options.log.error(
+          { job: id, err: error },
+          'could not record an outbox outcome: no notification is sent until outcomes can be recorded again',
+        );
+      }
+      this.#unrecorded.set(id, outcome);
+      clearTimeout(this.#recordTimer);
+      this.#recordTimer = setTimeout(() => void this.#resume(), RECORD_AGAIN_MS).unref();
+      return false;
+    }
+  }
+
+  #write(id: number, outcome: Outcome): Promise<void> {
+    const { outbox } = this.#options;
+    if (outcome.kind === 'delivered') return outbox.delivered(id, outcome.attempts);
+    if (outcome.kind === 'failed') return outbox.failed(id, outcome.attempts, outcome.error);
+    return outbox.retryAt(id, outcome.attempts, outcome.at, outcome.error);
+  }
+
+  /** Records the outcomes held, in order, each then released; true when none is left. */
+  async #recordHeld(): Promise<boolean> {
+    for (const [id, outcome] of this.#unrecorded) {
+      try {
+        await this.#write(id, outcome);
+      } catch {
+        return false;
+      }
+      this.#unrecorded.delete(id);
+      await this.#release(id);
+    }
+    return true;
+  }
+
+  /** While paused: records what it holds, then resumes; else tries again shortly. */
+  async #resume(): Promise<void> {
+    if (!(await this.#recordHeld())) {
+      if (this.#running) {
+        this.#recordTimer = setTimeout(() => void this.#resume(), RECORD_AGAIN_MS).unref();
+      }
+      return;
+    }
+    this.#options.log.info({}, 'outbox outcomes recorded again: delivering');
+    this.#pump();
+    this.wake();
   }
 
   /** Hands a claim back; when the database cannot be told, the claim runs out by itself. */
@@ -218,13 +302,11 @@ export class OutboxWorker {
     }
   }
 
-  async #attempt(row: DueJob, job: OutboxJob | undefined): Promise<void> {
-    const { outbox, execute, policy, log } = this.#options;
+  /** Sends a job once; what came of it, to be recorded. */
+  async #attempt(row: DueJob, job: OutboxJob | undefined): Promise<Outcome> {
+    const { execute, policy, log } = this.#options;
     const attempts = row.attempts + 1;
-    if (job === undefined) {
-      await outbox.failed(row.id, attempts, 'unreadable job');
-      return;
-    }
+    if (job === undefined) return { kind: 'failed', attempts, error: 'unreadable job' };
     const context = { job: row.id, kind: job.kind, attempt: attempts };
     let error: DeliveryError | undefined;
     try {
@@ -238,20 +320,15 @@ export class OutboxWorker {
       }
     }
     if (error === undefined) {
-      await outbox.delivered(row.id, attempts);
       log.info(context, 'outbox job delivered');
-      return;
+      return { kind: 'delivered', attempts };
     }
     if (!error.retryable || attempts >= policy.maxAttempts) {
-      await outbox.failed(row.id, attempts, error.message);
       log.warn({ ...context, error: error.message }, 'outbox job given up');
-    } else {
-      const delay = retryDelayMs(attempts, policy, error.retryAfterMs);
-      await outbox.retryAt(row.id, attempts, Date.now() + delay, error.message);
-      log.info(
-        { ...context, error: error.message, retryInMs: delay },
-        'outbox job will be retried',
-      );
+      return { kind: 'failed', attempts, error: error.message };
     }
+    const delay = retryDelayMs(attempts, policy, error.retryAfterMs);
+    log.info({ ...context, error: error.message, retryInMs: delay }, 'outbox job will be retried');
+    return { kind: 'retry', attempts, at: Date.now() + delay, error: error.message };
   }
 }

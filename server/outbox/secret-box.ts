@@ -13,7 +13,8 @@ const TAG_BYTES = 16;
  * zero, unlike SQLite's secure_delete), its WAL and its backups. AES-256-GCM with a random
  * 96-bit IV per secret and a full 128-bit tag; the key is the SHA-256 of SECRETS_KEY (at least 32
  * characters, shared by every replica). `context` (the webhook's id) is authenticated with it, so
- * a sealed token moved into another job's row does not open. Without SECRETS_KEY secrets are
+ * a sealed token moved into another job's row does not open. On SQLite the key is made at first
+ * start when SECRETS_KEY is unset (secrets-key.ts); on PostgreSQL without SECRETS_KEY secrets are
  * stored as they are.
  */
 export interface SecretBox {
@@ -21,6 +22,9 @@ export interface SecretBox {
   /** The secret; a DeliveryError (not retryable) when it was sealed with another key or none. */
   open(stored: string, context: string): string;
 }
+
+/** Whether a stored secret is sealed (rather than stored as it is, by a server without a key). */
+export const isSealed = (stored: string): boolean => stored.startsWith(PREFIX);
 
 export function secretBox(secretsKey: string | undefined): SecretBox {
   const key =

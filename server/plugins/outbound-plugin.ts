@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import { OutboundHttp } from '../outbound/outbound-http.js';
-import { secretBox } from '../outbox/secret-box.js';
 import { brevoContacts } from '../providers/brevo.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import { type DiscordNotifier, discordNotifier } from '../providers/discord.js';
@@ -26,12 +25,12 @@ export const outboundPlugin = fp(
     const { forwarding, contacts, outbound } = app.config;
     const http = new OutboundHttp(outbound.timeoutMs);
     app.decorate('providers', {
-      discord: discordNotifier(http, outbound.discordApiOrigin, secretBox(app.config.secretsKey)),
+      discord: discordNotifier(http, outbound.discordApiOrigin, app.secrets),
       forwarding:
         forwarding.provider === 'improvmx' ? improvMxForwarding(http, forwarding) : undefined,
       contacts: contacts.provider === 'brevo' ? brevoContacts(http, contacts) : undefined,
     });
     app.addHook('onClose', () => http.close());
   },
-  { name: 'outbound', decorators: { fastify: ['config'] } },
+  { name: 'outbound', dependencies: ['secrets'], decorators: { fastify: ['config'] } },
 );

@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin';
-import { secretBox } from '../outbox/secret-box.js';
 import { createServices, type Services } from '../services/services.js';
 
 declare module 'fastify' {
@@ -18,9 +17,9 @@ export const servicesPlugin = fp(
         forwarding: app.providers.forwarding,
         contacts: app.providers.contacts !== undefined,
         log: app.logger,
-        secrets: secretBox(app.config.secretsKey),
+        secrets: app.secrets,
       }),
     );
   },
-  { name: 'services', dependencies: ['storage', 'outbound'] },
+  { name: 'services', dependencies: ['storage', 'secrets', 'outbound'] },
 );

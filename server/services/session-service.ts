@@ -12,14 +12,17 @@ const RENEW_AFTER_MS = DAY_MS;
 export interface Session {
   accountId: string;
   expiresAt: number;
+  /** The secret of this session's CSRF tokens: new at each sign-in, gone at sign-out. */
+  csrfSecret: string;
   /** The expiry moved on this request: the cookie should be sent again. */
   renewed: boolean;
 }
 
 /**
  * Dashboard sessions. Signing in takes a full key (an ingest key may not); the session's token is
- * new at every sign-in, lives in a cookie and only its hash in the database. Revoking the key
- * that opened a session ends the session too.
+ * new at every sign-in, lives in a cookie and only its hash in the database, beside the secret of
+ * the session's CSRF tokens (also new at every sign-in). Revoking the key that opened a session
+ * ends the session too.
  */
 export function sessionService(storage: Storage, credentials: Credentials) {
   return {
@@ -30,7 +33,7 @@ export function sessionService(storage: Storage, credentials: Credentials) {
       if (owner.scope !== 'full') throw new Forbidden('ingest-only');
       const token = generateToken();
       const expiresAt = Date.now() + SESSION_TTL_MS;
-      await storage.sessions.create(hashApiKey(token), owner, expiresAt);
+      await storage.sessions.create(hashApiKey(token), owner, expiresAt, generateToken());
       return { token, expiresAt };
     },
 
@@ -46,7 +49,7 @@ export function sessionService(storage: Storage, credentials: Credentials) {
       }
       const expiresAt = now + SESSION_TTL_MS;
       await storage.sessions.renew(tokenHash, expiresAt);
-      return { accountId: found.accountId, expiresAt, renewed: true };
+      return { ...found, expiresAt, renewed: true };
     },
 
     signOut: (token: string): Promise<void> => storage.sessions.delete(hashApiKey(token)),

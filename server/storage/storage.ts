@@ -67,17 +67,25 @@ export interface AccountRepository {
   recordKeyUse(uses: readonly (readonly [keyId: string, at: number])[]): Promise<void>;
 }
 
+/** A dashboard session as stored: its account, expiry, and the secret of its forms' CSRF tokens. */
+export interface StoredSession {
+  accountId: string;
+  expiresAt: number;
+  csrfSecret: string;
+}
+
 /**
- * Dashboard sessions; only the hash of a token is stored. Times are epoch ms. A session ends with
- * the key that opened it: once that key is revoked, `find` no longer finds it.
+ * Dashboard sessions; only the hash of a token is stored, with the session's CSRF secret (useless
+ * without the session's cookie). Times are epoch ms. A session ends with the key that opened it:
+ * once that key is revoked, `find` no longer finds it.
  */
 export interface SessionRepository {
-  create(tokenHash: string, owner: KeyOwner, expiresAt: number): Promise<void>;
-  /** The session, unless it is unknown, expired at `now`, or its key was revoked. */
-  find(
-    tokenHash: string,
-    now: number,
-  ): Promise<{ accountId: string; expiresAt: number } | undefined>;
+  create(tokenHash: string, owner: KeyOwner, expiresAt: number, csrfSecret: string): Promise<void>;
+  /**
+   * The session, unless it is unknown, expired at `now`, or its key was revoked; one without a
+   * CSRF secret (opened by a version before them) is no session either.
+   */
+  find(tokenHash: string, now: number): Promise<StoredSession | undefined>;
   renew(tokenHash: string, expiresAt: number): Promise<void>;
   delete(tokenHash: string): Promise<void>;
   /** Forgets sessions expired before `now`; returns how many. */
@@ -331,6 +339,10 @@ export interface OutboxRepository {
   retryAt(id: number, attempts: number, at: number, error: string): Promise<void>;
   /** Gives up a claim without an outcome (recording it failed): the job is picked again later. */
   release(id: number): Promise<void>;
+  /** The payload of every pending job, for sealing at start-up what was stored in the clear. */
+  pendingPayloads(): Promise<{ id: number; payload: string }[]>;
+  /** Replaces a pending job's payload (the same job, its secret sealed). */
+  replacePayload(id: number, payload: string): Promise<void>;
 }
 
 export interface IdempotencyRepository {
@@ -375,6 +387,16 @@ export interface Storage extends Repositories {
   onJobsQueued(listener: () => void): void;
   /** A round trip to the database; throws when it cannot answer. */
   ping(): Promise<void>;
+  /**
+   * Whether writes fail for lack of space: since one failed so (StorageFull), until there is room
+   * again (space-watch.ts).
+   */
+  full(): Promise<boolean>;
+  /**
+   * Empties the write-ahead log into the database where the backend keeps it beside the file
+   * (SQLite: a TRUNCATE checkpoint), so that what was overwritten lives on in neither.
+   */
+  truncateLog(): Promise<void>;
   /** Commits what is pending, then closes. */
   close(): Promise<void>;
 }

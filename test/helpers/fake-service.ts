@@ -35,6 +35,8 @@ export class FakeService {
   #script: Script = () => undefined;
   #fallback: Reply = { status: 200, body: { success: true } };
   #hanging: ServerResponse[] = [];
+  #held: Promise<void> | undefined;
+  #release: (() => void) | undefined;
 
   /** Answers for the next requests, in order; then the script, then the fallback. */
   queue(...replies: Reply[]): this {
@@ -50,6 +52,23 @@ export class FakeService {
   fallback(reply: Reply): this {
     this.#fallback = reply;
     return this;
+  }
+
+  /**
+   * Holds every answer to a request that arrives from now on until `release()`: those deliveries
+   * are in flight meanwhile (answered at once after, as scripted).
+   */
+  hold(): this {
+    this.#held ??= new Promise((resolve) => {
+      this.#release = resolve;
+    });
+    return this;
+  }
+
+  release(): void {
+    this.#release?.();
+    this.#held = undefined;
+    this.#release = undefined;
   }
 
   async start(port = 0): Promise<string> {
@@ -70,6 +89,7 @@ export class FakeService {
   }
 
   async stop(): Promise<void> {
+    this.release();
     for (const res of this.#hanging) res.destroy();
     this.#server?.closeAllConnections();
     if (this.#server?.listening) {
@@ -111,6 +131,7 @@ export class FakeService {
       at: Date.now(),
     };
     this.requests.push(recorded);
+    if (this.#held) await this.#held;
     const reply = this.#queue.shift() ?? this.#script(recorded) ?? this.#fallback;
     if ('hang' in reply) {
       this.#hanging.push(res);

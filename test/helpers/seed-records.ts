@@ -53,17 +53,8 @@ export async function storeEvent(
   });
 }
 
-/** A reproducible stream of numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A reproducible stream of numbers in [0, 1) (mulberry32, shared with the benchmarks). */
+export { seededRandom } from '../../bench/synthetic-series.js';
 
 /**
  * Makes the server fold every record into its statistics cells. SQLite folds at most once a

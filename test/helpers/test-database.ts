@@ -149,6 +149,8 @@ export async function releaseTestDatabases(): Promise<void> {
 export interface TestDatabaseOptions {
   /** PostgreSQL: an empty database rather than a copy of the migrated template. */
   empty?: boolean;
+  /** The backend, when not the project's (a test comparing both backends' answers). */
+  backend?: Backend;
 }
 
 /** A fresh database for one test server (or for several sharing it, as replicas do). */
@@ -156,10 +158,11 @@ export async function createTestDatabase(
   options: TestDatabaseOptions = {},
   dir = tempDir(),
 ): Promise<TestDatabase> {
-  if (!onPostgres) {
+  const chosen = options.backend ?? backend;
+  if (chosen === 'sqlite') {
     const location = join(dir, 'stats.db');
     return {
-      backend,
+      backend: chosen,
       env: { DATABASE_PATH: location },
       dir,
       location,
@@ -179,7 +182,7 @@ export async function createTestDatabase(
   const location = databaseUrl(name);
   let dropped = false;
   const database: TestDatabase = {
-    backend,
+    backend: chosen,
     env: { DATABASE_URL: location },
     dir,
     location,

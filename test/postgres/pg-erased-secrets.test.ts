@@ -3,9 +3,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { EventPage } from '../../contract/readback.js';
+import { notifyWebhook } from '../helpers/chat-jobs.js';
 import { FakeService } from '../helpers/fake-service.js';
+import { plantedDiscord, plantedEnv, plantSecrets, secretsIn } from '../helpers/planted-secrets.js';
+import { run, startServerProcess } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { connect } from '../helpers/test-database.js';
+import { connect, createTestDatabase } from '../helpers/test-database.js';
 
 /**
  * PostgreSQL's counterpart of erased-secrets.test.ts. PostgreSQL keeps a row's old versions until
@@ -31,15 +34,7 @@ afterEach(async () => {
 async function deliverAndRead(env: Record<string, string>, token: string, vacuum: boolean) {
   server = await startTestServer({ DISCORD_API_ORIGIN: discord.origin, ...env });
   const me = await server.account();
-  const res = await server.call('POST', '/stats/ingest-events', {
-    key: me.apiKey,
-    body: {
-      projectId: me.projectId,
-      eventType: 'deploy',
-      chatWebhook: { url: `https://discord.com/api/webhooks/${WEBHOOK_ID}/${token}`, title: 'x' },
-    },
-  });
-  expect(res.statusCode).toBe(200);
+  await notifyWebhook(server, me, WEBHOOK_ID, token);
   await expect
     .poll(async () => {
       const page = await (server as TestServer).call(
@@ -99,3 +94,67 @@ it('with SECRETS_KEY no page of the table and no WAL segment ever holds the toke
     server = undefined;
   }
 });
+
+/** Every file of the database `name` (its tables, indexes and TOAST), once checkpointed. */
+async function databaseFiles(url: string, name: string): Promise<{ files: string[]; wal: string }> {
+  const sql = connect(url);
+  try {
+    await sql`CHECKPOINT`;
+    const [where] = await sql<{ dir: string; oid: number }[]>`
+      SELECT current_setting('data_directory') AS dir, oid FROM pg_database WHERE datname = ${name}`;
+    const base = join(where?.dir as string, 'base', String(where?.oid));
+    expect(existsSync(base), `${base} is not readable here`).toBe(true);
+    return {
+      files: readdirSync(base).map((file) => join(base, file)),
+      wal: join(where?.dir as string, 'pg_wal'),
+    };
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/**
+ * Issue 22, part 5, on PostgreSQL: after a run that plants every kind of secret (with SECRETS_KEY,
+ * at LOG_LEVEL=debug), no file of the database, no WAL segment written meanwhile, no pg_dump and
+ * no log line holds one.
+ */
+it('no planted secret in the database’s files, the WAL, a pg_dump or the debug log', async () => {
+  const planted = plantedDiscord();
+  await planted.start();
+  const database = await createTestDatabase();
+  const since = Date.now() - 1000;
+  try {
+    const process = await startServerProcess({
+      ...database.env,
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      ...plantedEnv(planted),
+    });
+    const secrets = await plantSecrets(process.url, planted);
+    const dump = await run(['-e', DUMP, database.location], {});
+    expect(dump.code, dump.stderr).toBe(0);
+    expect(await process.stop()).toBe(0);
+
+    const { files, wal } = await databaseFiles(database.location, database.name as string);
+    const segments = readdirSync(wal)
+      .filter((name) => /^[0-9A-F]{24}$/.test(name) && statSync(join(wal, name)).mtimeMs >= since)
+      .map((name) => join(wal, name));
+    expect(segments.length).toBeGreaterThan(0);
+    const found = {
+      files: files.flatMap((file) => secretsIn(readFileSync(file), secrets)),
+      wal: segments.flatMap((segment) => secretsIn(readFileSync(segment), secrets)),
+      dump: secretsIn(dump.stdout, secrets),
+      log: secretsIn(process.output(), secrets),
+    };
+    expect(found).toEqual({ files: [], wal: [], dump: [], log: [] });
+    expect(process.output()).toContain('"url":"/share/[redacted]"');
+  } finally {
+    await planted.stop();
+    await database.drop();
+  }
+});
+
+/** pg_dump's plain SQL of the database named by the script's argument, on stdout. */
+const DUMP = `
+const { execFileSync } = require('node:child_process');
+process.stdout.write(execFileSync('pg_dump', ['--no-owner', process.argv[1]], { maxBuffer: 1 << 28 }));
+`;

@@ -93,7 +93,16 @@ describe('signing in', () => {
     me = await server.account();
     const behindProxy = new FormClient(server, { 'x-forwarded-proto': 'https' });
     const res = await behindProxy.signIn(me.apiKey);
-    expect(String(res.headers['set-cookie'])).toMatch(/cistats_session=[^;]+;.*Secure/);
+    // Over HTTPS the cookies take the __Host- prefix (Secure, Path=/, no Domain).
+    const cookies = String(res.headers['set-cookie']);
+    expect(cookies).toMatch(/__Host-cistats_session=[^;]+;.*Secure/);
+    expect(cookies).not.toMatch(/Domain=/i);
+    expect(behindProxy.cookies.has('cistats_session')).toBe(false);
+    expect((await behindProxy.get('/dashboard')).statusCode).toBe(200);
+    // A cookie of the plain name (planted by a sibling subdomain, say) is no session there.
+    const planted = new FormClient(server, { 'x-forwarded-proto': 'https' });
+    planted.cookies.set('cistats_session', behindProxy.cookies.get('__Host-cistats_session') ?? '');
+    expect((await planted.get('/dashboard')).statusCode).toBe(303);
     // Without TRUST_PROXY the header would be anyone's to send: not believed.
     await server.close();
     server = await startTestServer();
@@ -242,6 +251,121 @@ describe('CSRF', () => {
       { csrf: other.csrf },
     );
     expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('CSRF bound to the session (issue 22)', () => {
+  /** The forwarding address as the API reads it. */
+  const forwarding = async () =>
+    (await server.call('GET', Paths.forwardingStatus, { key: me.apiKey })).json();
+  const FORWARD = { enabled: 'true', email: 'attacker@evil.test' };
+
+  beforeEach(async () => {
+    await server.call('POST', Paths.updateDisplayName, {
+      key: me.apiKey,
+      body: { display_name: 'victim' },
+    });
+  });
+
+  it('the sign-in page’s cookies and token, planted in a signed-in browser, change nothing', async () => {
+    // The attacker's anonymous visit: a pre-session cookie and the matching token.
+    const attacker = new FormClient(server);
+    await attacker.get('/dashboard/sign-in');
+    expect(attacker.cookies.get('cistats_presession')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await browser.signIn(me.apiKey);
+    // Before issue 22 the secret was the `_csrf` cookie's: plant that too.
+    for (const [name, value] of attacker.cookies) browser.cookies.set(name, value);
+    browser.cookies.set('_csrf', attacker.cookies.get('cistats_presession') ?? '');
+    const res = await browser.post('/dashboard/account/forwarding', FORWARD, {
+      csrf: attacker.csrf,
+    });
+    expect(res.statusCode).toBe(403);
+    expect(await forwarding()).toEqual({ enabled: false, email: '' });
+  });
+
+  it('a token issued before sign-out is refused in the next session of the same browser', async () => {
+    await browser.signIn(me.apiKey);
+    await browser.get('/dashboard/account');
+    const before = browser.csrf;
+    await browser.post('/dashboard/sign-out');
+    await browser.signIn(me.apiKey);
+    const res = await browser.post('/dashboard/account/forwarding', FORWARD, { csrf: before });
+    expect(res.statusCode).toBe(403);
+    expect(await forwarding()).toEqual({ enabled: false, email: '' });
+    // The new session's own token works.
+    await browser.get('/dashboard/account');
+    expect((await browser.post('/dashboard/account/forwarding', FORWARD)).statusCode).toBe(303);
+    expect(await forwarding()).toEqual({ enabled: true, email: 'attacker@evil.test' });
+  });
+
+  it('the sign-in form’s pre-session ends at sign-in; the session’s secret is new each time', async () => {
+    await browser.get('/dashboard/sign-in');
+    const signInToken = browser.csrf;
+    const signedIn = await browser.post('/dashboard/sign-in', { api_key: me.apiKey });
+    expect(signedIn.statusCode).toBe(303);
+    expect(browser.cookies.has('cistats_presession')).toBe(false);
+    // The sign-in form's token is no signed-in form's token.
+    expect(
+      (await browser.post('/dashboard/account/forwarding', FORWARD, { csrf: signInToken }))
+        .statusCode,
+    ).toBe(403);
+    const secrets = await selectRows(server.database, 'SELECT csrf_secret FROM sessions');
+    expect(secrets).toHaveLength(1);
+    await browser.signIn(me.apiKey);
+    const next = await selectRows(server.database, 'SELECT csrf_secret FROM sessions');
+    expect(next).toHaveLength(1);
+    expect(next[0]?.csrf_secret).not.toBe(secrets[0]?.csrf_secret);
+  });
+
+  it('a form from another origin is refused even with a valid token; same-origin and header-less posts pass', async () => {
+    await browser.signIn(me.apiKey);
+    await browser.get('/dashboard/account');
+    const post = (headers: Record<string, string>) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/dashboard/account/forwarding',
+        headers: {
+          cookie: `cistats_session=${browser.cookies.get('cistats_session')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          host: 'localhost:3000',
+          ...headers,
+        },
+        payload: new URLSearchParams({ ...FORWARD, _csrf: browser.csrf }).toString(),
+      });
+    for (const headers of [
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://localhost:3000' },
+      { origin: 'http://localhost:8080' },
+      { origin: 'http://evil.localhost:3000' },
+      { origin: 'null' },
+    ] as Record<string, string>[]) {
+      const res = await post(headers);
+      expect({ headers, status: res.statusCode }).toEqual({ headers, status: 403 });
+      expect(res.body).toContain('Sent from another site');
+    }
+    expect(await forwarding()).toEqual({ enabled: false, email: '' });
+    for (const headers of [
+      { 'sec-fetch-site': 'same-origin', origin: 'http://localhost:3000' },
+      { 'sec-fetch-site': 'none' },
+      { origin: 'http://localhost:3000' },
+      {},
+    ] as Record<string, string>[]) {
+      const res = await post(headers);
+      expect({ headers, status: res.statusCode }).toEqual({ headers, status: 303 });
+    }
+    expect(await forwarding()).toEqual({ enabled: true, email: 'attacker@evil.test' });
+  });
+
+  it('behind a proxy, an Origin of PUBLIC_URL is this site’s', async () => {
+    await server.close();
+    server = await startTestServer({ PUBLIC_URL: 'https://stats.example.com' });
+    me = await server.account();
+    browser = new FormClient(server, { origin: 'https://stats.example.com' });
+    expect((await browser.signIn(me.apiKey)).statusCode).toBe(303);
+    const other = new FormClient(server, { origin: 'https://other.example.com' });
+    await other.get('/dashboard/sign-in');
+    expect((await other.post('/dashboard/sign-in', { api_key: me.apiKey })).statusCode).toBe(403);
   });
 });
 

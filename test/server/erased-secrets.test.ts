@@ -1,7 +1,10 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeService } from '../helpers/fake-service.js';
+import { plantedDiscord, plantedEnv, plantSecrets, secretsIn } from '../helpers/planted-secrets.js';
 import { startServerProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -79,5 +82,44 @@ it('no webhook token remains in the database files after delivery and shutdown',
       expect(bytes.includes('ERASE_ME'), `${name} holds a webhook token`).toBe(false);
       expect(bytes.includes(token.slice(0, 20))).toBe(false);
     }
+  }
+});
+
+/**
+ * Issue 22, part 5: on SQLite too, a webhook token is sealed before it is stored (with a key kept
+ * beside the database, made at first start): neither the file, nor its WAL after kill -9, nor a
+ * backup holds one, whether its notification was delivered, refused or still waits; and no log
+ * line at LOG_LEVEL=debug holds a key, a token or a session.
+ */
+it('no planted secret in the database, its WAL after kill -9, a backup, or the debug log', async () => {
+  const planted = plantedDiscord();
+  await planted.start();
+  try {
+    const database = join(dir, 'stats.db');
+    const server = await startServerProcess({
+      DATABASE_PATH: database,
+      ...plantedEnv(planted),
+    });
+    const secrets = await plantSecrets(server.url, planted);
+    // A backup taken while the server runs, as the README says.
+    const backup = join(dir, 'backup.db');
+    const reader = new Database(database, { readonly: true });
+    await reader.backup(backup);
+    reader.close();
+    server.child.kill('SIGKILL');
+    await once(server.child, 'exit');
+
+    const files = readdirSync(dir).filter((name) => name.endsWith('.db') || name.includes('.db-'));
+    expect(files).toEqual(expect.arrayContaining(['stats.db', 'stats.db-wal', 'backup.db']));
+    const found = Object.fromEntries([
+      ...files.map((name) => [name, secretsIn(readFileSync(join(dir, name)), secrets)]),
+      ['log', secretsIn(server.output(), secrets)],
+    ]);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((where) => [where, []])));
+    expect(server.output()).toContain('"url":"/share/[redacted]"');
+    // The key that sealed them: beside the database, the server's user's only.
+    expect(statSync(join(dir, 'secrets.key')).mode & 0o777).toBe(0o600);
+  } finally {
+    await planted.stop();
   }
 });

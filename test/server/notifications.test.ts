@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventPage, NotificationState } from '../../contract/readback.js';
 import { secretBox } from '../../server/outbox/secret-box.js';
+import { chatJob } from '../helpers/chat-jobs.js';
 import { selectRows } from '../helpers/database.js';
 import { FakeService } from '../helpers/fake-service.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../helpers/test-database.js';
 
 /** E7 chat notifications through the durable outbox, against a fake Discord on 127.0.0.1. */
 
@@ -272,21 +273,19 @@ describe('webhook tokens sealed with SECRETS_KEY', () => {
   it('a job sealed with another key, or with a key no longer set, fails for good, saying so', async () => {
     for (const [env, error] of [
       [{ SECRETS_KEY: `${KEY}-other` }, 'sealed with another SECRETS_KEY or for another webhook'],
-      [{}, 'sealed with SECRETS_KEY, which is not set'],
+      // Without SECRETS_KEY, SQLite has a key of its own (secrets.key): another key.
+      [
+        {},
+        onPostgres
+          ? 'sealed with SECRETS_KEY, which is not set'
+          : 'sealed with another SECRETS_KEY or for another webhook',
+      ],
     ] as const) {
       await start(env);
       const path = `/api/webhooks/${WEBHOOK_ID}/${TOKEN}`;
-      await server.app.storage.outbox.enqueue({
-        kind: 'chat-notification',
-        webhook: { path: secretBox(KEY).seal(path, WEBHOOK_ID), webhookId: WEBHOOK_ID },
-        title: 'Sealed elsewhere',
-        description: null,
-        color: null,
-        projectId: 'p',
-        projectName: 'P',
-        eventType: 'deploy',
-        eventCreatedAt: new Date().toISOString(),
-      });
+      await server.app.storage.outbox.enqueue(
+        chatJob(secretBox(KEY).seal(path, WEBHOOK_ID), WEBHOOK_ID, 'Sealed elsewhere'),
+      );
       await expect
         .poll(async () =>
           selectRows(server.database, 'SELECT status, attempts, last_error FROM outbox'),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AdminError } from '../../contract/admin.js';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
+import { nulText } from '../../contract/text-rule.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -42,6 +43,7 @@ const KNOWN_TEXTS = new Set<string>([
   ...Object.values(SpecError),
   ...Object.values(OwnError),
   ...Object.values(AdminError),
+  ...['display_name', 'name', 'label'].map(nulText),
   'Database unavailable.',
 ]);
 
@@ -130,6 +132,7 @@ describe('GET /openapi.json', () => {
       SpecError.projectIdRequired,
       SpecError.metricPayloadRequired,
       OwnError.metricPayloadTooLarge,
+      OwnError.metricPayloadNul,
       SpecError.invalidBody,
       OwnError.idempotencyKeyInvalid,
     ]);

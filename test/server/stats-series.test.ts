@@ -48,7 +48,8 @@ function expectedSeries(points: Point[], from: number, to: number, count: number
     .sort(([a], [b]) => a - b)
     .map(([index, members]) => {
       const values = members.map((p) => p.value).sort((a, b) => a - b);
-      const rank = (q: number) => values[Math.floor(q * (values.length - 1))] as number;
+      // Nearest rank: x[⌈q·n⌉ − 1].
+      const rank = (q: number) => values[Math.ceil(q * values.length) - 1] as number;
       const last = [...members].sort((a, b) => a.t - b.t || a.order - b.order).at(-1) as Point;
       return {
         start: iso(from + Math.ceil((index * span) / count)),

@@ -1,6 +1,6 @@
 import { AdminError } from '../../../contract/admin.js';
 import { OwnError, SpecError } from '../../../contract/error-texts.js';
-import type { AnyDomainError } from '../../domain/domain-errors.js';
+import { type AnyDomainError, STORAGE_FULL_RETRY_S } from '../../domain/domain-errors.js';
 
 const STATUS: Record<AnyDomainError['kind'], number> = {
   unauthorized: 401,
@@ -11,6 +11,13 @@ const STATUS: Record<AnyDomainError['kind'], number> = {
   // The spec answers a failed forwarding provider with 500.
   unavailable: 500,
   'storage-unavailable': 503,
+  'storage-full': 503,
+};
+
+/** Seconds a 503 asks the client to wait: a restart is a moment, a full disk needs an operator. */
+export const RETRY_AFTER_S: Partial<Record<AnyDomainError['kind'], number>> = {
+  'storage-unavailable': 1,
+  'storage-full': STORAGE_FULL_RETRY_S,
 };
 
 /** The `error` text of each reason: the spec's verbatim where it has one. */
@@ -32,6 +39,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'idempotency-key': OwnError.idempotencyKeyInvalid,
   'forwarding-provider': SpecError.forwardingSyncFailed,
   database: OwnError.databaseUnavailable,
+  'storage-full': OwnError.storageFull,
 };
 
 /** The one mapping from a domain error to an HTTP answer (the admin CLI prints the same text). */

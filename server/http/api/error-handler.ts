@@ -4,7 +4,7 @@ import type { ErrorText, IssuePaths } from '../../../contract/fields.js';
 import { Headers } from '../../../contract/headers.js';
 import { type AnyDomainError, DomainError } from '../../domain/domain-errors.js';
 import { allowedMethods } from '../transport.js';
-import { describeDomainError } from './domain-error-mapping.js';
+import { describeDomainError, RETRY_AFTER_S } from './domain-error-mapping.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -74,8 +74,9 @@ export function jsonErrorHandler(
 ) {
   if (error instanceof DomainError) {
     const { status, text } = describeDomainError(error as AnyDomainError);
-    // The database is away for a moment (a restart): say when to try again.
-    if (status === 503) reply.header('retry-after', '1');
+    // The database is away for a moment (a restart), or its disk is full: say when to try again.
+    const retryAfter = RETRY_AFTER_S[(error as AnyDomainError).kind];
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     return reply.code(status).send({ error: text });
   }
   if (error.validation) {

@@ -1,7 +1,11 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import type { ErrorText } from '../../../contract/fields.js';
-import { type AnyDomainError, StorageUnavailable } from '../../domain/domain-errors.js';
+import {
+  type AnyDomainError,
+  StorageFull,
+  StorageUnavailable,
+} from '../../domain/domain-errors.js';
 import { describeDomainError } from './domain-error-mapping.js';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_ERRORS } from './idempotency-header.js';
 
@@ -93,7 +97,7 @@ export function describeRoute(route: RouteOptions): DescribedRoute | undefined {
     add(status, [text]);
   };
 
-  if (schema.body || schema.querystring) {
+  if (schema.body || schema.querystring || schema.params) {
     add(400, textsOf(config.invalid as ErrorText | undefined));
   }
   // Malformed JSON, whatever the route's own texts.
@@ -112,6 +116,10 @@ export function describeRoute(route: RouteOptions): DescribedRoute | undefined {
   if (area.auth !== 'none' || area.rateLimited) {
     add(500, [(config.internalError as string | undefined) ?? SpecError.internal]);
     raise(new StorageUnavailable('database'));
+    // A write needs room on the database's disk; a read does not.
+    if ([route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD')) {
+      raise(new StorageFull('storage-full'));
+    }
   }
   return {
     summary: schema.summary as string | undefined,

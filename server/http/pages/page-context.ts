@@ -1,12 +1,15 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { StorageUnavailable } from '../../domain/domain-errors.js';
+import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
+import { RETRY_AFTER_S } from '../api/domain-error-mapping.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
+import { FormRefused } from './dashboard/form-guard.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { renderDocument } from './html-document.js';
 import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
 import { shareRoutes } from './project-stats/share-routes.js';
 import { publicPageRoutes } from './public-page/public-page-routes.js';
+import { RefusedText, refuseNulInAddress } from './refused-text.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
 
 /**
@@ -15,25 +18,32 @@ import { STATIC_PAGE_POLICY, securityHeaders } from './security-headers.js';
  * CSRF) each with its own security policy.
  */
 export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit }) {
+  app.addHook('onRequest', refuseNulInAddress);
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    // The database away for a moment is a 503 page, as it is a 503 in the API.
-    if (error instanceof StorageUnavailable) {
-      return reply
-        .code(503)
-        .header('retry-after', '1')
+    const page = (status: number, html: string) =>
+      reply
+        .code(status)
         .header('cache-control', 'no-store')
         .type('text/html; charset=utf-8')
-        .send(kit.errorHtml(503, request.id));
+        .send(html);
+    if (error instanceof FormRefused && error.reason === 'cross-site') {
+      return page(403, kit.crossSiteFormHtml);
+    }
+    // A NUL in an address or a form (contract/text-rule.ts): the page names what held it.
+    if (error instanceof RefusedText) return page(400, kit.refusedTextHtml(error.field));
+    // The database away for a moment, or its disk full, is a 503 page, as it is in the API.
+    if (error instanceof StorageUnavailable || error instanceof StorageFull) {
+      reply.header('retry-after', String(RETRY_AFTER_S[error.kind]));
+      return page(
+        503,
+        error instanceof StorageFull ? kit.storageFullHtml : kit.errorHtml(503, request.id),
+      );
     }
     const status =
       error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500)
       request.server.logger.error({ reqId: request.id, err: error }, 'page failed');
-    return reply
-      .code(status)
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(kit.errorHtml(status, request.id));
+    return page(status, kit.errorHtml(status, request.id));
   });
 
   await app.register(async (publicPages) => {

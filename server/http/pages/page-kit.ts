@@ -25,6 +25,12 @@ export interface PageKit {
   notFoundHtml: string;
   /** The page of an error status (4xx, 500, or 503 while the database is away). */
   errorHtml(status: number, requestId: string): string;
+  /** The 400 page of an address or form whose `field` holds a NUL (contract/text-rule.ts). */
+  refusedTextHtml(field: string): string;
+  /** The 403 page of a dashboard form posted from a page of another origin. */
+  crossSiteFormHtml: string;
+  /** The 503 page while the database's disk is full. */
+  storageFullHtml: string;
 }
 
 /** What a client error says, by status; others read as 400. */
@@ -78,6 +84,19 @@ export function createPageKit(): PageKit {
     docsStylesheet,
     statsAssets,
     notFoundHtml,
+    storageFullHtml: statusPage(
+      'Temporarily unavailable',
+      "The server's storage is full, so nothing could be saved. Please try again later.",
+    ),
+    crossSiteFormHtml: statusPage(
+      'Sent from another site',
+      'This form was sent from a page of another site, so it was not accepted and nothing was changed. Open the dashboard at its own address and try again.',
+    ),
+    refusedTextHtml: (field) =>
+      statusPage(
+        'Bad request',
+        `“${field}” holds a NUL character (U+0000), which this server does not accept. Nothing was changed.`,
+      ),
     errorHtml: (status, requestId) => {
       if (status === 404) return notFoundHtml;
       if (status === 503) {

@@ -256,4 +256,15 @@ export const pgMigrations: PgMigration[] = [
         SELECT '{}', array_agg(seq ORDER BY seq) FROM metrics GROUP BY seq / 20000 ORDER BY seq / 20000;
     `,
   },
+  {
+    version: 4,
+    name: 'a CSRF secret per dashboard session',
+    sql: `
+      -- Each session's forms carry CSRF tokens of its own secret, made at sign-in and gone at
+      -- sign-out (issue 22). Sessions opened before have none: they end, and everyone signs in
+      -- again (over HTTPS the session cookie is renamed __Host-cistats_session anyway).
+      ALTER TABLE sessions ADD COLUMN csrf_secret TEXT;
+      DELETE FROM sessions;
+    `,
+  },
 ];

@@ -178,6 +178,15 @@ export function pgOutboxLeases(pool: Sql, { replicaId, leaseMs }: LeaseOptions) 
             RETURNING id)
           SELECT pg_notify(${OUTBOX_CHANNEL}, '') FROM freed`;
       },
+
+      pendingPayloads: () =>
+        sql<{ id: number; payload: string }[]>`
+          SELECT id, payload FROM outbox
+           WHERE status = 'pending' AND payload IS NOT NULL ORDER BY id`,
+
+      async replacePayload(id, payload) {
+        await sql`UPDATE outbox SET payload = ${payload} WHERE id = ${id} AND status = 'pending'`;
+      },
     };
   }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STORAGE_FULL_RETRY_S, StorageFull } from '../../domain/domain-errors.js';
+import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
 import { openPgDatabase, type PgOptions, type Sql } from './pg-database.js';
@@ -10,7 +12,7 @@ import { pgProjects } from './pg-projects.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
-import { guarded, reaching } from './pg-unavailable.js';
+import { guarded, reaching, translated } from './pg-unavailable.js';
 
 export interface PgStorageOptions {
   url: string;
@@ -51,17 +53,33 @@ export async function openPgStorage({
   // Changes to what pages show, committed by this process: counted once they are visible.
   let pagesCommitted = 0;
 
+  // A full disk is PostgreSQL's to report (53100); it is over once no write failed so for as
+  // long as clients are asked to wait (Retry-After), and a write succeeds.
+  const space = new SpaceWatch(
+    () =>
+      pool`UPDATE schema_migrations SET name = name
+            WHERE version = (SELECT MAX(version) FROM schema_migrations)`.then(
+        () => true,
+        (error: unknown) => {
+          if (translated(error) instanceof StorageFull) return false;
+          throw translated(error);
+        },
+      ),
+    STORAGE_FULL_RETRY_S * 1000,
+  );
+  const observe = space.saw;
+
   const repositoriesOf = (sql: Sql, pagesChanged: () => void): Repositories => ({
-    accounts: guarded(pgAccounts(sql)),
-    sessions: guarded(pgSessions(sql)),
-    profiles: guarded(pgProfiles(sql, pagesChanged)),
-    sites: guarded(pgSites(sql, pagesChanged)),
-    projects: guarded(pgProjects(sql)),
-    shareLinks: guarded(pgShareLinks(sql)),
-    records: guarded(ingest.records(sql)),
-    stats: guarded(ingest.stats(sql)),
-    outbox: guarded(ingest.outbox(sql)),
-    idempotency: guarded(ingest.idempotency(sql)),
+    accounts: guarded(pgAccounts(sql), observe),
+    sessions: guarded(pgSessions(sql), observe),
+    profiles: guarded(pgProfiles(sql, pagesChanged), observe),
+    sites: guarded(pgSites(sql, pagesChanged), observe),
+    projects: guarded(pgProjects(sql), observe),
+    shareLinks: guarded(pgShareLinks(sql), observe),
+    records: guarded(ingest.records(sql), observe),
+    stats: guarded(ingest.stats(sql), observe),
+    outbox: guarded(ingest.outbox(sql), observe),
+    idempotency: guarded(ingest.idempotency(sql), observe),
   });
 
   return {
@@ -82,7 +100,7 @@ export async function openPgStorage({
         );
         if (pagesChanged) pagesCommitted += 1;
         return result as Awaited<ReturnType<typeof work>>;
-      }),
+      }, observe),
 
     lock: (key, task) => locks.run(key, task),
 
@@ -97,6 +115,11 @@ export async function openPgStorage({
       reaching(async () => {
         await pool`SELECT 1`;
       }),
+
+    full: () => space.full(),
+
+    // PostgreSQL's WAL is the server's own: recycled by its checkpoints, not ours to truncate.
+    truncateLog: async () => undefined,
 
     async close() {
       await ingest.drain();

@@ -1,4 +1,4 @@
-import { StorageUnavailable } from '../../domain/domain-errors.js';
+import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
 
 /**
  * The client's and the system's words for "the database cannot be reached" (refused, reset,
@@ -31,28 +31,40 @@ export function isUnreachable(error: unknown): boolean {
   return typeof code === 'string' && (UNREACHABLE.has(code) || code.startsWith('08'));
 }
 
-/** A lost database becomes the domain's StorageUnavailable (503 in HTTP); anything else as is. */
+/** PostgreSQL's disk_full: a write could not extend a file for lack of space. */
+const DISK_FULL = '53100';
+
+/**
+ * A lost database becomes the domain's StorageUnavailable, a full disk its StorageFull (both 503
+ * in HTTP); anything else as is.
+ */
 export function translated(error: unknown): unknown {
-  return isUnreachable(error) ? new StorageUnavailable('database') : error;
+  if (isUnreachable(error)) return new StorageUnavailable('database');
+  return (error as { code?: unknown } | null)?.code === DISK_FULL
+    ? new StorageFull('storage-full')
+    : error;
 }
 
-/** Runs `work`, translating a lost database into StorageUnavailable. */
-export async function reaching<T>(work: () => Promise<T>): Promise<T> {
+/** Runs `work`, translating a lost database or a full disk (`observe` sees what it became). */
+export async function reaching<T>(
+  work: () => Promise<T>,
+  observe: (error: unknown) => unknown = (error) => error,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw translated(error);
+    throw observe(translated(error));
   }
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the mapped type must accept every method signature.
 type AnyMethod = (...args: any[]) => Promise<unknown>;
 
-/** The repository with every method's failures translated (see `translated`). */
-export function guarded<T extends object>(repository: T): T {
+/** The repository with every method's failures translated (see `translated`) and observed. */
+export function guarded<T extends object>(repository: T, observe?: (error: unknown) => unknown): T {
   const wrapped: Record<string, AnyMethod> = {};
   for (const [name, method] of Object.entries(repository as Record<string, AnyMethod>)) {
-    wrapped[name] = (...args) => reaching(() => method(...args));
+    wrapped[name] = (...args) => reaching(() => method(...args), observe);
   }
   return wrapped as T;
 }

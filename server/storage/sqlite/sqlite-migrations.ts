@@ -268,4 +268,13 @@ export const migrations: Migration[] = [
       sqliteStatsIndex(db).foldAll();
     },
   },
+  {
+    version: 6,
+    name: 'a CSRF secret per dashboard session',
+    sql: `
+      -- As PostgreSQL's migration 4: sessions opened before have no CSRF secret, so they end.
+      ALTER TABLE sessions ADD COLUMN csrf_secret TEXT;
+      DELETE FROM sessions;
+    `,
+  },
 ];

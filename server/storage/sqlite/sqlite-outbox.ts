@@ -3,7 +3,13 @@ import type { DueJob, OutboxRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const outboxWrites = ['enqueue', 'delivered', 'failed', 'retryAt'] as const;
+export const outboxWrites = [
+  'enqueue',
+  'delivered',
+  'failed',
+  'retryAt',
+  'replacePayload',
+] as const;
 
 /**
  * The durable outbox. One server process works on a database file, so a claim is an id in
@@ -35,6 +41,10 @@ export function sqliteOutbox(db: Db) {
     `UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ?
       WHERE id = ? AND status = 'pending'`,
   );
+  const pending = db.prepare(
+    "SELECT id, payload FROM outbox WHERE status = 'pending' AND payload IS NOT NULL ORDER BY id",
+  );
+  const replace = db.prepare("UPDATE outbox SET payload = ? WHERE id = ? AND status = 'pending'");
   const claimed = new Set<number>();
   let queuedSinceAsked = false;
 
@@ -73,6 +83,12 @@ export function sqliteOutbox(db: Db) {
 
     release(id) {
       claimed.delete(id);
+    },
+
+    pendingPayloads: () => pending.all() as { id: number; payload: string }[],
+
+    replacePayload(id, payload) {
+      replace.run(payload, id);
     },
   };
 

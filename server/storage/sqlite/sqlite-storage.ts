@@ -1,10 +1,13 @@
+import { dirname } from 'node:path';
 import { KeyedLock } from '../keyed-lock.js';
 import { newestVersion, pendingMigrations } from '../schema-version.js';
+import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { GroupCommit } from './group-commit.js';
 import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
 import { backupSqlite, preMigrationBackupPath } from './sqlite-backup.js';
 import { type Db, migrate, openConnection, schemaVersion } from './sqlite-database.js';
+import { hasRoom, translatedSqliteError } from './sqlite-errors.js';
 import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
 import { migrations } from './sqlite-migrations.js';
 import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
@@ -72,6 +75,12 @@ export async function openSqliteStorage({
 }: SqliteOptions): Promise<Storage> {
   const db = await openMigrated(path, durability, onBackup);
   const commits = new GroupCommit(db);
+  const space = new SpaceWatch(() => hasRoom(dirname(path)));
+  // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
+  const failed = (error: unknown): never => {
+    throw space.saw(translatedSqliteError(error));
+  };
+  const write: Runner = (fn) => commits.run(fn).catch(failed);
   const idempotency = sqliteIdempotency(db);
   const outbox = sqliteOutbox(db);
   // What pages show changed in this process: counted once the change has committed.
@@ -139,9 +148,9 @@ export async function openSqliteStorage({
   let keysSeenAt = 0;
 
   return {
-    ...repositories((fn) => commits.run(fn)),
+    ...repositories(write),
 
-    transaction: (work) => commits.run(() => work(inTransaction)),
+    transaction: (work) => commits.run(() => work(inTransaction)).catch(failed),
 
     // One process per file: an in-process lock serialises everything that matters.
     lock: (key, task) => locks.run(key, task),
@@ -165,6 +174,13 @@ export async function openSqliteStorage({
 
     async ping() {
       ping.get();
+    },
+
+    full: () => space.full(),
+
+    async truncateLog() {
+      await commits.drain();
+      db.pragma('wal_checkpoint(TRUNCATE)');
     },
 
     async close() {

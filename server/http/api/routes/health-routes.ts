@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { OwnError } from '../../../../contract/error-texts.js';
 import { Paths } from '../../../../contract/paths.js';
+import { StorageFull } from '../../../domain/domain-errors.js';
+import { RETRY_AFTER_S } from '../domain-error-mapping.js';
 import { describeArea } from '../route-docs.js';
 
 const DATABASE_UNAVAILABLE = 'Database unavailable.';
 
-/** Liveness with a database round trip, for load balancers and orchestrators. No key needed. */
+/**
+ * Liveness with a database round trip, for load balancers and orchestrators. No key needed. 503
+ * says why: the database cannot be reached, or its disk is full (until there is room again).
+ */
 export async function healthRoutes(app: FastifyInstance) {
   const { health } = app.services;
 
@@ -14,7 +20,10 @@ export async function healthRoutes(app: FastifyInstance) {
     {
       schema: { summary: 'Liveness, with a database round trip (no key needed)' },
       config: {
-        docs: { success: { example: { status: 'ok' } }, answers: { 503: [DATABASE_UNAVAILABLE] } },
+        docs: {
+          success: { example: { status: 'ok' } },
+          answers: { 503: [DATABASE_UNAVAILABLE, OwnError.storageFull] },
+        },
       },
     },
     async (request, reply) => {
@@ -22,6 +31,12 @@ export async function healthRoutes(app: FastifyInstance) {
         await health.check();
         return { status: 'ok' };
       } catch (error) {
+        if (error instanceof StorageFull) {
+          return reply
+            .code(503)
+            .header('retry-after', String(RETRY_AFTER_S['storage-full']))
+            .send({ error: OwnError.storageFull });
+        }
         request.server.logger.error({ reqId: request.id, err: error }, 'health check failed');
         return reply.code(503).send({ error: DATABASE_UNAVAILABLE });
       }

@@ -1,17 +1,18 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
+import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { accountPages } from './account-pages.js';
-import { overHttps, SESSION_COOKIE, SIGN_IN_PATH, sessionCookie } from './dashboard-pages.js';
+import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
+import { formGuard } from './form-guard.js';
 import { keyPages } from './key-pages.js';
 import { overviewPages } from './overview-pages.js';
 import { projectPages } from './project-pages.js';
-import { signInPages } from './sign-in-pages.js';
+import { signInPages, signOutPage } from './sign-in-pages.js';
 import { sitePages } from './site-pages.js';
 
 /** The dashboard ships no script: forms post to itself, images may be any avatar. */
@@ -23,36 +24,29 @@ const DASHBOARD_POLICY: CspDirectives = {
   formAction: ["'self'"],
 };
 
-/** Form fields nest (`blocks[2][content]`); qs keeps prototypes out and bounds the depth. */
+/**
+ * Form fields nest (`blocks[2][content]`); qs keeps prototypes out and bounds the depth. A NUL in
+ * any field is refused (contract/text-rule.ts) before a form route reads it.
+ */
 const parseForm = (body: string) =>
-  qs.parse(body, { depth: 3, arrayLimit: 200, parameterLimit: 2_000, allowPrototypes: false });
+  refuseNulInForm(
+    qs.parse(body, { depth: 3, arrayLimit: 200, parameterLimit: 2_000, allowPrototypes: false }),
+  );
 
 /**
- * The account dashboard under /dashboard: forms (application/x-www-form-urlencoded) with a CSRF
- * token each, sessions in an HttpOnly cookie, and nothing cached by the browser (`no-store`).
- * Cookie and form parsing live here only, so the public page does not pay for them.
+ * The account dashboard under /dashboard: forms (application/x-www-form-urlencoded), each posted
+ * from its own pages with a CSRF token of its session (form-guard.ts), sessions in an HttpOnly
+ * cookie, and nothing cached by the browser (`no-store`). Cookie and form parsing live here only,
+ * so the public page does not pay for them.
  */
 export function dashboardContext(kit: PageKit) {
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie);
     await app.register(fastifyFormbody, { parser: parseForm });
-    await app.register(fastifyCsrf, {
-      sessionPlugin: '@fastify/cookie',
-      cookieOpts: { path: '/', httpOnly: true, sameSite: 'strict' },
-      getToken: (request) => {
-        const token = (request.body as { _csrf?: unknown } | undefined)?._csrf;
-        return typeof token === 'string' ? token : undefined;
-      },
-    });
     app.addHook('onRequest', securityHeaders(DASHBOARD_POLICY));
     app.addHook('onRequest', (_request, reply, done) => {
       reply.header('cache-control', 'no-store');
       done();
-    });
-    // Every state-changing form carries a CSRF token; the sign-in form too.
-    app.addHook('preHandler', (request, reply, done) => {
-      if (request.method === 'POST') app.csrfProtection(request, reply, done);
-      else done();
     });
 
     const chrome = { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon };
@@ -60,7 +54,7 @@ export function dashboardContext(kit: PageKit) {
 
     // Everything else needs a session: without one, to the sign-in page.
     const requireSession: onRequestHookHandler = (request, reply, done) => {
-      const token = request.cookies[SESSION_COOKIE];
+      const token = request.cookies[sessionCookieName(request)];
       app.services.sessions.authenticate(token).then((session) => {
         if (!session) {
           reply.redirect(SIGN_IN_PATH, 303);
@@ -69,9 +63,9 @@ export function dashboardContext(kit: PageKit) {
         request.session = session;
         if (session.renewed && token) {
           reply.setCookie(
-            SESSION_COOKIE,
+            sessionCookieName(request),
             token,
-            sessionCookie(overHttps(request), session.expiresAt),
+            sessionCookie(request, session.expiresAt),
           );
         }
         done();
@@ -80,9 +74,15 @@ export function dashboardContext(kit: PageKit) {
     await app.register(async (signedIn) => {
       signedIn.decorateRequest('session', null as never);
       signedIn.addHook('onRequest', requireSession);
+      // Every state-changing form: from this site, with a token of this session's secret.
+      signedIn.addHook(
+        'preHandler',
+        formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
+      );
       for (const pages of [overviewPages, sitePages, accountPages, keyPages, projectPages]) {
         await signedIn.register(pages(chrome));
       }
+      await signedIn.register(signOutPage());
       await signedIn.register(ownerStatsPages(chrome, kit.statsAssets));
     });
   };

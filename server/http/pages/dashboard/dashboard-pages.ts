@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import type { Session } from '../../../services/session-service.js';
 import { renderDocument } from '../html-document.js';
+import { formToken } from './form-guard.js';
 import type { Chrome } from './views/dashboard-layout.js';
 
 declare module 'fastify' {
@@ -11,22 +12,41 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'cistats_session';
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 
+/** Cookies are Secure when the request came over HTTPS, directly or through a trusted proxy. */
+export const overHttps = (request: FastifyRequest) => request.protocol === 'https';
+
+/**
+ * The dashboard's cookie names. Over HTTPS they take the `__Host-` prefix: a browser then only
+ * accepts them Secure, for `Path=/` and from this very host, so no sibling subdomain (nor plain
+ * HTTP) can plant one; a cookie of the plain name is ignored there.
+ */
+const cookieName = (request: FastifyRequest, name: string) =>
+  overHttps(request) ? `__Host-${name}` : name;
+export const sessionCookieName = (request: FastifyRequest) =>
+  cookieName(request, 'cistats_session');
+export const preSessionCookieName = (request: FastifyRequest) =>
+  cookieName(request, 'cistats_presession');
+
 /** The session cookie: never readable by scripts, sent on top-level navigations only. */
-export function sessionCookie(secure: boolean, expiresAt: number) {
+export function sessionCookie(request: FastifyRequest, expiresAt: number) {
   return {
     path: '/',
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure,
+    secure: overHttps(request),
     expires: new Date(expiresAt),
   };
 }
 
-/** Cookies are Secure when the request came over HTTPS, directly or through a trusted proxy. */
-export const overHttps = (request: FastifyRequest) => request.protocol === 'https';
+/** The pre-session cookie (the sign-in form's CSRF secret): for this browser's own requests only. */
+export const preSessionCookie = (request: FastifyRequest) => ({
+  path: '/',
+  httpOnly: true,
+  sameSite: 'strict' as const,
+  secure: overHttps(request),
+});
 
 export function sendPage(reply: FastifyReply, view: VNode, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(renderDocument(view));
@@ -61,13 +81,13 @@ export function noticeOf(request: FastifyRequest): { tone: 'ok'; text: string } 
 /** What every signed-in page's layout needs. */
 export async function layoutOf(
   request: FastifyRequest,
-  reply: FastifyReply,
+  _reply: FastifyReply,
   chrome: Chrome,
 ): Promise<{ chrome: Chrome; csrf: string; who: string; notice: ReturnType<typeof noticeOf> }> {
   const { alias } = await request.server.services.displayName.get(request.session.accountId);
   return {
     chrome,
-    csrf: reply.generateCsrf({ secure: overHttps(request) }),
+    csrf: formToken(request.session.csrfSecret),
     who: alias ?? 'No display name yet',
     notice: noticeOf(request),
   };

@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { describe, expect } from 'vitest';
+import { OwnError } from '../../contract/error-texts.js';
+import { Paths } from '../../contract/paths.js';
+import type { EventPage, StoredEvent } from '../../contract/readback.js';
+import type { TestAccount, TestServer } from './server.js';
+import { tempDir } from './test-database.js';
+
+/**
+ * A file system of a few megabytes that a test can fill up: a tmpfs mounted on a temporary
+ * directory. Mounting needs root (CI runs as root); elsewhere the tests that need one are skipped
+ * with one visible line, and with CI set a failed mount fails them instead.
+ */
+
+const canMount = process.getuid?.() === 0;
+if (!canMount && process.env.CI) {
+  throw new Error('CI is set but the tests do not run as root: a tmpfs cannot be mounted');
+}
+let warned = false;
+
+/** `describe` for tests on a small file system: skipped, with a reason, where none can be mounted. */
+export function describeOnSmallFilesystem(name: string, tests: () => void): void {
+  if (!canMount && !warned) {
+    warned = true;
+    process.stderr.write('Full-disk tests skipped: mounting a tmpfs needs root\n');
+  }
+  describe.skipIf(!canMount)(name, tests);
+}
+
+export interface SmallFilesystem {
+  dir: string;
+  /** Writes a file until the file system has not one byte left; returns its path. */
+  fill(): string;
+  unmount(): void;
+}
+
+export function mountSmallFilesystem(megabytes: number): SmallFilesystem {
+  const dir = tempDir();
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m,mode=0700`, 'tmpfs', dir]);
+  return {
+    dir,
+    fill() {
+      const path = join(dir, 'filler');
+      const fd = openSync(path, 'a');
+      try {
+        for (const size of [1 << 20, 1 << 12, 1]) {
+          const chunk = Buffer.alloc(size);
+          for (;;) {
+            try {
+              writeSync(fd, chunk);
+            } catch (error) {
+              if ((error as NodeJS.ErrnoException).code === 'ENOSPC') break;
+              throw error;
+            }
+          }
+        }
+      } finally {
+        closeSync(fd);
+      }
+      return path;
+    },
+    unmount() {
+      execFileSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The answer to a write (or /healthz) while the disk is full: 503, the reason, Retry-After. */
+export function expectStorageFull(res: LightMyRequestResponse | undefined): void {
+  expect({
+    status: res?.statusCode,
+    body: res?.json(),
+    retryAfter: res?.headers['retry-after'],
+  }).toEqual({ status: 503, body: { error: OwnError.storageFull }, retryAfter: '30' });
+}
+
+/** The events of a project, as the API reads them back (newest first, up to 200). */
+export async function storedEvents(server: TestServer, me: TestAccount): Promise<StoredEvent[]> {
+  const res = await server.call('GET', `${Paths.getEvents}?projectId=${me.projectId}&limit=200`, {
+    key: me.apiKey,
+  });
+  return (res.json() as EventPage).events;
+}
