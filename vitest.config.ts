@@ -27,6 +27,8 @@ const SQLITE_ONLY = [
 
 const SERVER_TESTS = [
   'test/server/**/*.test.ts',
+  'test/start/npm-start.test.ts',
+  'test/docs/examples.test.ts',
   'test/browser/**/*.test.ts',
   'test/cli/cli.test.ts',
   'test/action/dist.test.ts',

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
-import { concerns, type IssuePaths } from './fields.js';
+import { concerns, pickErrorText } from './fields.js';
 import { isJsonObject } from './json.js';
 import { fieldHoldsNul, nulText, plainString } from './text-rule.js';
 
@@ -12,12 +12,15 @@ export const UpdateDisplayNameRequest = z.strictObject({ display_name: plainStri
 export type UpdateDisplayNameRequest = z.infer<typeof UpdateDisplayNameRequest>;
 
 /** E5's 400 texts: a missing or non-string name first, then anything else (unknown fields). */
-export function updateDisplayNameErrorText(paths: IssuePaths, body: unknown): string {
-  if (fieldHoldsNul(body, 'display_name')) return nulText('display_name');
-  return !isJsonObject(body) || concerns(paths, 'display_name')
-    ? OwnError.displayNameMissing
-    : SpecError.invalidBody;
-}
+export const updateDisplayNameErrorText = pickErrorText(
+  [nulText('display_name'), OwnError.displayNameMissing, SpecError.invalidBody],
+  (paths, body) => {
+    if (fieldHoldsNul(body, 'display_name')) return nulText('display_name');
+    return !isJsonObject(body) || concerns(paths, 'display_name')
+      ? OwnError.displayNameMissing
+      : SpecError.invalidBody;
+  },
+);
 
 /** E5 200 response body. */
 export interface UpdateDisplayNameResponse {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { SpecError } from './error-texts.js';
-import { concerns, type IssuePaths } from './fields.js';
+import { concerns, pickErrorText } from './fields.js';
 import { isJsonObject } from './json.js';
 import { Limits } from './limits.js';
 import { ProjectName } from './projects.js';
@@ -26,26 +26,32 @@ export const AdminError = {
   keyNotFound: 'Key not found.',
 } as const;
 
-export const createAccountErrorText = (_paths: IssuePaths, body: unknown): string => {
-  if (fieldHoldsNul(body, 'label')) return nulText('label');
-  return isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
-};
+export const createAccountErrorText = pickErrorText(
+  [nulText('label'), AdminError.labelInvalid, SpecError.invalidBody],
+  (_paths, body) => {
+    if (fieldHoldsNul(body, 'label')) return nulText('label');
+    return isJsonObject(body) ? AdminError.labelInvalid : SpecError.invalidBody;
+  },
+);
 
 /** POST /admin/accounts/:accountId/projects: fields other than `name` are ignored. */
 export const AdminCreateProjectRequest = z.looseObject({ name: ProjectName });
 export type AdminCreateProjectRequest = z.infer<typeof AdminCreateProjectRequest>;
 
 /** The 400 texts of a project name (admin API, CLI and POST /stats/create-project). */
-export function createProjectErrorText(paths: IssuePaths, body: unknown): string {
-  const name = (body as { name?: unknown } | null)?.name;
-  if (concerns(paths, 'name') && fieldHoldsNul(body, 'name')) return nulText('name');
-  if (!concerns(paths, 'name') || name === undefined || name === null) {
-    return AdminError.nameRequired;
-  }
-  return typeof name === 'string' && name.trim() === ''
-    ? AdminError.nameRequired
-    : AdminError.nameInvalid;
-}
+export const createProjectErrorText = pickErrorText(
+  [nulText('name'), AdminError.nameRequired, AdminError.nameInvalid],
+  (paths, body) => {
+    const name = (body as { name?: unknown } | null)?.name;
+    if (concerns(paths, 'name') && fieldHoldsNul(body, 'name')) return nulText('name');
+    if (!concerns(paths, 'name') || name === undefined || name === null) {
+      return AdminError.nameRequired;
+    }
+    return typeof name === 'string' && name.trim() === ''
+      ? AdminError.nameRequired
+      : AdminError.nameInvalid;
+  },
+);
 
 export const AccountParams = z.object({ accountId: plainString() });
 export const KeyParams = z.object({ keyId: plainString() });

@@ -24,7 +24,7 @@ export function parseDiscordWebhookUrl(raw: string): DiscordWebhookTarget | unde
     return undefined;
   }
   // No port but the default one: `URL` drops an explicit ":443", which is harmless since delivery
-  // never uses the client's host or port (the README says the same).
+  // never uses the client's host or port (docs/decisions.md says the same).
   if (url.protocol !== 'https:' || !HOSTS.has(url.hostname) || url.port !== '') return undefined;
   if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
   const match = PATH.exec(url.pathname);

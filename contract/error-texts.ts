@@ -1,6 +1,6 @@
 /**
  * The `error` strings of the spec's part 7, verbatim (including the odd 404 text), plus the
- * few texts we added where the spec is silent (documented in the README).
+ * few texts we added where the spec is silent (docs/decisions.md).
  */
 export const SpecError = {
   /** 401 on E1 and E2. */
@@ -22,7 +22,7 @@ export const SpecError = {
   siteConfigurationFailed: 'Could not update site configuration.',
 } as const;
 
-/** Texts for conditions the spec does not cover (documented in the README). */
+/** Texts for conditions the spec does not cover (docs/decisions.md). */
 export const OwnError = {
   displayNameMissing: 'display_name is required and must be a string.',
   displayNameLength:

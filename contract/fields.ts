@@ -75,11 +75,22 @@ export const httpUrl = z.string().check(
 /** Where a request failed its schema: the path of each problem, in the order zod found them. */
 export type IssuePaths = readonly (readonly PropertyKey[])[];
 
+/** Chooses among `texts`, which the API reference lists as the endpoint's 400 texts. */
+export type ErrorTextPicker = ((paths: IssuePaths, input: unknown) => string) & {
+  readonly texts: readonly string[];
+};
+
+/** An ErrorTextPicker: the texts it may give, declared beside the rule that picks one. */
+export const pickErrorText = (
+  texts: readonly string[],
+  pick: (paths: IssuePaths, input: unknown) => string,
+): ErrorTextPicker => Object.assign(pick, { texts });
+
 /**
  * Chooses the `error` text of a request that failed its schema. Most endpoints have one text for
  * every problem; some (E2, E5, E8, get-metrics) name the field at fault, in a fixed order.
  */
-export type ErrorText = string | ((paths: IssuePaths, input: unknown) => string);
+export type ErrorText = string | ErrorTextPicker;
 
 /** Whether any problem lies at or under the top-level `field`. */
 export const concerns = (paths: IssuePaths, field: string): boolean =>

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { SpecError } from './error-texts.js';
-import type { IssuePaths } from './fields.js';
+import { pickErrorText } from './fields.js';
 import { Limits } from './limits.js';
 import { noNul } from './text-rule.js';
 
@@ -21,11 +21,11 @@ export const ToggleForwardingRequest = z.discriminatedUnion('enabled', [
 export type ToggleForwardingRequest = z.infer<typeof ToggleForwardingRequest>;
 
 /** E2's 400 texts: a bad address when enabling has its own; any other problem is generic. */
-export function toggleForwardingErrorText(paths: IssuePaths): string {
-  return paths.every((path) => path[0] === 'email')
-    ? SpecError.emailRequired
-    : SpecError.invalidBody;
-}
+export const toggleForwardingErrorText = pickErrorText(
+  [SpecError.emailRequired, SpecError.invalidBody],
+  (paths) =>
+    paths.every((path) => path[0] === 'email') ? SpecError.emailRequired : SpecError.invalidBody,
+);
 
 /** E1 200 response body. */
 export interface ForwardingStatus {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
-import { concerns, type IssuePaths, jsonObject, requiredText } from './fields.js';
+import { concerns, jsonObject, pickErrorText, requiredText } from './fields.js';
 import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
 import { nulPath } from './text-rule.js';
@@ -22,16 +22,25 @@ export const METRIC_INGESTED = 'Metric ingested successfully.';
  * E8's 400 texts, in the spec's order: the project id is judged first, then the payload; anything
  * else wrong with the body (unknown fields) gets the generic text.
  */
-export function ingestMetricErrorText(paths: IssuePaths, body: unknown): string {
-  if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
-  if (concerns(paths, 'payload')) {
-    const { payload } = body;
-    // An object of the right depth: what its check found is its size or a NUL.
-    if (isJsonObject(payload) && jsonDepthWithin(payload, Limits.payloadDepth)) {
-      if (!jsonFits(payload, Limits.payloadBytes)) return OwnError.metricPayloadTooLarge;
-      if (nulPath(payload) !== undefined) return OwnError.metricPayloadNul;
+export const ingestMetricErrorText = pickErrorText(
+  [
+    SpecError.projectIdRequired,
+    SpecError.metricPayloadRequired,
+    OwnError.metricPayloadTooLarge,
+    OwnError.metricPayloadNul,
+    SpecError.invalidBody,
+  ],
+  (paths, body) => {
+    if (!isJsonObject(body) || concerns(paths, 'projectId')) return SpecError.projectIdRequired;
+    if (concerns(paths, 'payload')) {
+      const { payload } = body;
+      // An object of the right depth: what its check found is its size or a NUL.
+      if (isJsonObject(payload) && jsonDepthWithin(payload, Limits.payloadDepth)) {
+        if (!jsonFits(payload, Limits.payloadBytes)) return OwnError.metricPayloadTooLarge;
+        if (nulPath(payload) !== undefined) return OwnError.metricPayloadNul;
+      }
+      return SpecError.metricPayloadRequired;
     }
-    return SpecError.metricPayloadRequired;
-  }
-  return SpecError.invalidBody;
-}
+    return SpecError.invalidBody;
+  },
+);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { decodeCursor } from './cursor.js';
 import { SpecError } from './error-texts.js';
-import { concerns, type IssuePaths, requiredText } from './fields.js';
+import { concerns, pickErrorText, requiredText } from './fields.js';
 import { Limits } from './limits.js';
 import { plainString } from './text-rule.js';
 
@@ -68,8 +68,10 @@ export type RecordQuery = z.infer<typeof RecordQuery>;
  * Every read-back endpoint answers a bad query alike: a missing or invalid `projectId` with E8's
  * `Project ID is required.`, judged first; any other bad parameter with `Invalid request body.`.
  */
-export const readBackErrorText = (paths: IssuePaths): string =>
-  concerns(paths, 'projectId') ? SpecError.projectIdRequired : SpecError.invalidBody;
+export const readBackErrorText = pickErrorText(
+  [SpecError.projectIdRequired, SpecError.invalidBody],
+  (paths) => (concerns(paths, 'projectId') ? SpecError.projectIdRequired : SpecError.invalidBody),
+);
 
 export const ProjectQuery = z.object({ projectId: requiredText(Limits.projectIdLength) });
 

@@ -109,7 +109,7 @@ interface Provider {
   read(env: Env): CiContext;
 }
 
-/** Each provider's variables, documented in the README ("CI context"). Order matters: Gitea and Forgejo also look like GitHub. */
+/** Each provider's variables, documented in docs/cli.md ("CI context"). Order matters: Gitea and Forgejo also look like GitHub. */
 const PROVIDERS: Provider[] = [
   {
     name: 'gitea',

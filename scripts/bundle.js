@@ -1,5 +1,12 @@
 // npm run bundle: the Action (dist/index.js) and the CLI (dist/cli.js), each one file built by ncc.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { minify } from 'terser';
@@ -80,8 +87,30 @@ async function build(entry, file, licenseFile, shebang = false) {
   writeFileSync(`dist/${licenseFile}`, licenses(stats));
 }
 
+/**
+ * dist/ is also the CLI's npm package: its package.json names the one file and nothing else, so
+ * `npm pack ./dist` gives a tarball that installs in seconds, with no dependency and nothing to
+ * compile (the Action's dist/index.js beside it is left out by `files`). The version is the
+ * repository's; `type: commonjs` tells Node how to load both bundles.
+ */
+function cliPackage() {
+  const root = JSON.parse(readFileSync('package.json', 'utf8'));
+  return {
+    name: 'ci-stats',
+    version: root.version,
+    description:
+      'Report CI build events, metrics and JUnit test results to a ci-stats server from any CI: one file, no dependency.',
+    keywords: ['ci', 'metrics', 'junit', 'build', 'statistics'],
+    type: 'commonjs',
+    bin: { 'ci-stats': 'cli.js' },
+    files: ['cli.js', 'cli-licenses.txt', 'README.md'],
+    engines: root.engines,
+  };
+}
+
 mkdirSync('dist', { recursive: true });
-writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+writeFileSync('dist/package.json', `${JSON.stringify(cliPackage(), null, 2)}\n`);
+copyFileSync('cli/README.md', 'dist/README.md');
 await build('action/index.ts', 'index.js', 'licenses.txt');
 await build('cli/index.ts', 'cli.js', 'cli-licenses.txt', true);
 chmodSync('dist/cli.js', 0o755);

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type * as z from 'zod/mini';
 import {
-  AdminCreateProjectRequest,
-  CreateAccountRequest,
-  createAccountErrorText,
-  createProjectErrorText,
-} from '../contract/admin.js';
-import { CreateApiKeyRequest } from '../contract/api-keys.js';
-import { SpecError } from '../contract/error-texts.js';
+  type AdminCommand,
+  COMMANDS,
+  CommandError,
+  commandHelp,
+  OPTIONS,
+  overview,
+} from './admin-cli-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type AnyDomainError, DomainError } from './domain/domain-errors.js';
 import { describeDomainError } from './http/api/domain-error-mapping.js';
@@ -20,85 +19,50 @@ import { openStorage } from './storage/open-storage.js';
 
 /**
  * Offline administration of the configured database (safe while the server runs: the database
- * serialises the writes, and the server notices revoked keys at once). The same admin service
- * and request schemas as the admin API. Prints one JSON object on stdout.
+ * serialises the writes, and the server notices revoked keys at once). The commands are
+ * admin-cli-commands.ts; this is the process around them: arguments, help, the database, output.
  */
-const USAGE = `usage: npm run admin -- <command> [options]
-  account:create [--label <text>]                  -> { accountId, apiKey, keyId }
-  key:create     --account <accountId> [--label <text>] [--scope full|ingest] [--project <id>]...
-                                                   -> { keyId, apiKey }
-  key:revoke     --key <keyId>                     -> { keyId, revoked }
-  project:create --account <accountId> --name <n>  -> { id, name, created_at }
-  project:list   --account <accountId>             -> { projects }
-  account:list                                     -> { accounts: [{ accountId, label, created_at }] }
-  key:list       --account <accountId>             -> { keys: [{ id, label, prefix, scope, ... }] }
-The database is DATABASE_URL (PostgreSQL) when set, else DATABASE_PATH (SQLite, default
-./data/stats.db); a SQLite file that does not exist yet is created only with --create (so a
-mistyped path is an error, not a new empty database).`;
 
-function fail(message: string, code: number): never {
+function fail(message: string, code: number, usage = overview()): never {
   process.stderr.write(`${JSON.stringify({ error: message })}\n`);
-  if (code === 2) process.stderr.write(`${USAGE}\n`);
+  if (code === 2) process.stderr.write(`${usage}\n`);
   process.exit(code);
+}
+
+function help(text: string): never {
+  process.stdout.write(`${text}\n`);
+  process.exit(0);
 }
 
 const { positionals, values } = (() => {
   try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        label: { type: 'string' },
-        account: { type: 'string' },
-        key: { type: 'string' },
-        name: { type: 'string' },
-        scope: { type: 'string' },
-        project: { type: 'string', multiple: true },
-        create: { type: 'boolean' },
-      },
-    });
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
   } catch (error) {
     return fail((error as Error).message, 2);
   }
 })();
 
-const required = (name: 'account' | 'key' | 'name'): string =>
-  values[name] ?? fail(`--${name} is required`, 2);
+const [name, ...rest] = positionals;
+const known = (command: string | undefined): command is string =>
+  command !== undefined && Object.hasOwn(COMMANDS, command);
 
-/** A command's options, checked with the admin API's own request schema. */
-function parsed<T>(
-  schema: z.ZodMiniType<T>,
-  input: unknown,
-  text: (paths: PropertyKey[][], input: unknown) => string,
-): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  return fail(
-    text(
-      result.error.issues.map((issue) => issue.path),
-      input,
-    ),
-    1,
-  );
+// Help needs no configuration and no database.
+if (name === 'help' || (name === undefined && values.help)) {
+  if (rest.length === 0) help(overview());
+  if (rest.length === 1 && known(rest[0])) help(commandHelp(rest[0]));
+  fail(`unknown command: ${rest.join(' ')}`, 2);
 }
+if (!known(name) || rest.length > 0) {
+  fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
+}
+if (values.help) help(commandHelp(name));
+const command = COMMANDS[name] as AdminCommand;
 
 let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
   fail(error instanceof ConfigError ? error.message : String(error), 2);
-}
-
-const COMMANDS = [
-  'account:create',
-  'account:list',
-  'key:create',
-  'key:list',
-  'key:revoke',
-  'project:create',
-  'project:list',
-];
-if (positionals.length !== 1 || !COMMANDS.includes(positionals[0] as string)) {
-  fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
 }
 
 // A PostgreSQL database exists before it is named (the operator creates it); only a SQLite file
@@ -110,7 +74,11 @@ if (config.databaseUrl === undefined && !values.create && !existsSync(config.dat
   );
 }
 
-const storage = await openStorage(config).catch((error: unknown) =>
+const storage = await openStorage(config, ({ file, from, to }) =>
+  process.stderr.write(
+    `backed up the database to ${file} before migrating it (schema ${from} to ${to})\n`,
+  ),
+).catch((error: unknown) =>
   fail(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`, 1),
 );
 const admin = adminService(
@@ -119,54 +87,16 @@ const admin = adminService(
   projectService(storage),
 );
 
-const commands: Record<string, () => Promise<unknown>> = {
-  'account:create': () =>
-    admin.createAccount(
-      parsed(CreateAccountRequest, { label: values.label }, createAccountErrorText)?.label ??
-        undefined,
-    ),
-  'key:create': async () => {
-    const spec = parsed(
-      CreateApiKeyRequest,
-      { label: values.label, scope: values.scope, projectIds: values.project },
-      () => SpecError.invalidBody,
-    );
-    const { keyId, apiKey } = await admin.createKey(required('account'), {
-      label: spec.label ?? null,
-      scope: spec.scope,
-      projectIds: spec.projectIds ?? null,
-    });
-    return { keyId, apiKey };
-  },
-  'key:revoke': async () => {
-    const keyId = required('key');
-    await admin.revokeKey(keyId);
-    return { keyId, revoked: true };
-  },
-  'project:create': () => {
-    const accountId = required('account');
-    const { name } = parsed(
-      AdminCreateProjectRequest,
-      { name: required('name') },
-      createProjectErrorText,
-    );
-    return admin.createProject(accountId, name);
-  },
-  'project:list': async () => ({ projects: await admin.listProjects(required('account')) }),
-  'account:list': async () => ({ accounts: await admin.listAccounts() }),
-  'key:list': async () => ({ keys: await admin.listKeys(required('account')) }),
-};
-
-const command = commands[positionals[0] as string] as () => Promise<unknown>;
 try {
-  process.stdout.write(`${JSON.stringify(await command())}\n`);
+  process.stdout.write(`${JSON.stringify(await command.run(admin, values))}\n`);
 } catch (error) {
+  await storage.close();
+  if (error instanceof CommandError) fail(error.message, error.exitCode, commandHelp(name));
   fail(
     error instanceof DomainError
       ? describeDomainError(error as AnyDomainError).text
       : String(error),
     1,
   );
-} finally {
-  await storage.close();
 }
+await storage.close();

@@ -4,8 +4,10 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { logsRequests } from './logger.js';
 import { SecretsKeyError } from './outbox/secrets-key.js';
 import { bootstrapIfEmpty } from './services/bootstrap.js';
+import { onStopSignal, STOP_SIGNALS } from './stop-signals.js';
+import { NewerSchemaError } from './storage/schema-version.js';
 
-/** Exit code for a configuration the server cannot start with. */
+/** Exit code for a configuration (or a database) the server cannot start with, whatever the retries. */
 const EXIT_CONFIG = 2;
 
 /** Why listening failed, in words (the usual causes), else Node's own message. */
@@ -38,7 +40,8 @@ async function build(config: Config) {
     }
     const where = config.databaseUrl === undefined ? config.databasePath : 'DATABASE_URL';
     process.stderr.write(`Cannot open the database (${where}): ${describe(error)}\n`);
-    process.exit(1);
+    // A newer schema stays newer: restarting (systemd's Restart=on-failure) cannot help.
+    process.exit(error instanceof NewerSchemaError ? EXIT_CONFIG : 1);
   }
 }
 
@@ -59,10 +62,17 @@ if (config.adminToken !== undefined && config.adminToken.length < 16) {
 
 // Long enough for the requests in flight and for deliveries, which each end within their timeout.
 const shutdownDeadlineMs = config.outbound.timeoutMs + 10_000;
-closeWithGrace({ delay: shutdownDeadlineMs, logger: app.logger }, async ({ signal, err }) => {
-  if (err) app.logger.error({ err }, 'closing after an unexpected error');
-  else app.logger.info({ signal }, 'closing: finishing requests in flight');
-  await app.close();
+const grace = closeWithGrace(
+  { delay: shutdownDeadlineMs, logger: app.logger, skip: [...STOP_SIGNALS] },
+  async ({ signal, err }) => {
+    if (err) app.logger.error({ err }, 'closing after an unexpected error');
+    else if (signal) app.logger.info({ signal }, 'closing: finishing requests in flight');
+    await app.close();
+  },
+);
+onStopSignal((signal) => {
+  app.logger.info({ signal }, 'closing: finishing requests in flight');
+  void grace.close();
 });
 
 const bootstrap = () => bootstrapIfEmpty(app.storage, app.services, config.bootstrapApiKey);

@@ -1,11 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { buildIfStale } from '../scripts/build-state.js';
 
 /** What the Action's and the CLI's bundles are built from: when any of it changes, dist/ is rebuilt. */
-const BUNDLE_INPUTS = ['action', 'cli', 'reporter', 'contract', 'scripts', 'package-lock.json'];
+const BUNDLE_INPUTS = [
+  'action',
+  'cli',
+  'reporter',
+  'contract',
+  'scripts',
+  'package.json',
+  'package-lock.json',
+];
 const STAMP = join('build', 'bundle-inputs.sha256');
 
 /** Every file at or under `path`, in a stable order. */
@@ -35,8 +43,8 @@ export default function setup(): void {
   const built = globalThis as { ciStatsBuilt?: boolean };
   if (built.ciStatsBuilt) return;
   built.ciStatsBuilt = true;
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  // Compiled as `npm run build` does, so that `npm start` afterwards need not compile again.
+  buildIfStale(process.cwd(), { force: true });
 
   const digest = inputsDigest();
   const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;

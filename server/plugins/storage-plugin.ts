@@ -11,10 +11,12 @@ declare module 'fastify' {
 /** The database the configuration names, open for the app's life and closed last. */
 export const storagePlugin = fp(
   async (app) => {
-    const storage = await openStorage(app.config);
+    const storage = await openStorage(app.config, ({ file, from, to }) =>
+      app.logger.info({ file, from, to }, 'backed up the database before migrating its schema'),
+    );
     app.decorate('storage', storage);
     // Registered first, so closed last: after the requests, deliveries and timers that use it.
     app.addHook('onClose', () => storage.close());
   },
-  { name: 'storage', decorators: { fastify: ['config'] } },
+  { name: 'storage', decorators: { fastify: ['config', 'logger'] } },
 );

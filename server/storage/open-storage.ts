@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openPgStorage } from './postgres/pg-storage.js';
-import { openSqliteStorage } from './sqlite/sqlite-storage.js';
+import { openSqliteStorage, type PreMigrationBackup } from './sqlite/sqlite-storage.js';
 import type { Storage } from './storage.js';
 
 /** How long past its delivery timeout a replica's claim on an outbox job still holds. */
@@ -9,6 +9,7 @@ const LEASE_MARGIN_MS = 5_000;
 /** The storage the configuration names (PostgreSQL when DATABASE_URL is set), opened and migrated. */
 export async function openStorage(
   config: Pick<Config, 'databasePath' | 'databaseUrl' | 'durability' | 'outbound'>,
+  onBackup?: (backup: PreMigrationBackup) => void,
 ): Promise<Storage> {
   if (config.databaseUrl !== undefined) {
     return openPgStorage({
@@ -19,5 +20,5 @@ export async function openStorage(
       durability: config.durability,
     });
   }
-  return openSqliteStorage({ path: config.databasePath, durability: config.durability });
+  return openSqliteStorage({ path: config.databasePath, durability: config.durability, onBackup });
 }

@@ -9,7 +9,7 @@ import {
 } from '../helpers/browser.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-/** Set SCREENSHOTS_DIR to refresh the README's screenshots (docs/screenshots). */
+/** Set SCREENSHOTS_DIR to refresh the docs' screenshots (docs/screenshots). */
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 
 describeInBrowser('the dashboard in Chromium', () => {

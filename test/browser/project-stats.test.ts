@@ -10,7 +10,7 @@ import {
 import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-/** Set SCREENSHOTS_DIR to refresh the README's screenshots (docs/screenshots). */
+/** Set SCREENSHOTS_DIR to refresh the docs' screenshots (docs/screenshots). */
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 const HOUR = 3_600_000;
 const BRANCHES = ['main', 'develop', 'feature/login'];

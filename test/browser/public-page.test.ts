@@ -17,7 +17,7 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
 /** The avatar, served from 127.0.0.1 (the machine has no outside network). */
 const AVATAR_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="192" height="192" viewBox="0 0 192 192"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#7c3aed"/><stop offset="1" stop-color="#0ea5e9"/></linearGradient></defs><rect width="192" height="192" fill="url(#g)"/><text x="96" y="118" font-family="sans-serif" font-size="72" font-weight="700" fill="#fff" text-anchor="middle">AL</text></svg>`;
 
-/** Set SCREENSHOTS_DIR to refresh the README's screenshots (docs/screenshots). */
+/** Set SCREENSHOTS_DIR to refresh the docs' screenshots (docs/screenshots). */
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 
 describeInBrowser('the public page in Chromium', () => {

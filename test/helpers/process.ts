@@ -59,15 +59,13 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   };
 }
 
-/** Runs a command to completion. */
-export async function run(
+/** Runs `command` to completion, with an environment of its own only. */
+export async function runCommand(
+  command: string,
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {
@@ -78,4 +76,12 @@ export async function run(
   });
   const [code] = await once(child, 'exit');
   return { code: code as number | null, stdout, stderr };
+}
+
+/** Runs a Node program to completion. */
+export function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runCommand(process.execPath, args, { PATH: process.env.PATH, ...env });
 }

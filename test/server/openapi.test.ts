@@ -1,53 +1,106 @@
 import { describe, expect, it } from 'vitest';
-import { SpecError } from '../../contract/error-texts.js';
+import { AdminError } from '../../contract/admin.js';
+import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
-import { ENDPOINT_DOCS } from '../../server/http/api/endpoint-docs.js';
-import { eachTestServer, type TestServer } from '../helpers/server.js';
+import { nulText } from '../../contract/text-rule.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-/** Issue 14: an API that explains itself, at /openapi.json and /docs. */
+/**
+ * Issue 14: an API that explains itself, at /openapi.json and /docs/api/reference. Issue 26: the
+ * reference is derived from the routes (their schemas, areas, config and hooks), so it says what
+ * the server does: checked here against the server's own answers.
+ */
 
 let server: TestServer;
-eachTestServer((started) => ({ server } = started));
+let me: TestAccount;
+eachTestServer((started) => ({ server, me } = started));
 
+interface Response {
+  description: string;
+  content?: { 'application/json': { example?: unknown; examples?: object } };
+}
+interface Operation {
+  summary: string;
+  tags: string[];
+  security: Record<string, unknown>[];
+  responses: Record<string, Response>;
+}
 interface Doc {
   openapi: string;
-  paths: Record<string, Record<string, Record<string, unknown>>>;
+  paths: Record<string, Record<string, Operation>>;
 }
 
-const routes = (): [string, string][] =>
-  Object.keys(ENDPOINT_DOCS).map((key) => key.split(' ') as [string, string]);
+const ADMIN_ROUTES = [
+  'POST /admin/accounts',
+  'POST /admin/accounts/{accountId}/keys',
+  'DELETE /admin/keys/{keyId}',
+  'POST /admin/accounts/{accountId}/projects',
+  'GET /admin/accounts/{accountId}/projects',
+];
+
+/** Every text the server may answer in `error`: the contract's, and the health check's. */
+const KNOWN_TEXTS = new Set<string>([
+  ...Object.values(SpecError),
+  ...Object.values(OwnError),
+  ...Object.values(AdminError),
+  ...['display_name', 'name', 'label'].map(nulText),
+  'Database unavailable.',
+]);
+
+const document = async () => (await server.call('GET', '/openapi.json')).json() as Doc;
+
+const operations = (doc: Doc): [string, string, Operation][] =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => [method.toUpperCase(), path, op] as const),
+  ) as [string, string, Operation][];
+
+const textsOf = (op: Operation, status: number): string[] =>
+  Object.values(
+    (op.responses[status]?.content?.['application/json']?.examples ?? {}) as Record<
+      string,
+      { value: { error: string } }
+    >,
+  ).map((example) => example.value.error);
 
 describe('GET /openapi.json', () => {
-  it('is an OpenAPI 3.1 document covering every endpoint, with examples and error texts', async () => {
+  it('is an OpenAPI 3.1 document covering every endpoint, and nothing else', async () => {
     const res = await server.call('GET', '/openapi.json');
     expect(res.statusCode).toBe(200);
     const doc = res.json() as Doc;
     expect(doc.openapi).toBe('3.1.0');
-    // Every route of ours is documented, and nothing else (no alias, no page).
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    expect(documented.sort()).toEqual(Object.keys(ENDPOINT_DOCS).sort());
+    const documented = operations(doc).map(([method, path]) => `${method} ${path}`);
+    // Every path of the contract, the admin routes, and no alias or page besides.
     for (const path of Object.values(Paths)) {
       expect(Object.keys(doc.paths), path).toContain(path);
     }
-    for (const [method, path] of routes()) {
-      const op = doc.paths[path]?.[method.toLowerCase()] as {
-        summary: string;
-        responses: Record<string, { description: string }>;
-      };
-      expect(op.summary, `${method} ${path}`).toBeTruthy();
-      expect(Object.keys(op.responses).length).toBeGreaterThan(1);
+    for (const route of ADMIN_ROUTES) expect(documented).toContain(route);
+    expect(documented).toHaveLength(Object.values(Paths).length + ADMIN_ROUTES.length);
+  });
+
+  it('describes each operation fully, with texts the server really has', async () => {
+    for (const [method, path, op] of operations(await document())) {
+      const route = `${method} ${path}`;
+      expect(op.summary, route).toBeTruthy();
+      expect(op.tags, route).toHaveLength(1);
+      const success = Object.keys(op.responses).filter((status) => /^2/.test(status));
+      expect(success, route).toHaveLength(1);
+      const errors = Object.keys(op.responses).filter((status) => !/^2/.test(status));
+      expect(errors.length, route).toBeGreaterThan(0);
+      for (const status of errors) {
+        const texts = textsOf(op, Number(status));
+        expect(texts.length, `${route} ${status}`).toBeGreaterThan(0);
+        for (const text of texts) expect(KNOWN_TEXTS, `${route} ${status}`).toContain(text);
+        expect(op.responses[status]?.description).toBe(texts.map((t) => `\`${t}\``).join(' or '));
+      }
     }
   });
 
   it("carries each request's schema and the spec's verbatim texts", async () => {
-    const doc = (await server.call('GET', '/openapi.json')).json() as Doc;
-    const e7 = doc.paths[Paths.ingestEvents]?.post as {
+    const doc = await document();
+    const e7 = doc.paths[Paths.ingestEvents]?.post as Operation & {
       requestBody: {
         content: { 'application/json': { schema: { properties: object; required: string[] } } };
       };
-      responses: Record<string, { description: string; content: Record<string, unknown> }>;
     };
     const schema = e7.requestBody.content['application/json'].schema;
     expect(Object.keys(schema.properties)).toEqual(
@@ -64,36 +117,77 @@ describe('GET /openapi.json', () => {
     const objectOfAnyFields = { type: 'object', additionalProperties: true };
     expect((schema.properties as Record<string, unknown>).payload).toMatchObject(objectOfAnyFields);
     const e8 = doc.paths[Paths.ingestMetrics]?.post as typeof e7;
-    const e8Schema = e8.requestBody.content['application/json'].schema;
-    expect((e8Schema.properties as Record<string, unknown>).payload).toMatchObject(
-      objectOfAnyFields,
+    expect(
+      (e8.requestBody.content['application/json'].schema.properties as Record<string, unknown>)
+        .payload,
+    ).toMatchObject(objectOfAnyFields);
+    expect(textsOf(e7, 400)).toEqual(
+      expect.arrayContaining([SpecError.invalidBody, OwnError.idempotencyKeyInvalid]),
     );
-    expect(e7.responses['400']?.description).toContain(SpecError.invalidBody);
-    expect(e7.responses['401']?.description).toContain(SpecError.unauthorizedStats);
-    expect(e7.responses['403']?.description).toContain(SpecError.forbiddenProject);
+    expect(textsOf(e7, 401)).toEqual([SpecError.unauthorizedStats]);
+    expect(textsOf(e7, 403)).toEqual([SpecError.forbiddenProject]);
+    expect(textsOf(e7, 422)).toEqual([OwnError.idempotencyKeyReused]);
     expect(JSON.stringify(e7.responses['200'])).toContain('Event created successfully.');
-    const e2 = doc.paths[Paths.forwardingToggle]?.post as {
-      responses: Record<string, { description: string }>;
+    expect(textsOf(doc.paths[Paths.ingestMetrics]?.post as Operation, 400)).toEqual([
+      SpecError.projectIdRequired,
+      SpecError.metricPayloadRequired,
+      OwnError.metricPayloadTooLarge,
+      OwnError.metricPayloadNul,
+      SpecError.invalidBody,
+      OwnError.idempotencyKeyInvalid,
+    ]);
+    const e2 = doc.paths[Paths.forwardingToggle]?.post as Operation;
+    expect(textsOf(e2, 404)).toEqual([SpecError.profileNotFound]);
+    expect(textsOf(e2, 500)).toEqual([SpecError.forwardingSyncFailed, SpecError.internal]);
+    expect(textsOf(doc.paths[Paths.toggleSiteVisibility]?.post as Operation, 500)).toEqual([
+      SpecError.visibilityFailed,
+    ]);
+    const events = doc.paths[Paths.getEvents]?.get as Operation & {
+      parameters: { name: string }[];
     };
-    expect(e2.responses['404']?.description).toContain(SpecError.profileNotFound);
-    const events = doc.paths[Paths.getEvents]?.get as { parameters: { name: string }[] };
     expect(events.parameters.map((p) => p.name)).toEqual(
       expect.arrayContaining(['projectId', 'limit', 'cursor']),
     );
   });
+
+  it('says what the server answers without a key, and to an ingest key', async () => {
+    const ingest = (
+      await server.call('POST', Paths.createApiKey, {
+        key: me.apiKey,
+        body: { scope: 'ingest' },
+      })
+    ).json() as { apiKey: string };
+    for (const [method, path, op] of operations(await document())) {
+      if (path.startsWith('/admin')) continue;
+      const route = `${method} ${path}`;
+      const keyless = await server.call(method as 'GET' | 'POST', path);
+      if (op.security.length === 0) {
+        expect(keyless.statusCode, route).not.toBe(401);
+        expect(op.responses['401'], route).toBeUndefined();
+        continue;
+      }
+      expect(keyless.statusCode, route).toBe(401);
+      expect(textsOf(op, 401), route).toEqual([keyless.json().error]);
+      const byIngestKey = await server.call(method as 'GET' | 'POST', path, { key: ingest.apiKey });
+      const refused =
+        byIngestKey.statusCode === 403 && byIngestKey.json().error === OwnError.ingestOnly;
+      expect(textsOf(op, 403).includes(OwnError.ingestOnly), route).toBe(refused);
+    }
+  });
 });
 
-describe('GET /docs', () => {
+describe('GET /docs/api/reference', () => {
   it('is a readable page rendered by us, with every endpoint, and nothing from another host', async () => {
-    const res = await server.call('GET', '/docs');
+    const res = await server.call('GET', '/docs/api/reference');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['content-security-policy']).toContain("script-src 'none'");
-    for (const [, path] of routes()) expect(res.body).toContain(path);
+    for (const [, path] of operations(await document())) expect(res.body).toContain(path);
     expect(res.body).toContain(SpecError.forbiddenProject);
     expect(res.body).not.toMatch(/<script/i);
     expect(res.body).not.toMatch(/(src|href)="https?:\/\//);
-    const css = await server.call('GET', '/docs/style.css');
+    const stylesheet = /<link rel="stylesheet" href="(\/assets\/[^"]+)"/.exec(res.body)?.[1];
+    const css = await server.call('GET', stylesheet as string);
     expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toMatch(/^text\/css/);
   });

@@ -12,7 +12,12 @@ import {
 } from '../../../contract/admin.js';
 import { CreateApiKeyRequest } from '../../../contract/api-keys.js';
 import { OwnError } from '../../../contract/error-texts.js';
+import { Conflict, NotFound } from '../../domain/domain-errors.js';
 import { jsonNotFound } from '../api/error-handler.js';
+import { ID, PROJECT } from '../api/examples.js';
+import { describeArea } from '../api/route-docs.js';
+
+const UNKNOWN_ACCOUNT = new NotFound('account');
 
 const BEARER = /^bearer +(.*)$/i;
 
@@ -23,7 +28,13 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/accounts',
-    { schema: { body: CreateAccountRequest }, config: { invalid: createAccountErrorText } },
+    {
+      schema: { summary: 'Create an account with its first key', body: CreateAccountRequest },
+      config: {
+        invalid: createAccountErrorText,
+        docs: { success: { status: 201, example: { accountId: ID, apiKey: 'cis_…', keyId: ID } } },
+      },
+    },
     async (request, reply) =>
       reply.code(201).send(await admin.createAccount(request.body?.label ?? undefined)),
   );
@@ -32,7 +43,19 @@ const routes: FastifyPluginAsyncZod = async (app) => {
   // `{ keyId, apiKey }` as before.
   app.post(
     '/accounts/:accountId/keys',
-    { schema: { params: AccountParams, body: z.nullish(CreateApiKeyRequest) } },
+    {
+      schema: {
+        summary: 'Create a key for an account',
+        params: AccountParams,
+        body: z.nullish(CreateApiKeyRequest),
+      },
+      config: {
+        docs: {
+          success: { status: 201, example: { keyId: ID, apiKey: 'cis_…' } },
+          throws: [UNKNOWN_ACCOUNT],
+        },
+      },
+    },
     async (request, reply) => {
       const spec = request.body ?? { scope: 'full' as const };
       const { keyId, apiKey } = await admin.createKey(request.params.accountId, {
@@ -44,16 +67,33 @@ const routes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete('/keys/:keyId', { schema: { params: KeyParams } }, async (request, reply) => {
-    await admin.revokeKey(request.params.keyId);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/keys/:keyId',
+    {
+      schema: { summary: 'Revoke a key (also when already revoked)', params: KeyParams },
+      config: { docs: { success: { status: 204 }, throws: [new NotFound('key')] } },
+    },
+    async (request, reply) => {
+      await admin.revokeKey(request.params.keyId);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/accounts/:accountId/projects',
     {
-      schema: { params: AccountParams, body: AdminCreateProjectRequest },
-      config: { invalid: createProjectErrorText },
+      schema: {
+        summary: 'Create a project for an account',
+        params: AccountParams,
+        body: AdminCreateProjectRequest,
+      },
+      config: {
+        invalid: createProjectErrorText,
+        docs: {
+          success: { status: 201, example: PROJECT },
+          throws: [UNKNOWN_ACCOUNT, new Conflict('project-name-taken')],
+        },
+      },
     },
     async (request, reply) =>
       reply.code(201).send(await admin.createProject(request.params.accountId, request.body.name)),
@@ -61,7 +101,12 @@ const routes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/accounts/:accountId/projects',
-    { schema: { params: AccountParams } },
+    {
+      schema: { summary: "List an account's projects", params: AccountParams },
+      config: {
+        docs: { success: { example: { projects: [PROJECT] } }, throws: [UNKNOWN_ACCOUNT] },
+      },
+    },
     async (request) => ({ projects: await admin.listProjects(request.params.accountId) }),
   );
 };
@@ -74,6 +119,12 @@ export async function adminArea(app: FastifyInstance, { token }: { token: string
   const expected = digest(token);
   app.setNotFoundHandler(jsonNotFound);
   await app.register(async (authenticated) => {
+    describeArea(authenticated, {
+      tag: 'Admin',
+      auth: 'admin',
+      unauthorized: OwnError.adminUnauthorized,
+      rateLimited: false,
+    });
     authenticated.addHook('onRequest', async (request, reply) => {
       // An authentication scheme's name is case-insensitive (RFC 9110, section 11.1).
       const presented = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? '';

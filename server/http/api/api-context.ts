@@ -10,9 +10,9 @@ import { acceptJsonOnly } from './json-body.js';
 import { openApi } from './openapi.js';
 import { rateLimits } from './rate-limits.js';
 import { accountRoutes } from './routes/account-routes.js';
-import { docsRoutes } from './routes/docs-routes.js';
 import { emailForwardingRoutes } from './routes/forwarding-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { openApiRoutes } from './routes/openapi-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
 
@@ -34,19 +34,19 @@ export async function apiContext(app: FastifyInstance) {
   await rateLimits(app);
   countBadKeys(app);
   const areas = [
-    [Areas.forwarding, SpecError.unauthorizedForwarding, emailForwardingRoutes],
-    [Areas.pagesite, SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
-    [Areas.account, SpecError.unauthorizedSite, accountRoutes],
-    [Areas.stats, SpecError.unauthorizedStats, statsRoutes],
+    [Areas.forwarding, 'Email forwarding', SpecError.unauthorizedForwarding, emailForwardingRoutes],
+    [Areas.pagesite, 'Site', SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
+    [Areas.account, 'Account', SpecError.unauthorizedSite, accountRoutes],
+    [Areas.stats, 'Statistics', SpecError.unauthorizedStats, statsRoutes],
   ] as const;
-  for (const [prefix, unauthorized, routes, publicRoutes] of areas) {
-    await app.register(apiArea(unauthorized, routes, publicRoutes), { prefix });
+  for (const [prefix, tag, unauthorized, routes, publicRoutes] of areas) {
+    await app.register(apiArea(tag, unauthorized, routes, publicRoutes), { prefix });
     // The hosted service's path for the same area: the same plugin, mounted a second time.
-    await app.register(apiArea(unauthorized, routes, publicRoutes), {
+    await app.register(apiArea(tag, unauthorized, routes, publicRoutes), {
       prefix: HostedAreas[prefix],
     });
   }
-  await app.register(docsRoutes);
+  await app.register(openApiRoutes);
   const token = app.config.adminToken;
   if (token) await app.register(adminArea, { prefix: Areas.admin, token });
 }

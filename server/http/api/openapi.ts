@@ -2,9 +2,9 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { HostedAreas } from '../../../contract/paths.js';
-import { COMMON_ERRORS, ENDPOINT_DOCS, type EndpointDoc } from './endpoint-docs.js';
+import { type DescribedRoute, describeRoute } from './route-docs.js';
 
-/** Where the document is served; `/docs` renders it. */
+/** Where the document is served; the pages render it at /docs/api/reference. */
 export const OPENAPI_PATH = '/openapi.json';
 
 const HOSTED_PREFIXES = Object.values(HostedAreas);
@@ -31,17 +31,17 @@ const ERROR_SCHEMA = {
 
 type Operation = Record<string, unknown>;
 
-function responsesOf(doc: EndpointDoc): Record<string, unknown> {
+function responsesOf({ success, errors }: DescribedRoute): Record<string, unknown> {
   const responses: Record<string, unknown> = {
-    [doc.success.status]:
-      doc.success.example === undefined
+    [success.status ?? 200]:
+      success.example === undefined
         ? { description: 'Done; no body.' }
         : {
             description: 'Success.',
-            content: { 'application/json': { example: doc.success.example } },
+            content: { 'application/json': { example: success.example } },
           },
   };
-  for (const [status, texts] of Object.entries({ ...doc.errors, ...COMMON_ERRORS })) {
+  for (const [status, texts] of errors) {
     responses[status] = {
       description: texts.map((text) => `\`${text}\``).join(' or '),
       content: {
@@ -57,22 +57,24 @@ function responsesOf(doc: EndpointDoc): Record<string, unknown> {
   return responses;
 }
 
-/** Adds each endpoint's summary, tag, security, answers and error texts to the generated paths. */
-function withEndpointDocs(document: Record<string, unknown>): Record<string, unknown> {
+/** Each operation's tag, security and answers, from its route's description (route-docs.ts). */
+function withRouteDocs(
+  document: Record<string, unknown>,
+  described: Map<string, DescribedRoute>,
+): Record<string, unknown> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
-      const doc = ENDPOINT_DOCS[`${method.toUpperCase()} ${path}`];
-      if (!doc) continue;
-      operation.summary = doc.summary;
-      operation.tags = [doc.tag];
+      const route = described.get(`${method.toUpperCase()} ${path}`);
+      if (!route) continue;
+      operation.tags = [route.tag];
       operation.security =
-        doc.auth === 'api-key'
+        route.auth === 'api-key'
           ? [{ apiKey: [] }]
-          : doc.auth === 'admin'
+          : route.auth === 'admin'
             ? [{ adminToken: [] }]
             : [];
-      operation.responses = responsesOf(doc);
+      operation.responses = responsesOf(route);
     }
   }
   const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
@@ -93,12 +95,17 @@ function withEndpointDocs(document: Record<string, unknown>): Record<string, unk
   };
 }
 
+/** `/admin/accounts/:accountId/keys` as OpenAPI writes it: `/admin/accounts/{accountId}/keys`. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
 /**
  * The OpenAPI 3.1 document, generated from the routes' zod schemas (fastify-type-provider-zod's
- * transform) plus each endpoint's answers and error texts (endpoint-docs.ts). The hosted
+ * transform) plus each route's answers and error texts, derived from what the route and its area
+ * declare (route-docs.ts). The hosted
  * service's alias paths are the same operations, so they are described once, in `info`.
  */
 export async function openApi(app: FastifyInstance): Promise<void> {
+  const described = new Map<string, DescribedRoute>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -115,13 +122,21 @@ export async function openApi(app: FastifyInstance): Promise<void> {
     },
     transform: (input) => {
       const hosted = HOSTED_PREFIXES.some((prefix) => input.url.startsWith(`${prefix}/`));
+      const route = hosted ? undefined : describeRoute(input.route);
+      if (route) {
+        const methods = [input.route.method].flat();
+        for (const method of methods) described.set(`${method} ${openApiPath(input.url)}`, route);
+      }
+      // A route the reference does not describe (pages, the document itself) is left out.
+      const hide = hosted || (route === undefined && input.schema?.hide !== false);
       return jsonSchemaTransform(
-        hosted ? { ...input, schema: { ...input.schema, hide: true } } : input,
+        hide ? { ...input, schema: { ...input.schema, hide: true } } : input,
       );
     },
     transformObject: (input) =>
-      withEndpointDocs(jsonSchemaTransformObject(input) as Record<string, unknown>) as ReturnType<
-        typeof jsonSchemaTransformObject
-      >,
+      withRouteDocs(
+        jsonSchemaTransformObject(input) as Record<string, unknown>,
+        described,
+      ) as ReturnType<typeof jsonSchemaTransformObject>,
   });
 }

@@ -18,6 +18,9 @@ export function LandingView({ chrome }: { chrome: Chrome }) {
               Sign in to the dashboard
             </a>
           </div>
+          <p>
+            <a href="/docs">Read the manual</a>: report from your CI, call the API, run this server.
+          </p>
         </main>
       </body>
     </html>

@@ -3,6 +3,7 @@ import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
 import { RETRY_AFTER_S } from '../api/domain-error-mapping.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
 import { FormRefused } from './dashboard/form-guard.js';
+import { docsRoutes } from './docs/docs-routes.js';
 import { renderDocument } from './html-document.js';
 import { LandingView } from './landing-view.js';
 import type { PageKit } from './page-kit.js';
@@ -49,6 +50,7 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     publicPages.addHook('onRequest', securityHeaders(STATIC_PAGE_POLICY));
     kit.assets.routes(publicPages);
     await publicPages.register(publicPageRoutes(kit));
+    await publicPages.register(docsRoutes(kit));
     const landing = renderDocument(
       LandingView({ chrome: { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon } }),
     );

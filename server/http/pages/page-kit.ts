@@ -6,6 +6,7 @@ import { renderDocument } from './html-document.js';
 import { chartAssets } from './project-stats/chart-assets.js';
 import { StatusPageView } from './status-page-view.js';
 import { dashboardCss } from './styles/dashboard-css.js';
+import { DOCS_CSS } from './styles/docs-css.js';
 import { publicPageCss } from './styles/public-page-css.js';
 
 /** What every page needs from the others: assets by name, and the pages that never change. */
@@ -16,6 +17,8 @@ export interface PageKit {
   stylesheetOf(theme: Theme): string;
   /** The dashboard's and the landing page's stylesheet. */
   dashboardStylesheet: string;
+  /** The manual's (/docs) stylesheet. */
+  docsStylesheet: string;
   /** What the statistics page adds: its stylesheets (its own, uPlot's) and scripts. */
   statsAssets: PageAssets;
   /** The one 404 page: the same body for a hidden page, an unknown name and an unknown path. */
@@ -59,6 +62,7 @@ export function createPageKit(): PageKit {
     'text/css; charset=utf-8',
     dashboardCss(THEMES),
   );
+  const docsStylesheet = assets.add('docs', 'css', 'text/css; charset=utf-8', DOCS_CSS);
   const statsAssets = chartAssets(assets);
   const statusPage = (title: string, message: string, requestId?: string) =>
     renderDocument(
@@ -77,6 +81,7 @@ export function createPageKit(): PageKit {
     favicon,
     stylesheetOf,
     dashboardStylesheet,
+    docsStylesheet,
     statsAssets,
     notFoundHtml,
     storageFullHtml: statusPage(

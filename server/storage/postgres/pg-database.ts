@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { pendingMigrations } from '../schema-version.js';
 import { type PgMigration, pgMigrations } from './pg-migrations.js';
 
 /**
@@ -108,8 +109,12 @@ export async function openPgDatabase({
   }
 }
 
+/**
+ * Applies the pending migrations in one transaction, under an advisory lock (replicas starting
+ * together migrate once): a failure leaves the database as it was, and a database newer than
+ * `migrations` is refused untouched.
+ */
 export async function migrate(sql: Sql, migrations: PgMigration[]): Promise<void> {
-  const newest = Math.max(0, ...migrations.map((m) => m.version));
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -119,14 +124,7 @@ export async function migrate(sql: Sql, migrations: PgMigration[]): Promise<void
     )`;
     const [row] = await tx<{ current: number | null }[]>`
       SELECT MAX(version) AS current FROM schema_migrations`;
-    const current = row?.current ?? null;
-    if (current !== null && current > newest) {
-      throw new Error(
-        `database schema version ${current} is newer than this server (${newest}); refusing to start`,
-      );
-    }
-    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (current !== null && migration.version <= current) continue;
+    for (const migration of pendingMigrations(row?.current ?? null, migrations)) {
       await tx.unsafe(migration.sql);
       await tx`INSERT INTO schema_migrations (version, name, applied_at)
                VALUES (${migration.version}, ${migration.name}, ${new Date().toISOString()})`;

@@ -1,20 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { pendingMigrations } from '../schema-version.js';
 import { migrations as allMigrations, type Migration } from './sqlite-migrations.js';
 
 export type Db = Database.Database;
 
-/**
- * Opens (creating if needed) the SQLite file in WAL mode and brings its schema up to date.
- * `full` durability (`synchronous=FULL`) makes every commit durable before it returns; `normal`
- * commits without waiting for the flush (see README, Durability and speed).
- */
-export function openDatabase(
-  path: string,
-  durability: 'full' | 'normal' = 'full',
-  migrations: Migration[] = allMigrations,
-): Db {
+/** The SQLite file in WAL mode with the server's settings, created if needed; not migrated yet. */
+export function openConnection(path: string, durability: 'full' | 'normal' = 'full'): Db {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
@@ -27,6 +20,25 @@ export function openDatabase(
     db.pragma('secure_delete = ON');
     // Another process (the admin CLI) may hold the write lock for a moment.
     db.pragma('busy_timeout = 5000');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the SQLite file and brings its schema up to date (docs/configuration.md, DURABILITY, for
+ * `durability`). The server opens it through openSqliteStorage, which backs it up first when a
+ * migration is pending.
+ */
+export function openDatabase(
+  path: string,
+  durability: 'full' | 'normal' = 'full',
+  migrations: Migration[] = allMigrations,
+): Db {
+  const db = openConnection(path, durability);
+  try {
     migrate(db, migrations);
     return db;
   } catch (error) {
@@ -35,32 +47,35 @@ export function openDatabase(
   }
 }
 
+/** The schema version recorded in the file; null before the first migration. */
+export function schemaVersion(db: Db): number | null {
+  const table = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .pluck()
+    .get();
+  if (!table) return null;
+  return db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number | null;
+}
+
+/**
+ * Applies the pending migrations, all in one transaction: a failure leaves the database exactly
+ * as it was (never half migrated), and a file newer than `migrations` is refused untouched.
+ */
 export function migrate(db: Db, migrations: Migration[]): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL,
-    applied_at TEXT NOT NULL
-  )`);
-  const newest = Math.max(0, ...migrations.map((m) => m.version));
-  const current = db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as
-    | number
-    | null;
-  if (current !== null && current > newest) {
-    throw new Error(
-      `database schema version ${current} is newer than this server (${newest}); refusing to start`,
+  // Under the write lock: another process may be migrating the same file.
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const record = db.prepare(
+      'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
     );
-  }
-  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').pluck();
-  const record = db.prepare(
-    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-  );
-  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-    // Re-checked under the write lock: another process may be migrating the same file.
-    db.transaction(() => {
-      if (isApplied.get(migration.version)) return;
+    for (const migration of pendingMigrations(schemaVersion(db), migrations)) {
       db.exec(migration.sql);
       migration.run?.(db);
       record.run(migration.version, migration.name, new Date().toISOString());
-    }).immediate();
-  }
+    }
+  }).immediate();
 }

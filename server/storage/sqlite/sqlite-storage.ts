@@ -1,12 +1,15 @@
 import { dirname } from 'node:path';
 import { KeyedLock } from '../keyed-lock.js';
+import { newestVersion, pendingMigrations } from '../schema-version.js';
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { GroupCommit } from './group-commit.js';
 import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
-import { openDatabase } from './sqlite-database.js';
+import { backupSqlite, preMigrationBackupPath } from './sqlite-backup.js';
+import { type Db, migrate, openConnection, schemaVersion } from './sqlite-database.js';
 import { hasRoom, translatedSqliteError } from './sqlite-errors.js';
 import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
+import { migrations } from './sqlite-migrations.js';
 import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
@@ -21,6 +24,40 @@ import { now, type Runner, wrap } from './sync.js';
 export interface SqliteOptions {
   path: string;
   durability: 'full' | 'normal';
+  /** Told where the copy taken before a migration went. */
+  onBackup?: (backup: PreMigrationBackup) => void;
+}
+
+export interface PreMigrationBackup {
+  file: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * The file, migrated. An upgrade (a schema that exists and is older than this server's) copies
+ * the database beside it first, so that a rollback to the previous version has the data it
+ * could read; a new database, or one already up to date, is not copied.
+ */
+async function openMigrated(
+  path: string,
+  durability: SqliteOptions['durability'],
+  onBackup: SqliteOptions['onBackup'],
+): Promise<Db> {
+  const db = openConnection(path, durability);
+  try {
+    const current = schemaVersion(db);
+    if (current !== null && pendingMigrations(current, migrations).length > 0) {
+      const file = preMigrationBackupPath(path, current);
+      await backupSqlite(db, file);
+      onBackup?.({ file, from: current, to: newestVersion(migrations) });
+    }
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 /** How stale the view of other processes' commits may get (a read per request was costly). */
@@ -31,8 +68,12 @@ const EXTERNAL_CHANGE_CHECK_MS = 1;
  * group commit. Other processes (the admin CLI) may write to the same file; their commits are
  * noticed through `PRAGMA data_version`.
  */
-export function openSqliteStorage({ path, durability }: SqliteOptions): Storage {
-  const db = openDatabase(path, durability);
+export async function openSqliteStorage({
+  path,
+  durability,
+  onBackup,
+}: SqliteOptions): Promise<Storage> {
+  const db = await openMigrated(path, durability, onBackup);
   const commits = new GroupCommit(db);
   const space = new SpaceWatch(() => hasRoom(dirname(path)));
   // Every write goes through the group commit: a full disk is the domain's StorageFull (503).

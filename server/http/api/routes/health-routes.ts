@@ -3,6 +3,9 @@ import { OwnError } from '../../../../contract/error-texts.js';
 import { Paths } from '../../../../contract/paths.js';
 import { StorageFull } from '../../../domain/domain-errors.js';
 import { RETRY_AFTER_S } from '../domain-error-mapping.js';
+import { describeArea } from '../route-docs.js';
+
+const DATABASE_UNAVAILABLE = 'Database unavailable.';
 
 /**
  * Liveness with a database round trip, for load balancers and orchestrators. No key needed. 503
@@ -11,19 +14,32 @@ import { RETRY_AFTER_S } from '../domain-error-mapping.js';
 export async function healthRoutes(app: FastifyInstance) {
   const { health } = app.services;
 
-  app.get(Paths.health, async (request, reply) => {
-    try {
-      await health.check();
-      return { status: 'ok' };
-    } catch (error) {
-      if (error instanceof StorageFull) {
-        return reply
-          .code(503)
-          .header('retry-after', String(RETRY_AFTER_S['storage-full']))
-          .send({ error: OwnError.storageFull });
+  describeArea(app, { tag: 'Health', auth: 'none', rateLimited: false });
+  app.get(
+    Paths.health,
+    {
+      schema: { summary: 'Liveness, with a database round trip (no key needed)' },
+      config: {
+        docs: {
+          success: { example: { status: 'ok' } },
+          answers: { 503: [DATABASE_UNAVAILABLE, OwnError.storageFull] },
+        },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await health.check();
+        return { status: 'ok' };
+      } catch (error) {
+        if (error instanceof StorageFull) {
+          return reply
+            .code(503)
+            .header('retry-after', String(RETRY_AFTER_S['storage-full']))
+            .send({ error: OwnError.storageFull });
+        }
+        request.server.logger.error({ reqId: request.id, err: error }, 'health check failed');
+        return reply.code(503).send({ error: DATABASE_UNAVAILABLE });
       }
-      request.server.logger.error({ reqId: request.id, err: error }, 'health check failed');
-      return reply.code(503).send({ error: 'Database unavailable.' });
-    }
-  });
+    },
+  );
 }

@@ -11,6 +11,7 @@ import {
   type UpdateSiteConfigurationResponse,
 } from '../../../../contract/site.js';
 import { within } from '../area.js';
+import { SITE } from '../examples.js';
 
 /** E3, E4 and the read-back of the site configuration. */
 export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -19,8 +20,11 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     within(Areas.pagesite, Paths.toggleSiteVisibility),
     {
-      schema: { body: ToggleVisibilityRequest },
-      config: { internalError: SpecError.visibilityFailed },
+      schema: { summary: 'E3 Flip site visibility', body: ToggleVisibilityRequest },
+      config: {
+        internalError: SpecError.visibilityFailed,
+        docs: { success: { example: { success: true, newStatus: true } } },
+      },
     },
     async (request): Promise<ToggleVisibilityResponse> => ({
       success: true,
@@ -31,8 +35,14 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     within(Areas.pagesite, Paths.updateSiteConfiguration),
     {
-      schema: { body: UpdateSiteConfigurationRequest },
-      config: { internalError: SpecError.siteConfigurationFailed },
+      schema: {
+        summary: 'E4 Update site configuration (partial)',
+        body: UpdateSiteConfigurationRequest,
+      },
+      config: {
+        internalError: SpecError.siteConfigurationFailed,
+        docs: { success: { example: { success: true, site: SITE } } },
+      },
     },
     async (request): Promise<UpdateSiteConfigurationResponse> => ({
       success: true,
@@ -42,6 +52,10 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.pagesite, Paths.getSiteStatus),
+    {
+      schema: { summary: "Read the site's visibility (the hosted service's operation)" },
+      config: { docs: { success: { example: { enabled: true } } } },
+    },
     async (request): Promise<SiteStatus> => ({
       enabled: (await site.get(request.account.accountId)).visibility,
     }),
@@ -49,6 +63,10 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.pagesite, Paths.getSiteConfiguration),
+    {
+      schema: { summary: 'Read the site configuration' },
+      config: { docs: { success: { example: SITE } } },
+    },
     async (request): Promise<SiteConfiguration> => site.get(request.account.accountId),
   );
 };
@@ -56,5 +74,12 @@ export const pagesiteRoutes: FastifyPluginAsyncZod = async (app) => {
 /** The theme catalogue, for anyone (a page editor needs it before signing in). */
 export const publicSiteRoutes: FastifyPluginAsyncZod = async (app) => {
   const { site } = app.services;
-  app.get(within(Areas.pagesite, Paths.getThemes), async (): Promise<ThemeList> => site.themes());
+  app.get(
+    within(Areas.pagesite, Paths.getThemes),
+    {
+      schema: { summary: 'List the themes (no key needed)' },
+      config: { docs: { success: { example: { themes: [{ id: 'paper', name: 'Paper' }] } } } },
+    },
+    async (): Promise<ThemeList> => site.themes(),
+  );
 };

@@ -1,9 +1,6 @@
-import type { FastifyReply, preValidationHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createProjectErrorText } from '../../../../contract/admin.js';
 import { IngestEventRequest } from '../../../../contract/events.js';
-import { Headers } from '../../../../contract/headers.js';
-import { IDEMPOTENCY_KEY } from '../../../../contract/idempotency-key.js';
 import { IngestMetricRequest, ingestMetricErrorText } from '../../../../contract/metrics.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
 import {
@@ -28,31 +25,12 @@ import {
   readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
-import { Invalid } from '../../../domain/domain-errors.js';
-import type { Answer } from '../../../services/idempotency-service.js';
+import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js';
 import { within } from '../area.js';
+import { AT, ID, PROJECT } from '../examples.js';
+import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 
-/**
- * The Idempotency-Key header, judged before the body (as it always was): a hook rather than a
- * header schema, which Fastify would check after the body.
- */
-const checkIdempotencyKey: preValidationHookHandler = (request, _reply, done) => {
-  const key = request.headers[Headers.idempotencyKey];
-  if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
-    done(new Invalid('idempotency-key'));
-    return;
-  }
-  done();
-};
-
-/** A replayed answer (same Idempotency-Key, same request) says so in a header. */
-function answer<T>(reply: FastifyReply, { response, replayed }: Answer<T>): T {
-  if (replayed) reply.header(Headers.idempotentReplayed, 'true');
-  return response;
-}
-
-const keyOf = (headers: Record<string, unknown>) =>
-  headers[Headers.idempotencyKey] as string | undefined;
+const FOREIGN_PROJECT = new Forbidden('project');
 
 /** E6, E7, E8 and the read-back of events and metrics. */
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -61,7 +39,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getProjects),
-    { config: { ingestKeys: true } },
+    {
+      schema: { summary: 'E6 List projects' },
+      config: { ingestKeys: true, docs: { success: { example: { projects: [PROJECT] } } } },
+    },
     async (request): Promise<ProjectList> => ({
       projects: await projects.list(request.account),
     }),
@@ -69,7 +50,16 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     within(Areas.stats, Paths.createProject),
-    { schema: { body: CreateProjectRequest }, config: { invalid: createProjectErrorText } },
+    {
+      schema: { summary: 'Create a project', body: CreateProjectRequest },
+      config: {
+        invalid: createProjectErrorText,
+        docs: {
+          success: { status: 201, example: PROJECT },
+          throws: [new Conflict('project-name-taken')],
+        },
+      },
+    },
     async (request, reply): Promise<Project> =>
       reply.code(201).send(await projects.create(request.account.accountId, request.body.name)),
   );
@@ -77,8 +67,17 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     within(Areas.stats, Paths.ingestEvents),
     {
-      schema: { body: IngestEventRequest },
-      config: { ingestKeys: true },
+      schema: {
+        summary: 'E7 Add an event (optionally notifying a Discord webhook)',
+        body: IngestEventRequest,
+      },
+      config: {
+        ingestKeys: true,
+        docs: {
+          success: { example: { message: 'Event created successfully.', id: ID } },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
       preValidation: checkIdempotencyKey,
     },
     async (request, reply) => {
@@ -92,8 +91,15 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     within(Areas.stats, Paths.ingestMetrics),
     {
-      schema: { body: IngestMetricRequest },
-      config: { invalid: ingestMetricErrorText, ingestKeys: true },
+      schema: { summary: 'E8 Add a metric', body: IngestMetricRequest },
+      config: {
+        invalid: ingestMetricErrorText,
+        ingestKeys: true,
+        docs: {
+          success: { example: { message: 'Metric ingested successfully.', id: ID } },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
       preValidation: checkIdempotencyKey,
     },
     async (request, reply) =>
@@ -102,41 +108,142 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getEvents),
-    { schema: { querystring: RecordQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: { summary: "Read a project's events, newest first", querystring: RecordQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              events: [
+                {
+                  id: ID,
+                  projectId: ID,
+                  eventType: 'build',
+                  description: null,
+                  payload: { status: 'success' },
+                  color: null,
+                  created_at: AT,
+                  notification: null,
+                },
+              ],
+              nextCursor: null,
+            },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<EventPage> => records.events(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetrics),
-    { schema: { querystring: RecordQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: { summary: "Read a project's metrics, newest first", querystring: RecordQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              metrics: [{ id: ID, projectId: ID, payload: { duration_ms: 5400 }, created_at: AT }],
+              nextCursor: null,
+            },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<MetricPage> =>
       records.metrics(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetricKeys),
-    { schema: { querystring: ProjectQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: { summary: "List a project's metric series keys", querystring: ProjectQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: { keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }] },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<MetricKeys> =>
       stats.keys(request.account.accountId, request.query.projectId),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetricSeries),
-    { schema: { querystring: SeriesQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: { summary: 'One metric series in time buckets', querystring: SeriesQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              key: 'duration_ms',
+              from: AT,
+              to: AT,
+              buckets: [
+                { start: AT, end: AT, count: 3, min: 1, max: 9, avg: 5, p50: 5, p95: 9, last: 9 },
+              ],
+            },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<MetricSeries> =>
       stats.series(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getBuildSummary),
-    { schema: { querystring: BuildSummaryQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: {
+        summary: 'Build outcomes in time buckets, and the success rate',
+        querystring: BuildSummaryQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              from: AT,
+              to: AT,
+              buckets: [{ start: AT, end: AT, success: 9, failure: 1, cancelled: 0, other: 0 }],
+              success_rate: 0.9,
+            },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<BuildSummary> =>
       stats.buildSummary(request.account.accountId, request.query),
   );
 
   app.post(
     within(Areas.stats, Paths.createShareLink),
-    { schema: { body: CreateShareLinkRequest } },
+    {
+      schema: {
+        summary: "Create a read-only link to a project's statistics (shown once)",
+        body: CreateShareLinkRequest,
+      },
+      config: {
+        docs: {
+          success: {
+            status: 201,
+            example: { token: 'cis_share_…', url: 'https://stats.example.com/share/cis_share_…' },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request, reply): Promise<CreatedShareLink> => {
       const origin = publicUrl ?? `${request.protocol}://${request.host}`;
       const link = await shareLinks.create(
@@ -151,14 +258,28 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getShareLinks),
-    { schema: { querystring: ProjectQuery }, config: { invalid: readBackErrorText } },
+    {
+      schema: { summary: "List a project's share links", querystring: ProjectQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: { example: { links: [{ id: ID, prefix: 'cis_share_AbCd', created_at: AT }] } },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
     async (request): Promise<ShareLinkList> =>
       shareLinks.list(request.account.accountId, request.query.projectId),
   );
 
   app.post(
     within(Areas.stats, Paths.revokeShareLink),
-    { schema: { body: RevokeShareLinkRequest } },
+    {
+      schema: { summary: 'Revoke a share link', body: RevokeShareLinkRequest },
+      config: {
+        docs: { success: { example: { success: true } }, throws: [new NotFound('share-link')] },
+      },
+    },
     async (request) => {
       await shareLinks.revoke(request.account.accountId, request.body.token);
       return { success: true };

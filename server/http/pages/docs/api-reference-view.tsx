@@ -1,4 +1,9 @@
-/** The API reference at /docs: the OpenAPI document rendered on the server (no script, no CDN). */
+/**
+ * The API reference at /docs/api/reference: the OpenAPI document rendered on the server (no
+ * script, no CDN).
+ */
+
+import { type DocsChrome, DocsHeader } from './docs-page-view.js';
 
 interface Operation {
   summary?: string;
@@ -96,12 +101,12 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
   );
 }
 
-export function ApiDocsView({
+export function ApiReferenceView({
   document,
-  stylesheet,
+  chrome,
 }: {
   document: OpenApiDocument;
-  stylesheet: string;
+  chrome: DocsChrome;
 }) {
   const byTag = new Map<string, [string, string, Operation][]>();
   for (const [path, operations] of Object.entries(document.paths)) {
@@ -116,14 +121,17 @@ export function ApiDocsView({
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{document.info.title}</title>
-        <link rel="stylesheet" href={stylesheet} />
+        <link rel="stylesheet" href={chrome.stylesheet} />
+        <link rel="icon" href={chrome.favicon} type="image/svg+xml" />
       </head>
       <body>
+        <DocsHeader />
         <main>
           <h1>{document.info.title}</h1>
           <p>{document.info.description}</p>
           <p>
-            Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).
+            Written for people: <a href="/docs/api">the HTTP API</a>. Machine-readable:{' '}
+            <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).
           </p>
           <nav>
             <ul>
@@ -147,19 +155,3 @@ export function ApiDocsView({
     </html>
   );
 }
-
-export const API_DOCS_CSS = `
-body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#fff}
-main{max-width:70rem;margin:0 auto;padding:1rem 1.5rem}
-h2{border-bottom:1px solid #d0d7de;padding-bottom:.3rem;margin-top:2.5rem}
-.operation{border:1px solid #d0d7de;border-radius:6px;padding:0 1rem 1rem;margin:1rem 0}
-.operation h3 a{color:inherit;text-decoration:none}
-.method{font-weight:700;padding:.1rem .4rem;border-radius:4px;background:#ddf4ff}
-.method.post{background:#dafbe1}.method.delete{background:#ffebe9}
-.auth{color:#59636e;font-size:.9rem}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}
-caption{text-align:left;font-weight:600}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
-pre{background:#f6f8fa;padding:.5rem;overflow:auto;margin:0;font-size:.85rem}
-code{font-size:.9em}
-`;
