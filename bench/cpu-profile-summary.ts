@@ -34,6 +34,28 @@ function areaOf(url: string, name: string): string {
   return url;
 }
 
+/** The parts of an ingest request, by where its functions live (first match). */
+const PARTS: [string, RegExp][] = [
+  ['idle', /^\(idle\) $/],
+  ['garbage collector', /garbage collector/],
+  ['V8 (program)', /\(program\)/],
+  ['statistics cells (fold)', /stats-fold|sqlite-stats|series-sum|sketch|time-buckets/],
+  ['rate limit', /rate-limit|token-bucket|budgets|key-concurrency/],
+  [
+    'SQLite: statements, commit, WAL flush',
+    /better-sqlite3|group-commit|sqlite-|store\/records|server\/db\/|time-marks|storage-plugin|storage\/sqlite/,
+  ],
+  ['validation (zod, contract, faithful JSON)', /zod\/|contract\/|faithful-json|body-validator/],
+  ['JSON parse (secure-json-parse)', /secure-json-parse/],
+  ['Fastify: routing, hooks, reply', /fastify\/|find-my-way|avvio|fastq|toad-cache|@fastify/],
+  ['logging (pino)', /pino/],
+  ['ids, key hash, services, auth', /uuid|hash node:internal\/crypto|server\/|crypto/],
+  ['Node: HTTP, streams, ticks', /node:/],
+  ['socket writes and other native', /^(writev|\(native\)|[^ ]* )$|^\(anonymous\) $/],
+];
+
+const partOf = (name: string) => PARTS.find(([, pattern]) => pattern.test(name))?.[0] ?? 'other';
+
 /** Self time (µs) per function and per area. */
 function selfTimes(path: string) {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
@@ -52,7 +74,12 @@ function selfTimes(path: string) {
     const area = areaOf(url, functionName);
     areas.set(area, (areas.get(area) ?? 0) + us);
   }
-  return { functions, areas, total: profile.endTime - profile.startTime };
+  const parts = new Map<string, number>();
+  for (const [name, us] of functions) {
+    const part = partOf(name);
+    parts.set(part, (parts.get(part) ?? 0) + us);
+  }
+  return { functions, areas, parts, total: profile.endTime - profile.startTime };
 }
 
 const [refPath, oursPath, refRequests, oursRequests] = process.argv.slice(2);
@@ -88,6 +115,8 @@ const busy = (areas: Map<string, number>) =>
 process.stdout.write(
   [
     `Busy (everything but idle): ref ${per(busy(ref.areas), refRequests)}, ours ${per(busy(ours.areas), oursRequests)} ${unit}.`,
+    '',
+    table('Part', ref.parts, ours.parts, 20),
     '',
     table('Area', ref.areas, ours.areas, 40),
     '',
