@@ -6,7 +6,7 @@ import type {
 } from 'fastify';
 import { OwnError } from '../../../contract/error-texts.js';
 import { Areas } from '../../../contract/paths.js';
-import { type Budget, budgetOf } from './budgets.js';
+import { type Budget, budgetOfRoute } from './budgets.js';
 import { capKeyConcurrency } from './key-concurrency.js';
 import { TokenBuckets } from './token-bucket-store.js';
 
@@ -54,34 +54,35 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
         : { burst: otherBurst, window: (otherBurst * 60_000) / otherPerMinute },
   };
 
-  const limit = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const budget = budgetOf(request);
-    const limits = budgets[budget];
-    if (limits === undefined) {
-      done();
-      return;
-    }
-    const who = request.account === undefined ? `ip:${request.ip}` : request.account.keyId;
-    const { current, ttl } = buckets.take(`${budget}:${who}`, limits.window, limits.burst);
-    const reset = Math.ceil(ttl / 1000);
-    reply.header('ratelimit-limit', limits.burst);
-    if (current <= limits.burst) {
-      reply.header('ratelimit-remaining', limits.burst - current);
+  /** The hook of a route whose requests spend `budget`. */
+  const limitOf =
+    (budget: Budget, limits: { burst: number; window: number }) =>
+    (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const who = request.account === undefined ? `ip:${request.ip}` : request.account.keyId;
+      const { current, ttl } = buckets.take(`${budget}:${who}`, limits.window, limits.burst);
+      const reset = Math.ceil(ttl / 1000);
+      reply.header('ratelimit-limit', limits.burst);
+      if (current <= limits.burst) {
+        reply.header('ratelimit-remaining', limits.burst - current);
+        reply.header('ratelimit-reset', reset);
+        done();
+        return;
+      }
+      reply.header('ratelimit-remaining', 0);
       reply.header('ratelimit-reset', reset);
-      done();
-      return;
-    }
-    reply.header('ratelimit-remaining', 0);
-    reply.header('ratelimit-reset', reset);
-    reply.header('retry-after', reset);
-    done(Object.assign(new Error(OwnError.rateLimited), { statusCode: 429 }));
-  };
+      reply.header('retry-after', reset);
+      done(Object.assign(new Error(OwnError.rateLimited), { statusCode: 429 }));
+    };
 
-  // Every route registered from here on, but the operator's admin API, after the hooks of its
-  // context (authentication), as a route-level onRequest hook.
+  // Every route registered from here on, but the operator's admin API and a budget turned off,
+  // after the hooks of its context (authentication), as a route-level onRequest hook.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(`${Areas.admin}/`)) return;
+    const budget = budgetOfRoute(route);
+    const limits = budgets[budget];
+    if (limits === undefined) return;
     const hooks = route.onRequest;
+    const limit = limitOf(budget, limits);
     route.onRequest = hooks === undefined ? [limit] : [...[hooks].flat(), limit];
   });
   capKeyConcurrency(app, app.config.rateLimits.otherConcurrency);
