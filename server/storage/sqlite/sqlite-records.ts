@@ -134,6 +134,7 @@ export function sqliteRecords(
         marks.stored('events', Number(lastInsertRowid), createdAt);
         statsIndex.appended(Number(lastInsertRowid));
         if (record.notification) outbox.enqueue(record.notification, e.id);
+        for (const job of record.channelJobs ?? []) outbox.enqueue(job);
       }
       return { stored: true };
     },
