@@ -43,6 +43,8 @@ export const Paths = {
   updateChannel: '/stats/update-channel',
   deleteChannel: '/stats/delete-channel',
   testChannel: '/stats/test-channel',
+  /** Tests as data (docs/tests.md). */
+  ingestTests: '/stats/ingest-tests',
   health: '/healthz',
 } as const;
 

@@ -23,6 +23,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { testIngestService } from './tests/test-ingest-service.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -54,6 +55,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const stats = statsService(storage, access);
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
+  const once = idempotency();
   return {
     credentials: verified,
     apiKeys,
@@ -75,10 +77,11 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     ingest: ingestService(
       storage,
       access,
-      idempotency(),
+      once,
       options.secrets,
       channelDispatch(storage, directory, options.publicUrl),
     ),
+    testIngest: testIngestService(storage, access, once),
     channels: channelService(storage, access, {
       secrets: options.secrets,
       allowedHosts: options.webhookAllowedHosts,
