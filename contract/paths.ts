@@ -37,6 +37,9 @@ export const Paths = {
   createShareLink: '/stats/create-share-link',
   getShareLinks: '/stats/get-share-links',
   revokeShareLink: '/stats/revoke-share-link',
+  getRetention: '/stats/get-retention',
+  setRetention: '/stats/set-retention',
+  pinRecord: '/stats/pin-record',
   health: '/healthz',
 } as const;
 

@@ -267,4 +267,14 @@ export const pgMigrations: PgMigration[] = [
       DELETE FROM sessions;
     `,
   },
+  {
+    version: 5,
+    name: 'retention per project, pinned records',
+    sql: `
+      -- As SQLite's migration 7: days raw records are kept (NULL: forever), and pinned records.
+      ALTER TABLE projects ADD COLUMN retention_days INTEGER;
+      ALTER TABLE events ADD COLUMN pinned SMALLINT NOT NULL DEFAULT 0;
+      ALTER TABLE metrics ADD COLUMN pinned SMALLINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

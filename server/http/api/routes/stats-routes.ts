@@ -29,6 +29,7 @@ import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js'
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
+import { retentionRoutes } from './retention-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 
@@ -285,4 +286,6 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       return { success: true };
     },
   );
+
+  await app.register(retentionRoutes);
 };
