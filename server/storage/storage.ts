@@ -361,6 +361,12 @@ export interface RetentionBatch {
   last: number;
   /** True once the sweep reached a record that stays for its age (or the end). */
   done: boolean;
+  /**
+   * How long the batch held the database, in ms: on SQLite its work inside the write
+   * transaction (the commit is the group commit's, shared with the writes around it), on
+   * PostgreSQL its statement, commit included.
+   */
+  ms: number;
 }
 
 /**
@@ -389,9 +395,10 @@ export interface RetentionRepository {
   ): Promise<RetentionBatch>;
   /**
    * Gives up to `pages` freed pages back to the file system (SQLite's incremental vacuum) and
-   * says how many free pages remain; PostgreSQL reuses freed space itself (autovacuum): 0.
+   * says how many free pages remain and how long it held the database; PostgreSQL reuses freed
+   * space itself (autovacuum): nothing to do.
    */
-  reclaim(pages: number): Promise<number>;
+  reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
 }
 
 export interface Repositories {

@@ -35,6 +35,7 @@ export function pgRetention(sql: Sql): RetentionRepository {
       after,
       limit,
     ): Promise<RetentionBatch> {
+      const start = performance.now();
       const [row] = await sql<
         { deleted: number; last: number | null; looked: number; stop: boolean }[]
       >`
@@ -61,10 +62,11 @@ export function pgRetention(sql: Sql): RetentionRepository {
         deleted: result.deleted,
         last: result.last ?? after,
         done: result.stop || result.looked < limit,
+        ms: performance.now() - start,
       };
     },
 
     // Autovacuum makes the deleted rows' space reusable; nothing to give back by hand.
-    reclaim: async () => 0,
+    reclaim: async () => ({ freePages: 0, ms: 0 }),
   };
 }

@@ -36,6 +36,7 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
       tables[table].pin.run(pinned ? 1 : 0, projectId, id).changes > 0,
 
     deleteBatch(projectId, table, before, after, limit): RetentionBatch {
+      const start = performance.now();
       // Records after the fold's mark are still read from the records: they stay until folded.
       const mark = (folded.get() as Record<RecordTable, number>)[table];
       const { scan, remove } = tables[table];
@@ -47,17 +48,20 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
       let deleted = 0;
       let last = after;
       for (const row of rows) {
-        if (row.createdAt >= before || row.seq > mark) return { deleted, last, done: true };
+        if (row.createdAt >= before || row.seq > mark) {
+          return { deleted, last, done: true, ms: performance.now() - start };
+        }
         if (row.pinned === 0) deleted += remove.run(row.seq).changes;
         last = row.seq;
       }
-      return { deleted, last, done: rows.length < limit };
+      return { deleted, last, done: rows.length < limit, ms: performance.now() - start };
     },
 
     reclaim(pages) {
+      const start = performance.now();
       // A no-op on a file without auto_vacuum = INCREMENTAL (docs/operations.md, Retention).
       db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
-      return freePages.get() as number;
+      return { freePages: freePages.get() as number, ms: performance.now() - start };
     },
   };
 }
