@@ -40,6 +40,8 @@ export const Paths = {
   getRetention: '/stats/get-retention',
   setRetention: '/stats/set-retention',
   pinRecord: '/stats/pin-record',
+  /** Tests as data (docs/tests.md). */
+  ingestTests: '/stats/ingest-tests',
   health: '/healthz',
 } as const;
 

@@ -13,6 +13,7 @@ import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
+import { pgTests } from './pg-tests.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
 
 export interface PgStorageOptions {
@@ -82,6 +83,7 @@ export async function openPgStorage({
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
     retention: guarded(pgRetention(sql), observe),
+    tests: guarded(pgTests(sql), observe),
   });
 
   return {
