@@ -365,7 +365,7 @@ export interface RetentionBatch {
   /**
    * How long the batch held the database, in ms: on SQLite its work inside the write
    * transaction (the commit is the group commit's, shared with the writes around it), on
-   * PostgreSQL its statement, commit included.
+   * PostgreSQL its statement as PostgreSQL times it (the commit follows, as for any write).
    */
   ms: number;
 }

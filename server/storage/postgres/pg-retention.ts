@@ -35,9 +35,8 @@ export function pgRetention(sql: Sql): RetentionRepository {
       after,
       limit,
     ): Promise<RetentionBatch> {
-      const start = performance.now();
       const [row] = await sql<
-        { deleted: number; last: number | null; looked: number; stop: boolean }[]
+        { deleted: number; last: number | null; looked: number; stop: boolean; ms: number }[]
       >`
         WITH batch AS (
           SELECT seq, created_at, pinned FROM ${sql(table)}
@@ -52,17 +51,27 @@ export function pgRetention(sql: Sql): RetentionRepository {
           DELETE FROM ${sql(table)} WHERE seq IN (
             SELECT b.seq FROM batch b, stop WHERE b.pinned = 0 AND (stop.seq IS NULL OR b.seq < stop.seq)
           ) RETURNING 1
+        ), done AS (
+          -- Timed by PostgreSQL once every row is deleted (the aggregate ends after the last).
+          SELECT count(*)::int AS n, clock_timestamp() AS at FROM gone
         )
-        SELECT (SELECT count(*) FROM gone)::int AS deleted,
+        SELECT (SELECT n FROM done) AS deleted,
+               (SELECT extract(epoch FROM at - statement_timestamp()) * 1000 FROM done)::float8 AS ms,
                (SELECT max(b.seq) FROM batch b, stop WHERE stop.seq IS NULL OR b.seq < stop.seq) AS last,
                (SELECT count(*) FROM batch)::int AS looked,
                (SELECT seq IS NOT NULL FROM stop) AS stop`;
-      const result = row as { deleted: number; last: number | null; looked: number; stop: boolean };
+      const result = row as {
+        deleted: number;
+        last: number | null;
+        looked: number;
+        stop: boolean;
+        ms: number;
+      };
       return {
         deleted: result.deleted,
         last: result.last ?? after,
         done: result.stop || result.looked < limit,
-        ms: performance.now() - start,
+        ms: result.ms,
       };
     },
 
