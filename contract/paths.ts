@@ -43,6 +43,9 @@ export const Paths = {
   updateChannel: '/stats/update-channel',
   deleteChannel: '/stats/delete-channel',
   testChannel: '/stats/test-channel',
+  getRetention: '/stats/get-retention',
+  setRetention: '/stats/set-retention',
+  pinRecord: '/stats/pin-record',
   /** Tests as data (docs/tests.md). */
   ingestTests: '/stats/ingest-tests',
   health: '/healthz',

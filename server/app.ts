@@ -14,6 +14,7 @@ import { connectionSweepPlugin } from './plugins/connection-sweep-plugin.js';
 import { maintenancePlugin } from './plugins/maintenance-plugin.js';
 import { outboundPlugin } from './plugins/outbound-plugin.js';
 import { outboxWorkerPlugin } from './plugins/outbox-worker-plugin.js';
+import { scheduledBackupPlugin } from './plugins/scheduled-backup-plugin.js';
 import { secretsPlugin } from './plugins/secrets-plugin.js';
 import { servicesPlugin } from './plugins/services-plugin.js';
 import { storagePlugin } from './plugins/storage-plugin.js';
@@ -51,6 +52,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(servicesPlugin);
   await app.register(outboxWorkerPlugin);
   await app.register(maintenancePlugin);
+  await app.register(scheduledBackupPlugin);
   await app.register(connectionSweepPlugin);
 
   await app.register(apiContext);

@@ -145,6 +145,12 @@ const EnvSchema = z
     DURABILITY: z
       .enum(['full', 'normal'], { error: 'DURABILITY must be full or normal' })
       .default('full'),
+    BACKUP_DIR: z.string().min(1, 'BACKUP_DIR must name a directory').optional(),
+    BACKUP_EVERY: z
+      .string()
+      .regex(/^[1-9]\d{0,5}[smhd]$/, 'BACKUP_EVERY must be a number and a unit: 30m, 6h, 1d')
+      .default('1d'),
+    BACKUP_KEEP: integer('BACKUP_KEEP', 1, 10_000).default(7),
     OUTBOUND_TIMEOUT_MS: integer('OUTBOUND_TIMEOUT_MS', 100, 120_000).default(10_000),
     OUTBOX_MAX_ATTEMPTS: integer('OUTBOX_MAX_ATTEMPTS', 1, 100).default(15),
     OUTBOX_RETRY_BASE_MS: integer('OUTBOX_RETRY_BASE_MS', 10, 3_600_000).default(2_000),
@@ -157,6 +163,15 @@ const EnvSchema = z
         path: ['DATABASE_URL'],
         message:
           'DATABASE_URL and DATABASE_PATH are both set: set DATABASE_URL for PostgreSQL or DATABASE_PATH for SQLite, not both',
+      });
+    }
+    // Scheduled backups are SQLite's online backup; PostgreSQL has pg_dump and its own tools.
+    if (env.BACKUP_DIR !== undefined && env.DATABASE_URL !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BACKUP_DIR'],
+        message:
+          'BACKUP_DIR works with SQLite only: on PostgreSQL schedule pg_dump (npm run admin -- backup) instead',
       });
     }
     // Node refuses a headers timeout longer than the whole request's.
@@ -269,7 +284,14 @@ export interface Config {
   forwarding: ForwardingConfig;
   contacts: ContactsConfig;
   outbound: OutboundConfig;
+  /** Scheduled backups of the SQLite database (BACKUP_DIR); undefined: none. */
+  backup: { dir: string; everyMs: number; keep: number } | undefined;
 }
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** `30m`, `6h`, `1d` in milliseconds. */
+const durationMs = (text: string) =>
+  Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1) as keyof typeof UNIT_MS];
 
 /** A configuration problem, named by the variable at fault. */
 export class ConfigError extends Error {
@@ -360,6 +382,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: e.OUTBOX_RETRY_BASE_MS,
     },
+    backup:
+      e.BACKUP_DIR === undefined
+        ? undefined
+        : { dir: e.BACKUP_DIR, everyMs: durationMs(e.BACKUP_EVERY), keep: e.BACKUP_KEEP },
   };
 }
 

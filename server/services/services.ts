@@ -19,6 +19,7 @@ import { projectService } from './project-service.js';
 import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
+import { retentionService } from './retention-service.js';
 import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
@@ -91,6 +92,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     records,
     stats,
     shareLinks,
+    retention: retentionService(storage, access),
     projectView: projectViewService(storage, { stats, records, shareLinks }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */

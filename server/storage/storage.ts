@@ -411,6 +411,57 @@ export interface IdempotencyRepository {
   purge(before: number): Promise<number>;
 }
 
+/** The two kinds of raw records, as their tables are named. */
+export type RecordTable = 'events' | 'metrics';
+
+/** One batch of a retention sweep (RetentionRepository.deleteBatch). */
+export interface RetentionBatch {
+  /** Records deleted. */
+  deleted: number;
+  /** The last position (seq) looked at: the next batch starts after it. */
+  last: number;
+  /** True once the sweep reached a record that stays for its age (or the end). */
+  done: boolean;
+  /**
+   * How long the batch held the database, in ms: on SQLite its work inside the write
+   * transaction (the commit is the group commit's, shared with the writes around it), on
+   * PostgreSQL its statement as PostgreSQL times it (the commit follows, as for any write).
+   */
+  ms: number;
+}
+
+/**
+ * Per-project retention of raw records (docs/operations.md, Retention). Records are deleted only
+ * once folded into the statistics cells, which stay; pinned records are never deleted.
+ */
+export interface RetentionRepository {
+  /** The project's retention in days; null: keep forever. */
+  retentionOf(projectId: string): Promise<number | null>;
+  setRetention(projectId: string, days: number | null): Promise<void>;
+  /** Every project with a retention. */
+  withRetention(): Promise<{ projectId: string; retentionDays: number }[]>;
+  /** Pins (or unpins) a record of the project by its id; false when the project has none such. */
+  pin(projectId: string, table: RecordTable, id: string, pinned: boolean): Promise<boolean>;
+  /**
+   * Looks at up to `limit` of the project's records after position `after`, oldest stored
+   * first, and deletes those stored before `before` that are neither pinned nor waiting to be
+   * folded, in one short transaction; stops at the first record that is too young (or unfolded).
+   */
+  deleteBatch(
+    projectId: string,
+    table: RecordTable,
+    before: number,
+    after: number,
+    limit: number,
+  ): Promise<RetentionBatch>;
+  /**
+   * Gives up to `pages` freed pages back to the file system (SQLite's incremental vacuum) and
+   * says how many free pages remain and how long it held the database; PostgreSQL reuses freed
+   * space itself (autovacuum): nothing to do.
+   */
+  reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
+}
+
 export interface Repositories {
   accounts: AccountRepository;
   sessions: SessionRepository;
@@ -423,6 +474,7 @@ export interface Repositories {
   channels: ChannelRepository;
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
+  retention: RetentionRepository;
   tests: TestRepository;
 }
 

@@ -1,6 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { checkSqliteBackup } from '../../server/storage/sqlite/sqlite-backup.js';
 import { executeSql, selectColumn, selectRows } from '../helpers/database.js';
 import { run } from '../helpers/process.js';
 import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
@@ -10,6 +12,7 @@ import {
   createTestDatabase,
   onPostgres,
   type TestDatabase,
+  tempDir,
 } from '../helpers/test-database.js';
 
 /**
@@ -227,5 +230,53 @@ describe('backup and restore', () => {
     expect((await admin(live.database, 'backup')).code).toBe(2);
     expect((await admin(live.database, 'restore', 'a', 'b')).code).toBe(2);
     expect(await selectRows(live.database, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('scheduled backups (BACKUP_DIR, BACKUP_EVERY, BACKUP_KEEP)', () => {
+  it.skipIf(onPostgres)(
+    'back up every BACKUP_EVERY and keep the newest BACKUP_KEEP',
+    async () => {
+      const dir = join(tempDir(), 'backups');
+      const live = await startTestServer({ BACKUP_DIR: dir, BACKUP_EVERY: '1s', BACKUP_KEEP: '2' });
+      cleanup.push(() => live.close());
+      const me = await live.account();
+      const first = await live.call('POST', '/stats/ingest-events', {
+        key: me.apiKey,
+        body: { projectId: me.projectId, eventType: 'build' },
+      });
+      const copies = () =>
+        readdirSync(dir)
+          .filter((name) => name.endsWith('.db'))
+          .sort();
+      await expect.poll(() => (existsSync(dir) ? copies().length : 0), { timeout: 15_000 }).toBe(2);
+      // A third turn replaces the oldest: never more than BACKUP_KEEP.
+      const before = copies();
+      await expect.poll(() => copies()[1] !== before[1], { timeout: 15_000 }).toBe(true);
+      expect(copies()).toHaveLength(2);
+      expect(copies()).toContain(before[1]);
+      const newest = join(dir, copies()[1] as string);
+      expect(checkSqliteBackup(newest).schema).toBeGreaterThan(0);
+      const restored = await createTestDatabase();
+      cleanup.push(() => restored.drop());
+      const put = await admin(restored, 'restore', newest);
+      expect(put.code, put.stderr).toBe(0);
+      expect(await selectColumn(restored, 'SELECT id FROM events')).toEqual([first.json().id]);
+    },
+    60_000,
+  );
+
+  it('BACKUP_DIR is refused with PostgreSQL, and a bad BACKUP_EVERY names itself', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/db', BACKUP_DIR: '/tmp/b' }),
+    ).toThrow(/BACKUP_DIR works with SQLite only/);
+    expect(() => loadConfig({ BACKUP_DIR: '/tmp/b', BACKUP_EVERY: '10' })).toThrow(
+      /BACKUP_EVERY must be a number and a unit/,
+    );
+    expect(loadConfig({ BACKUP_DIR: '/tmp/b', BACKUP_EVERY: '6h' }).backup).toEqual({
+      dir: '/tmp/b',
+      everyMs: 6 * 3_600_000,
+      keep: 7,
+    });
   });
 });

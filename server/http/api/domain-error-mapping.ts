@@ -31,6 +31,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   channel: OwnError.channelNotFound,
   'too-many-channels': OwnError.tooManyChannels,
   'channel-url': OwnError.channelUrl,
+  record: OwnError.recordNotFound,
   range: SpecError.invalidBody,
   project: SpecError.forbiddenProject,
   'ingest-only': OwnError.ingestOnly,

@@ -356,4 +356,14 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX channels_by_project ON channels(project_id);
     `,
   },
+  {
+    version: 7,
+    name: 'retention per project, pinned records',
+    sql: `
+      -- As SQLite's migration 9: days raw records are kept (NULL: forever), and pinned records.
+      ALTER TABLE projects ADD COLUMN retention_days INTEGER;
+      ALTER TABLE events ADD COLUMN pinned SMALLINT NOT NULL DEFAULT 0;
+      ALTER TABLE metrics ADD COLUMN pinned SMALLINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
 import { pgProfiles } from './pg-profiles.js';
 import { pgProjects } from './pg-projects.js';
+import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
@@ -83,6 +84,7 @@ export async function openPgStorage({
     stats: guarded(ingest.stats(sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
+    retention: guarded(pgRetention(sql), observe),
     tests: guarded(pgTests(sql), observe),
   });
 

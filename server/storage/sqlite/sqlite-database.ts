@@ -11,6 +11,10 @@ export function openConnection(path: string, durability: 'full' | 'normal' = 'fu
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
+    // Retention's deletions give their pages back to the file system (PRAGMA incremental_vacuum
+    // after a sweep). Takes effect only on a new file: an older one needs one VACUUM (docs/
+    // operations.md, Retention).
+    db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma(durability === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -374,4 +374,15 @@ export const migrations: Migration[] = [
       CREATE INDEX channels_by_project ON channels(project_id);
     `,
   },
+  {
+    version: 9,
+    name: 'retention per project, pinned records',
+    sql: `
+      -- Days raw records are kept (NULL: forever); the statistics cells outlive them.
+      ALTER TABLE projects ADD COLUMN retention_days INTEGER;
+      -- A pinned record (a release, a baseline run) is never deleted by retention.
+      ALTER TABLE events ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE metrics ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

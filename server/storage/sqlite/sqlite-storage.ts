@@ -15,6 +15,7 @@ import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
+import { retentionWrites, sqliteRetention } from './sqlite-retention.js';
 import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
@@ -110,6 +111,7 @@ export async function openSqliteStorage({
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
+    retention: sqliteRetention(db),
     tests: sqliteTests(db, idempotency),
   };
   const repositories = (write: Runner): Repositories => ({
@@ -124,6 +126,7 @@ export async function openSqliteStorage({
     channels: wrap(tables.channels, channelWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
+    retention: wrap(tables.retention, retentionWrites, write),
     tests: wrap(tables.tests, testWrites, write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;

@@ -30,6 +30,7 @@ import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 import { channelRoutes } from './channel-routes.js';
+import { retentionRoutes } from './retention-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 
@@ -287,4 +288,6 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       return { success: true };
     },
   );
+
+  await app.register(retentionRoutes);
 };

@@ -1,0 +1,81 @@
+import type { RecordTable, RetentionBatch, RetentionRepository } from '../storage.js';
+import type { Sql } from './pg-database.js';
+
+/** Retention on PostgreSQL: the same batches as SQLite's, in SQL of its own. */
+export function pgRetention(sql: Sql): RetentionRepository {
+  return {
+    async retentionOf(projectId) {
+      const [row] = await sql<{ days: number | null }[]>`
+        SELECT retention_days AS days FROM projects WHERE id = ${projectId}`;
+      return row?.days ?? null;
+    },
+    async setRetention(projectId, days) {
+      await sql`UPDATE projects SET retention_days = ${days} WHERE id = ${projectId}`;
+    },
+    async withRetention() {
+      const rows = await sql<{ projectId: string; retentionDays: number }[]>`
+        SELECT id AS "projectId", retention_days AS "retentionDays" FROM projects
+         WHERE retention_days IS NOT NULL ORDER BY id`;
+      return rows.map((row) => ({ ...row }));
+    },
+    async pin(projectId, table, id, pinned) {
+      const rows = await sql`
+        UPDATE ${sql(table)} SET pinned = ${pinned ? 1 : 0}
+         WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`;
+      return rows.length > 0;
+    },
+
+    // One statement, so one transaction: the batch's rows in stored order up to the first that
+    // stays for its age or because it is still queued for the fold (stats_queue: a record is
+    // deleted only once it is in the cells), and of those the unpinned ones deleted.
+    async deleteBatch(
+      projectId,
+      table: RecordTable,
+      before,
+      after,
+      limit,
+    ): Promise<RetentionBatch> {
+      const [row] = await sql<
+        { deleted: number; last: number | null; looked: number; stop: boolean; ms: number }[]
+      >`
+        WITH batch AS (
+          SELECT seq, created_at, pinned FROM ${sql(table)}
+           WHERE project_id = ${projectId} AND seq > ${after}
+           ORDER BY seq LIMIT ${limit}
+        ), unfolded AS (
+          SELECT coalesce(min(s), 9223372036854775807) AS first FROM stats_queue, unnest(${sql(table)}) s
+        ), stop AS (
+          SELECT min(b.seq) AS seq FROM batch b, unfolded u
+           WHERE b.created_at >= ${before} OR b.seq >= u.first
+        ), gone AS (
+          DELETE FROM ${sql(table)} WHERE seq IN (
+            SELECT b.seq FROM batch b, stop WHERE b.pinned = 0 AND (stop.seq IS NULL OR b.seq < stop.seq)
+          ) RETURNING 1
+        ), done AS (
+          -- Timed by PostgreSQL once every row is deleted (the aggregate ends after the last).
+          SELECT count(*)::int AS n, clock_timestamp() AS at FROM gone
+        )
+        SELECT (SELECT n FROM done) AS deleted,
+               (SELECT extract(epoch FROM at - statement_timestamp()) * 1000 FROM done)::float8 AS ms,
+               (SELECT max(b.seq) FROM batch b, stop WHERE stop.seq IS NULL OR b.seq < stop.seq) AS last,
+               (SELECT count(*) FROM batch)::int AS looked,
+               (SELECT seq IS NOT NULL FROM stop) AS stop`;
+      const result = row as {
+        deleted: number;
+        last: number | null;
+        looked: number;
+        stop: boolean;
+        ms: number;
+      };
+      return {
+        deleted: result.deleted,
+        last: result.last ?? after,
+        done: result.stop || result.looked < limit,
+        ms: result.ms,
+      };
+    },
+
+    // Autovacuum makes the deleted rows' space reusable; nothing to give back by hand.
+    reclaim: async () => ({ freePages: 0, ms: 0 }),
+  };
+}

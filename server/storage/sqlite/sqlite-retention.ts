@@ -1,0 +1,67 @@
+import type { RecordTable, RetentionBatch, RetentionRepository } from '../storage.js';
+import type { Db } from './sqlite-database.js';
+import type { Sync } from './sync.js';
+
+export const retentionWrites = ['setRetention', 'pin', 'deleteBatch', 'reclaim'] as const;
+
+/** Retention on SQLite: records deleted in short batches once folded; freed pages given back. */
+export function sqliteRetention(db: Db): Sync<RetentionRepository> {
+  const retentionOf = db.prepare('SELECT retention_days FROM projects WHERE id = ?').pluck();
+  const setRetention = db.prepare('UPDATE projects SET retention_days = ? WHERE id = ?');
+  const withRetention = db.prepare(
+    `SELECT id AS projectId, retention_days AS retentionDays FROM projects
+      WHERE retention_days IS NOT NULL ORDER BY id`,
+  );
+  const folded = db.prepare('SELECT events, metrics FROM stats_progress');
+  const statements = (table: RecordTable) => ({
+    // The record's id has no index of its own (ingest pays for each index): the project's
+    // records are scanned for it, which is fine for an operator's occasional pin.
+    pin: db.prepare(`UPDATE ${table} SET pinned = ? WHERE project_id = ? AND id = ?`),
+    scan: db.prepare(
+      `SELECT seq, created_at AS createdAt, pinned FROM ${table}
+        WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    remove: db.prepare(`DELETE FROM ${table} WHERE seq = ?`),
+  });
+  const tables = { events: statements('events'), metrics: statements('metrics') };
+  const freePages = db.prepare('PRAGMA freelist_count').pluck();
+
+  return {
+    retentionOf: (projectId) => (retentionOf.get(projectId) as number | null | undefined) ?? null,
+    setRetention(projectId, days) {
+      setRetention.run(days, projectId);
+    },
+    withRetention: () => withRetention.all() as { projectId: string; retentionDays: number }[],
+    pin: (projectId, table, id, pinned) =>
+      tables[table].pin.run(pinned ? 1 : 0, projectId, id).changes > 0,
+
+    deleteBatch(projectId, table, before, after, limit): RetentionBatch {
+      const start = performance.now();
+      // Records after the fold's mark are still read from the records: they stay until folded.
+      const mark = (folded.get() as Record<RecordTable, number>)[table];
+      const { scan, remove } = tables[table];
+      const rows = scan.all(projectId, after, limit) as {
+        seq: number;
+        createdAt: number;
+        pinned: number;
+      }[];
+      let deleted = 0;
+      let last = after;
+      for (const row of rows) {
+        if (row.createdAt >= before || row.seq > mark) {
+          return { deleted, last, done: true, ms: performance.now() - start };
+        }
+        if (row.pinned === 0) deleted += remove.run(row.seq).changes;
+        last = row.seq;
+      }
+      return { deleted, last, done: rows.length < limit, ms: performance.now() - start };
+    },
+
+    reclaim(pages) {
+      const start = performance.now();
+      // A no-op on a file without auto_vacuum = INCREMENTAL (docs/operations.md, Retention).
+      db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+      return { freePages: freePages.get() as number, ms: performance.now() - start };
+    },
+  };
+}

@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { selectColumn } from '../helpers/database.js';
+import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { onPostgres } from '../helpers/test-database.js';
+
+/**
+ * Retention per project (docs/operations.md, Retention), on the backend of the Vitest project:
+ * records past it are deleted in short batches while ingest goes on, pinned ones stay, the
+ * statistics cells stay (a chart of the deleted period draws the same at hourly resolution), and
+ * SQLite gives the space back.
+ */
+
+let server: TestServer;
+let me: TestAccount;
+eachTestServer((started) => ({ server, me } = started));
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const post = (path: string, body: unknown, key = me.apiKey) =>
+  server.call('POST', path, { key, body });
+
+/** The statistics of a range whose edges are whole hours, one bucket an hour. */
+async function hourly(from: number, hours: number) {
+  const range = `projectId=${me.projectId}&from=${new Date(from).toISOString()}&to=${new Date(from + hours * HOUR).toISOString()}&buckets=${hours}`;
+  const get = async (path: string, extra = '') => {
+    const res = await server.call('GET', `${path}?${range}${extra}`, { key: me.apiKey });
+    expect(res.statusCode, path).toBe(200);
+    return res.json();
+  };
+  return {
+    builds: await get('/stats/get-build-summary'),
+    duration: await get('/stats/get-metric-series', '&key=duration_ms'),
+  };
+}
+
+describe('retention', () => {
+  it('deletes what is past it in short batches beside ingest; pinned records and the statistics stay', async () => {
+    const now = Date.now();
+    const random = seededRandom(7);
+    // 1,600 events and as many metrics between 60 and 35 days ago, 100 of each in the last week.
+    const oldFrom = Math.floor((now - 60 * DAY) / HOUR) * HOUR;
+    const stored = async (count: number, from: number, span: number) => {
+      for (let i = 0; i < count; i += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, count - i) }, async () => {
+            const at = from + Math.floor(random() * span);
+            const status = random() < 0.7 ? 'success' : 'failure';
+            await storeEvent(server, me.projectId, at, 'build', { status });
+            await storeMetric(server, me.projectId, at, {
+              duration_ms: Math.round(random() * 1e4),
+            });
+          }),
+        );
+      }
+    };
+    await stored(1600, oldFrom, 25 * DAY);
+    await stored(100, now - 7 * DAY, 6 * DAY);
+    await foldStatistics(server, now);
+
+    const oldEvents = (await selectColumn(
+      server.database,
+      'SELECT id FROM events WHERE project_id = ? AND created_at < ? ORDER BY seq',
+      me.projectId,
+      now - 30 * DAY,
+    )) as string[];
+    const oldMetrics = (await selectColumn(
+      server.database,
+      'SELECT id FROM metrics WHERE project_id = ? AND created_at < ? ORDER BY seq',
+      me.projectId,
+      now - 30 * DAY,
+    )) as string[];
+    expect(oldEvents).toHaveLength(1600);
+    const pinnedEvent = oldEvents[17] as string;
+    const pinnedMetric = oldMetrics[1234] as string;
+    for (const [kind, id] of [
+      ['event', pinnedEvent],
+      ['metric', pinnedMetric],
+    ]) {
+      const pinned = await post('/stats/pin-record', { projectId: me.projectId, kind, id });
+      expect(pinned.statusCode).toBe(200);
+      expect(pinned.json()).toEqual({ id, kind, pinned: true });
+    }
+
+    const hours = 26 * 24;
+    const before = await hourly(oldFrom, hours);
+    expect(
+      before.builds.buckets.reduce(
+        (n: number, b: { success: number; failure: number }) => n + b.success + b.failure,
+        0,
+      ),
+    ).toBe(1600);
+    const recentEvents = await selectColumn(
+      server.database,
+      'SELECT count(*) FROM events WHERE project_id = ? AND created_at >= ?',
+      me.projectId,
+      now - 30 * DAY,
+    );
+    const pagesBefore = onPostgres
+      ? 0
+      : Number((await selectColumn(server.database, 'PRAGMA page_count'))[0]);
+
+    const set = await post('/stats/set-retention', { projectId: me.projectId, retentionDays: 30 });
+    expect(set.statusCode).toBe(200);
+    expect(set.json()).toEqual({ projectId: me.projectId, retentionDays: 30 });
+    const got = await server.call('GET', `/stats/get-retention?projectId=${me.projectId}`, {
+      key: me.apiKey,
+    });
+    expect(got.json()).toEqual({ projectId: me.projectId, retentionDays: 30 });
+
+    // Ingest beside the sweep: every request answered, every record stored.
+    let ingesting = true;
+    const acknowledged: string[] = [];
+    const writer = async () => {
+      while (ingesting) {
+        const res = await post('/stats/ingest-events', {
+          projectId: me.projectId,
+          eventType: 'build',
+          payload: { status: 'success' },
+        });
+        expect(res.statusCode).toBe(200);
+        acknowledged.push(res.json().id);
+      }
+    };
+    const writers = [writer(), writer()];
+    const report = await server.app.services.retention.sweep();
+    ingesting = false;
+    await Promise.all(writers);
+
+    expect(report.deleted).toBe(2 * 1600 - 2);
+    expect(report.batches).toBeGreaterThan(2);
+    expect(report.longestBatchMs).toBeLessThan(50);
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    expect(
+      await selectColumn(
+        server.database,
+        'SELECT id FROM events WHERE project_id = ? AND created_at < ?',
+        me.projectId,
+        now - 30 * DAY,
+      ),
+    ).toEqual([pinnedEvent]);
+    expect(
+      await selectColumn(
+        server.database,
+        'SELECT id FROM metrics WHERE project_id = ? AND created_at < ?',
+        me.projectId,
+        now - 30 * DAY,
+      ),
+    ).toEqual([pinnedMetric]);
+    const kept = new Set(
+      await selectColumn(
+        server.database,
+        'SELECT id FROM events WHERE project_id = ? AND created_at >= ?',
+        me.projectId,
+        now - 30 * DAY,
+      ),
+    );
+    expect(kept.size).toBe(Number(recentEvents[0]) + acknowledged.length);
+    for (const id of acknowledged) expect(kept.has(id)).toBe(true);
+
+    // The deleted period's chart, hour by hour, from the cells that stayed.
+    expect(await hourly(oldFrom, hours)).toEqual(before);
+
+    if (!onPostgres) {
+      // The space is given back: the file shrank and holds no free pages.
+      expect(Number((await selectColumn(server.database, 'PRAGMA freelist_count'))[0])).toBe(0);
+      expect(Number((await selectColumn(server.database, 'PRAGMA page_count'))[0])).toBeLessThan(
+        pagesBefore,
+      );
+    }
+
+    // A second sweep has nothing left to delete.
+    expect((await server.app.services.retention.sweep()).deleted).toBe(0);
+  }, 120_000);
+
+  it('refuses a bad retention or pin with 400 naming the field, and foreign projects with 403', async () => {
+    for (const retentionDays of [0, -1, 1.5, 36_501, '30']) {
+      const res = await post('/stats/set-retention', { projectId: me.projectId, retentionDays });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().issues.map((i: { path: string }) => i.path)).toEqual(['retentionDays']);
+    }
+    expect((await post('/stats/set-retention', { projectId: me.projectId })).statusCode).toBe(400);
+    const other = await server.account();
+    expect(
+      (await post('/stats/set-retention', { projectId: other.projectId, retentionDays: 5 }))
+        .statusCode,
+    ).toBe(403);
+    expect(
+      (await post('/stats/pin-record', { projectId: me.projectId, kind: 'build', id: 'x' })).json()
+        .issues[0].path,
+    ).toBe('kind');
+    const missing = await post('/stats/pin-record', {
+      projectId: me.projectId,
+      kind: 'event',
+      id: 'nope',
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ error: 'Record not found.' });
+    // A record of another project cannot be pinned through this one.
+    const theirs = await server.call('POST', '/stats/ingest-events', {
+      key: other.apiKey,
+      body: { projectId: other.projectId, eventType: 'build' },
+    });
+    const foreign = await post('/stats/pin-record', {
+      projectId: me.projectId,
+      kind: 'event',
+      id: theirs.json().id,
+    });
+    expect(foreign.statusCode).toBe(404);
+    // Unset again: kept forever.
+    expect(
+      (await post('/stats/set-retention', { projectId: me.projectId, retentionDays: null })).json(),
+    ).toEqual({ projectId: me.projectId, retentionDays: null });
+  });
+});
