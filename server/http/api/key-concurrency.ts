@@ -41,10 +41,11 @@ export function capKeyConcurrency(app: FastifyInstance, limit: number): void {
     if (slots.running < limit) start();
     else slots.waiting.push(start);
   };
-  // Only on the routes of the `other` budget: ingest requests run no hook for it.
+  // Only on the routes of the `other` budget (ingest requests run no hook for it), before the
+  // route's own preParsing hooks, as a hook of the context would run.
   app.addHook('onRoute', (route) => {
     if (budgetOfRoute(route) !== 'other') return;
     const hooks = route.preParsing;
-    route.preParsing = hooks === undefined ? [wait] : [...[hooks].flat(), wait];
+    route.preParsing = hooks === undefined ? [wait] : [wait, ...[hooks].flat()];
   });
 }
