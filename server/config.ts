@@ -96,6 +96,8 @@ const EnvSchema = z
       0,
       10_000_000,
     ).default(600),
+    READ_TIMEOUT_MS: integer('READ_TIMEOUT_MS', 0, 3_600_000).default(10_000),
+    READ_CONNECTIONS: integer('READ_CONNECTIONS', 1, 100).default(4),
     PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
     TRUST_PROXY: z
       .string()
@@ -238,6 +240,12 @@ export interface Config {
     otherConcurrency: number;
     badKeysPerMinute: number;
   };
+  /**
+   * PostgreSQL's statistics reads: their own pool of `connections`, each statement cancelled after
+   * `timeoutMs` (statement_timeout; 0: never). SQLite has neither (its reads are bounded by the
+   * read budget and the per-project caps).
+   */
+  reads: { connections: number; timeoutMs: number };
   /** Base URL of the public pages (canonical links); unset: taken from each request. */
   publicUrl: string | undefined;
   /**
@@ -307,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otherConcurrency: e.RATE_LIMIT_OTHER_CONCURRENCY,
       badKeysPerMinute: e.RATE_LIMIT_BAD_KEYS_PER_MINUTE,
     },
+    reads: { connections: e.READ_CONNECTIONS, timeoutMs: e.READ_TIMEOUT_MS },
     publicUrl: e.PUBLIC_URL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,

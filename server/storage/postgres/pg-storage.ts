@@ -3,7 +3,7 @@ import { STORAGE_FULL_RETRY_S, StorageFull } from '../../domain/domain-errors.js
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
-import { openPgDatabase, type PgOptions, type Sql } from './pg-database.js';
+import { openPgDatabase, openPgReadPool, type PgOptions, type Sql } from './pg-database.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
@@ -21,6 +21,8 @@ export interface PgStorageOptions {
   /** Connections in the pool. */
   max?: number;
   durability?: PgOptions['durability'];
+  /** The statistics reads' own pool: its connections, and PostgreSQL's statement_timeout (ms). */
+  reads?: { connections: number; timeoutMs: number };
 }
 
 /**
@@ -34,17 +36,19 @@ export async function openPgStorage({
   leaseMs,
   max,
   durability,
+  reads = { connections: 4, timeoutMs: 10_000 },
 }: PgStorageOptions): Promise<Storage> {
   const pool = await openPgDatabase({
     url,
     ...(max === undefined ? {} : { max }),
     ...(durability === undefined ? {} : { durability }),
   });
+  const readPool = openPgReadPool(url, reads.connections, reads.timeoutMs);
   let notifications: Awaited<ReturnType<typeof listenForChanges>>;
   try {
     notifications = await listenForChanges(url);
   } catch (error) {
-    await pool.end({ timeout: 1 });
+    await Promise.all([pool.end({ timeout: 1 }), readPool.end({ timeout: 1 })]);
     throw error;
   }
   const ingest = pgIngest(pool, { replicaId: randomUUID(), leaseMs });
@@ -77,7 +81,8 @@ export async function openPgStorage({
     projects: guarded(pgProjects(sql), observe),
     shareLinks: guarded(pgShareLinks(sql), observe),
     records: guarded(ingest.records(sql), observe),
-    stats: guarded(ingest.stats(sql), observe),
+    // Outside a transaction, on the reads' own pool (bounded, with a statement timeout).
+    stats: guarded(ingest.stats(sql === pool ? readPool : sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
   });
@@ -127,7 +132,7 @@ export async function openPgStorage({
       await locks.close();
       // Bounded: after a lost connection, postgres.js 3.4 may wait for a query it already
       // rejected (porsager/postgres#1097); everything of ours has finished by now.
-      await pool.end({ timeout: 5 });
+      await Promise.all([pool.end({ timeout: 5 }), readPool.end({ timeout: 5 })]);
     },
   };
 }

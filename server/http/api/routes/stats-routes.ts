@@ -19,18 +19,28 @@ import {
   type BuildSummary,
   BuildSummaryQuery,
   type MetricKeys,
+  MetricKeysQuery,
   type MetricSeries,
   ProjectQuery,
   RecordQuery,
   readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
-import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js';
+import {
+  Conflict,
+  Forbidden,
+  Invalid,
+  NotFound,
+  ReadTimeout,
+} from '../../../domain/domain-errors.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
+/** A statistics read that would read too much, or ran past READ_TIMEOUT_MS (PostgreSQL). */
+const TOO_MUCH = new Invalid('read-budget');
+const TOO_LONG = new ReadTimeout('read-timeout');
 
 /** E6, E7, E8 and the read-back of events and metrics. */
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -161,19 +171,28 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     within(Areas.stats, Paths.getMetricKeys),
     {
-      schema: { summary: "List a project's metric series keys", querystring: ProjectQuery },
+      schema: {
+        summary: "List a project's metric series keys, a page at a time",
+        querystring: MetricKeysQuery,
+      },
       config: {
         invalid: readBackErrorText,
         docs: {
           success: {
-            example: { keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }] },
+            example: {
+              keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }],
+              nextCursor: null,
+            },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_LONG],
         },
       },
     },
     async (request): Promise<MetricKeys> =>
-      stats.keys(request.account.accountId, request.query.projectId),
+      stats.keys(request.account.accountId, request.query.projectId, {
+        after: request.query.cursor,
+        limit: request.query.limit,
+      }),
   );
 
   app.get(
@@ -193,7 +212,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
               ],
             },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
         },
       },
     },
@@ -219,7 +238,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
               success_rate: 0.9,
             },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
         },
       },
     },

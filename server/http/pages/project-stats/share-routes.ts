@@ -92,7 +92,7 @@ export function shareRoutes(kit: PageKit) {
           if (!file.endsWith('.svg')) return notFound(reply);
           const key = file.slice(0, -'.svg'.length);
           const { accountId, projectId } = await projectView.shared(token);
-          const found = (await stats.keys(accountId, projectId)).keys.find((k) => k.key === key);
+          const found = await stats.key(accountId, projectId, key);
           return svg(reply, metricBadge(key, found?.last_value));
         }),
     );
