@@ -27,6 +27,7 @@ describe('loadConfig', () => {
         otherConcurrency: 2,
         badKeysPerMinute: 600,
       },
+      reads: { connections: 4, timeoutMs: 10_000 },
       bootstrapApiKey: undefined,
       durability: 'full',
       forwarding: { provider: 'none' },
