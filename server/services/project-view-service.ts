@@ -197,11 +197,9 @@ export function projectViewService(
 
     shared,
 
-    /** The page a share link shows; an unknown or revoked token is NotFound. */
-    async forShare(token: string, query: ViewQuery): Promise<ProjectView> {
-      const { accountId, projectId } = await shared(token);
-      return view(accountId, projectId, query, false);
-    },
+    /** The page a share link shows, of the project `shared` found for its token. */
+    forSharedProject: (owner: { accountId: string; projectId: string }, query: ViewQuery) =>
+      view(owner.accountId, owner.projectId, query, false),
   };
 }
 

@@ -1,5 +1,7 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createProjectErrorText } from '../../../../contract/admin.js';
+import { OwnError } from '../../../../contract/error-texts.js';
 import { IngestEventRequest } from '../../../../contract/events.js';
 import { IngestMetricRequest, ingestMetricErrorText } from '../../../../contract/metrics.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
@@ -33,6 +35,7 @@ import {
   NotFound,
   ReadTimeout,
 } from '../../../domain/domain-errors.js';
+import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
@@ -45,6 +48,21 @@ const TOO_LONG = new ReadTimeout('read-timeout');
 /** E6, E7, E8 and the read-back of events and metrics. */
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { ingest, projects, records, stats, shareLinks } = app.services;
+  /**
+   * A read of a project's records or statistics, under the project's heavy-read cap (shared with
+   * its pages and badges): past the cap and its queue, 429 with Retry-After.
+   */
+  const heavy = async <T>(reply: FastifyReply, projectId: string, read: () => Promise<T>) => {
+    try {
+      return await app.heavyReads.run(projectId, read);
+    } catch (error) {
+      if (error instanceof ProjectBusy) {
+        reply.header('retry-after', String(error.retryAfterS));
+        throw Object.assign(new Error(OwnError.projectBusy), { statusCode: 429 });
+      }
+      throw error;
+    }
+  };
   const publicUrl = app.config.publicUrl;
 
   app.get(
@@ -144,7 +162,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<EventPage> => records.events(request.account.accountId, request.query),
+    async (request, reply): Promise<EventPage> =>
+      heavy(reply, request.query.projectId, () =>
+        records.events(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
@@ -164,8 +185,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<MetricPage> =>
-      records.metrics(request.account.accountId, request.query),
+    async (request, reply): Promise<MetricPage> =>
+      heavy(reply, request.query.projectId, () =>
+        records.metrics(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
@@ -188,11 +211,13 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<MetricKeys> =>
-      stats.keys(request.account.accountId, request.query.projectId, {
-        after: request.query.cursor,
-        limit: request.query.limit,
-      }),
+    async (request, reply): Promise<MetricKeys> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.keys(request.account.accountId, request.query.projectId, {
+          after: request.query.cursor,
+          limit: request.query.limit,
+        }),
+      ),
   );
 
   app.get(
@@ -216,8 +241,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<MetricSeries> =>
-      stats.series(request.account.accountId, request.query),
+    async (request, reply): Promise<MetricSeries> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.series(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
@@ -242,8 +269,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<BuildSummary> =>
-      stats.buildSummary(request.account.accountId, request.query),
+    async (request, reply): Promise<BuildSummary> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.buildSummary(request.account.accountId, request.query),
+      ),
   );
 
   app.post(
