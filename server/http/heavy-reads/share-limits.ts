@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TokenBucketStore } from '../api/token-bucket-store.js';
+import { TokenBuckets } from '../api/token-bucket-store.js';
 
 export interface ShareLimitsConfig {
   /** Requests per share token and minute, sustained, and at once (0: no limit). */
@@ -17,7 +17,7 @@ export interface ShareLimitsConfig {
  * it would pass (Retry-After). A token is counted by its hash, never kept itself.
  */
 export class ShareLimits {
-  private readonly store = new TokenBucketStore();
+  private readonly buckets = new TokenBuckets();
 
   constructor(private readonly config: ShareLimitsConfig) {}
 
@@ -32,15 +32,7 @@ export class ShareLimits {
 
   private take(key: string, perMinute: number, burst: number): number | undefined {
     if (perMinute === 0) return undefined;
-    let wait: number | undefined;
-    this.store.incr(
-      key,
-      (_error, { current, ttl }) => {
-        if (current > burst) wait = Math.max(1, Math.ceil(ttl / 1000));
-      },
-      (burst * 60_000) / perMinute,
-      burst,
-    );
-    return wait;
+    const { current, ttl } = this.buckets.take(key, (burst * 60_000) / perMinute, burst);
+    return current > burst ? Math.max(1, Math.ceil(ttl / 1000)) : undefined;
   }
 }
