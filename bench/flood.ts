@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import autocannon from 'autocannon';
 
 /**
@@ -11,6 +12,8 @@ interface FloodSpec {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** Pages and badges: their refusals are HTML, not JSON. */
+  html?: boolean;
   connections: number;
   seconds: number;
 }
@@ -18,6 +21,8 @@ interface FloodSpec {
 const spec = JSON.parse(process.env.FLOOD ?? '{}') as FloodSpec;
 const statuses: Record<string, number> = {};
 let notJsonError = 0;
+/** 429s without Retry-After. */
+let retryAfterMissing = 0;
 
 const result = await autocannon({
   url: spec.url,
@@ -28,9 +33,19 @@ const result = await autocannon({
   duration: spec.seconds,
   requests: [
     {
-      onResponse: (status: number, body: string) => {
+      onResponse: (
+        status: number,
+        body: string,
+        _context: object,
+        headers?: IncomingHttpHeaders,
+      ) => {
         statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status >= 300) {
+        const named = Object.keys(headers ?? {}).some(
+          (name) => name.toLowerCase() === 'retry-after',
+        );
+        if (status === 429 && !named) retryAfterMissing += 1;
+        // Pages answer in HTML: only the API's answers must be a JSON `{ "error" }`.
+        if (status >= 300 && status !== 304 && !spec.html) {
           try {
             const parsed = JSON.parse(body) as Record<string, unknown>;
             const keys = Object.keys(parsed);
@@ -54,6 +69,7 @@ process.stdout.write(
     statuses,
     fiveXx,
     notJsonError,
+    retryAfterMissing,
     errors: result.errors + result.timeouts,
     rps: Math.round(result.requests.average),
   })}\n`,

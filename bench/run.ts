@@ -19,6 +19,7 @@ import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 import { seedHistoryPostgres } from './seed-postgres.js';
+import { tenantsReport, tenantsScenario } from './tenants.js';
 
 /**
  * `npm run bench`: the production server against a bare Fastify route, in the same run.
@@ -50,10 +51,11 @@ const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
 /**
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
- * `bodies`, `verdicts`; all by default.
+ * `bodies`, `verdicts`, `tenants` (issue 22: one tenant's share page and badge flooded beside
+ * another tenant's work, on SQLite and, with BENCH_DATABASE_URL, PostgreSQL); all by default.
  */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies,verdicts')
+  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,tenants')
     .split(',')
     .map((name) => name.trim()),
 );
@@ -621,6 +623,18 @@ try {
       '',
       `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets' buffers, and the server read ${bodies.serverReadMiB} MiB in all (its \`rchar\`, the normal client's requests included).`,
     );
+  }
+
+  if (SCENARIOS.has('tenants')) {
+    mkdirSync(join(work, 'tenants'));
+    const tenants = await tenantsScenario(
+      join(work, 'tenants'),
+      BENCH_DATABASE_URL
+        ? (run) => withBenchDatabase(BENCH_DATABASE_URL, run, 'tenantsbench')
+        : undefined,
+    );
+    results.tenants = tenants;
+    report.push(...tenantsReport(tenants));
   }
 
   if (SCENARIOS.has('verdicts')) {

@@ -101,3 +101,57 @@ export function seedHistory(
     for (let done = 0; done < count; done += BATCH) batch(done, Math.min(BATCH, count - done));
   });
 }
+
+/**
+ * A key of the tenants scenario's big project: record `i` of `count` carries 100 numeric keys of
+ * one group of 100, and the groups change over time, `keys` distinct keys in all (issue 22: 100
+ * keys per record, 20,000 distinct over time).
+ */
+export function tenantKeysOf(i: number, count: number, keys: number): string[] {
+  const groups = keys / 100;
+  const group = Math.floor((i * groups) / count);
+  return Array.from({ length: 100 }, (_, j) => `k${group * 100 + j}`);
+}
+
+/**
+ * The tenants scenario's big project on SQLite (issue 22): `metrics` records of 100 numeric keys
+ * each (`keys` distinct over time) and `events` events with a status, spread over the last `days`
+ * days, then folded into the statistics as the server would.
+ */
+export function seedTenant(
+  databasePath: string,
+  projectId: string,
+  sizes: { metrics: number; events: number; keys: number; days: number },
+): void {
+  seeding(databasePath, (db) => {
+    const event = db.prepare(
+      `INSERT INTO events
+         (id, project_id, event_type, description, payload, color, created_at, branch, status)
+       VALUES (?, ?, 'build', NULL, ?, NULL, ?, 'main', ?)`,
+    );
+    const metric = db.prepare(
+      `INSERT INTO metrics (id, project_id, payload, created_at, branch) VALUES (?, ?, ?, ?, 'main')`,
+    );
+    const end = Date.now();
+    const start = end - sizes.days * DAY_MS;
+    db.transaction(() => {
+      for (let i = 0; i < sizes.events; i++) {
+        const status = STATUSES[i % STATUSES.length] as string;
+        const t = Math.floor(start + (i * (end - start)) / sizes.events);
+        event.run(
+          uuidv7(),
+          projectId,
+          JSON.stringify({ status, ci: { branch: 'main' } }),
+          t,
+          status,
+        );
+      }
+      for (let i = 0; i < sizes.metrics; i++) {
+        const keys = tenantKeysOf(i, sizes.metrics, sizes.keys);
+        const payload = Object.fromEntries(keys.map((key, j) => [key, (i * 7 + j) % 1000]));
+        const t = Math.floor(start + (i * (end - start)) / sizes.metrics);
+        metric.run(uuidv7(), projectId, JSON.stringify(payload), t);
+      }
+    })();
+  });
+}

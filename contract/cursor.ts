@@ -21,3 +21,26 @@ export function decodeCursor(cursor: string): number | undefined {
   }
   return SEQUENCE.test(text) ? Number(text) : undefined;
 }
+
+/**
+ * The cursor of GET /stats/get-metric-keys: the last key of the page before, its UTF-8 bytes in
+ * base64url without padding (keys are ordered by those bytes on both backends).
+ */
+export function encodeKeyCursor(key: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(key)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+/** The key a key cursor names, or undefined when it is not one of ours. */
+export function decodeKeyCursor(cursor: string): string | undefined {
+  if (cursor === '' || !BASE64URL.test(cursor)) return undefined;
+  try {
+    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    const key = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return key === '' || key.includes('\u0000') ? undefined : key;
+  } catch {
+    return undefined;
+  }
+}

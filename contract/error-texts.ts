@@ -1,3 +1,4 @@
+import { Limits } from './limits.js';
 /**
  * The `error` strings of the spec's part 7, verbatim (including the odd 404 text), plus the
  * few texts we added where the spec is silent (docs/decisions.md).
@@ -56,4 +57,9 @@ export const OwnError = {
   shuttingDown: 'The server is shutting down: retry in a moment.',
   databaseUnavailable: 'The database is unavailable: retry in a moment.',
   storageFull: "The server's storage is full: nothing was stored; retry later.",
+  readBudget: `buckets: this range cut into this many buckets would read more than ${Limits.planReadsMax.toLocaleString('en')} statistics cells; ask for fewer buckets or a shorter range (from, to).`,
+  readTimeout:
+    'The query took longer than the server allows: ask for a shorter range or fewer buckets, or retry later.',
+  projectBusy:
+    'Too many reads of this project are in progress: retry after the number of seconds in Retry-After.',
 } as const;

@@ -30,4 +30,9 @@ export const Limits = {
   bucketsMax: 1000,
   pageSizeDefault: 50,
   pageSizeMax: 200,
+  /** GET /stats/get-metric-keys: keys per page. */
+  keysPageDefault: 200,
+  keysPageMax: 1000,
+  /** Statistics cells one series or build summary may read (server/domain/time-buckets.ts). */
+  planReadsMax: 50_000,
 } as const;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { decodeCursor } from './cursor.js';
+import { decodeCursor, decodeKeyCursor } from './cursor.js';
 import { SpecError } from './error-texts.js';
 import { concerns, pickErrorText, requiredText } from './fields.js';
 import { Limits } from './limits.js';
@@ -75,6 +75,43 @@ export const readBackErrorText = pickErrorText(
 
 export const ProjectQuery = z.object({ projectId: requiredText(Limits.projectIdLength) });
 
+/** `limit` of the key list: 1-1000, written as plain digits. */
+const KeysPageSize = z.pipe(
+  z.string().check(
+    z.regex(/^\d{1,4}$/),
+    z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.keysPageMax, {
+      message: `must be 1 to ${Limits.keysPageMax}`,
+    }),
+  ),
+  z.transform(Number),
+);
+
+/** `cursor` of the key list: the `nextCursor` of the page before, as the last key it held. */
+const KeyCursor = z.pipe(
+  plainString(),
+  z.transform((cursor, ctx) => {
+    const key = decodeKeyCursor(cursor);
+    if (key === undefined)
+      ctx.issues.push({
+        code: 'custom',
+        input: cursor,
+        message: 'must be the nextCursor of a previous page',
+      });
+    return key ?? '';
+  }),
+);
+
+/**
+ * GET /stats/get-metric-keys: a page of the project's series keys in key order (UTF-8 byte
+ * order), `limit` of them (default 200, at most 1000), after the page `cursor` ended.
+ */
+export const MetricKeysQuery = z.object({
+  projectId: requiredText(Limits.projectIdLength),
+  limit: z._default(KeysPageSize, Limits.keysPageDefault),
+  cursor: z.optional(KeyCursor),
+});
+export type MetricKeysQuery = z.infer<typeof MetricKeysQuery>;
+
 /** 1-1000 buckets, default 100. */
 const BucketCount = z.pipe(
   z.string().check(
@@ -106,9 +143,21 @@ export const BuildSummaryQuery = z
   .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
 export type BuildSummaryQuery = z.infer<typeof BuildSummaryQuery>;
 
-/** GET /stats/get-metric-keys 200 body: each series key, how many records have it, its last value. */
+/** One series key: how many records have it, its last value and when. */
+export interface MetricKeyInfo {
+  key: string;
+  count: number;
+  last_value: number;
+  last_at: string;
+}
+
+/**
+ * GET /stats/get-metric-keys 200 body: a page of series keys; `nextCursor` asks for the next page
+ * (null: this was the last).
+ */
 export interface MetricKeys {
-  keys: { key: string; count: number; last_value: number; last_at: string }[];
+  keys: MetricKeyInfo[];
+  nextCursor: string | null;
 }
 
 /** One non-empty bucket of a series. p50 and p95 are within 2 % of the exact values. */

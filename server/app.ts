@@ -5,6 +5,7 @@ import { type Config, configuredSecrets } from './config.js';
 import { DebugAccessLog } from './http/access-log.js';
 import { apiContext } from './http/api/api-context.js';
 import { jsonErrorHandler, jsonNotFound } from './http/api/error-handler.js';
+import { ProjectGate } from './http/heavy-reads/project-gate.js';
 import { pageContext } from './http/pages/page-context.js';
 import { createPageKit } from './http/pages/page-kit.js';
 import { STATIC_PAGE_POLICY, securityHeaders } from './http/pages/security-headers.js';
@@ -24,6 +25,8 @@ declare module 'fastify' {
     config: Config;
     /** The application's logger; `app.log` is Fastify's, attached only to log requests. */
     logger: Logger;
+    /** Per project, the heavy reads at once (pages, badges, series...): docs/security.md. */
+    heavyReads: ProjectGate;
   }
 }
 
@@ -44,6 +47,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   app.decorate('config', config);
   app.decorate('logger', logger);
+  app.decorate(
+    'heavyReads',
+    new ProjectGate(config.heavyReads.perProject, config.heavyReads.queue),
+  );
   guardTransport(app);
 
   await app.register(storagePlugin);

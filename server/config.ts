@@ -96,6 +96,19 @@ const EnvSchema = z
       0,
       10_000_000,
     ).default(600),
+    READ_TIMEOUT_MS: integer('READ_TIMEOUT_MS', 0, 3_600_000).default(10_000),
+    READ_CONNECTIONS: integer('READ_CONNECTIONS', 1, 100).default(4),
+    HEAVY_READS_PER_PROJECT: integer('HEAVY_READS_PER_PROJECT', 0, 1000).default(2),
+    HEAVY_READS_QUEUE: integer('HEAVY_READS_QUEUE', 0, 10_000).default(8),
+    SHARE_RATE_PER_MINUTE: integer('SHARE_RATE_PER_MINUTE', 0, 10_000_000).default(600),
+    SHARE_BURST: integer('SHARE_BURST', 1, 10_000_000).default(60),
+    SHARE_RATE_PER_ADDRESS_PER_MINUTE: integer(
+      'SHARE_RATE_PER_ADDRESS_PER_MINUTE',
+      0,
+      10_000_000,
+    ).default(300),
+    SHARE_ADDRESS_BURST: integer('SHARE_ADDRESS_BURST', 1, 10_000_000).default(30),
+    SHARE_CACHE_TTL_MS: integer('SHARE_CACHE_TTL_MS', 0, 600_000).default(5_000),
     PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
     TRUST_PROXY: z
       .string()
@@ -271,6 +284,29 @@ export interface Config {
     otherConcurrency: number;
     badKeysPerMinute: number;
   };
+  /**
+   * PostgreSQL's statistics reads: their own pool of `connections`, each statement cancelled after
+   * `timeoutMs` (statement_timeout; 0: never). SQLite has neither (its reads are bounded by the
+   * read budget and the per-project caps).
+   */
+  reads: { connections: number; timeoutMs: number };
+  /**
+   * Fair sharing and floods (docs/security.md): per project, heavy reads at once (0: no cap) and
+   * waiting beyond them; per share token and per client address, share pages and badges per
+   * minute and at once (0: no limit); how long a share page or badge is served from memory (0:
+   * never).
+   */
+  heavyReads: {
+    perProject: number;
+    queue: number;
+    share: {
+      perTokenPerMinute: number;
+      tokenBurst: number;
+      perAddressPerMinute: number;
+      addressBurst: number;
+    };
+    cacheTtlMs: number;
+  };
   /** Base URL of the public pages (canonical links); unset: taken from each request. */
   publicUrl: string | undefined;
   /**
@@ -346,6 +382,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otherBurst: e.RATE_LIMIT_OTHER_BURST,
       otherConcurrency: e.RATE_LIMIT_OTHER_CONCURRENCY,
       badKeysPerMinute: e.RATE_LIMIT_BAD_KEYS_PER_MINUTE,
+    },
+    reads: { connections: e.READ_CONNECTIONS, timeoutMs: e.READ_TIMEOUT_MS },
+    heavyReads: {
+      perProject: e.HEAVY_READS_PER_PROJECT,
+      queue: e.HEAVY_READS_QUEUE,
+      share: {
+        perTokenPerMinute: e.SHARE_RATE_PER_MINUTE,
+        tokenBurst: e.SHARE_BURST,
+        perAddressPerMinute: e.SHARE_RATE_PER_ADDRESS_PER_MINUTE,
+        addressBurst: e.SHARE_ADDRESS_BURST,
+      },
+      cacheTtlMs: e.SHARE_CACHE_TTL_MS,
     },
     publicUrl: e.PUBLIC_URL,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

@@ -12,7 +12,8 @@ export abstract class DomainError<Reason extends string = string> extends Error 
     | 'invalid'
     | 'unavailable'
     | 'storage-unavailable'
-    | 'storage-full';
+    | 'storage-full'
+    | 'read-timeout';
 
   constructor(readonly reason: Reason) {
     super(reason);
@@ -49,7 +50,7 @@ export class Conflict extends DomainError<
 
 /** The input breaks a domain rule that a schema cannot express. */
 export class Invalid extends DomainError<
-  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range' | 'channel-url'
+  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range' | 'channel-url' | 'read-budget'
 > {
   readonly kind = 'invalid';
 }
@@ -75,6 +76,14 @@ export class StorageFull extends DomainError<'storage-full'> {
   readonly kind = 'storage-full';
 }
 
+/**
+ * A read ran past the time the server allows one (PostgreSQL's statement_timeout, READ_TIMEOUT_MS)
+ * and was cancelled: nothing changed; a narrower read, or the same one later, may pass.
+ */
+export class ReadTimeout extends DomainError<'read-timeout'> {
+  readonly kind = 'read-timeout';
+}
+
 /** Seconds to wait before writing again after a write failed for lack of space (Retry-After). */
 export const STORAGE_FULL_RETRY_S = 30;
 
@@ -86,4 +95,5 @@ export type AnyDomainError =
   | Invalid
   | Unavailable
   | StorageUnavailable
-  | StorageFull;
+  | StorageFull
+  | ReadTimeout;

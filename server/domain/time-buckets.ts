@@ -111,3 +111,16 @@ export function cellBucketOf(plan: ReadPlan, t: number): number | undefined {
   if (raw && t < raw.to) return undefined;
   return bucket.index;
 }
+
+/**
+ * The most cells and raw spans a plan may read: every cell its spans could hold (a span of whole
+ * hours holds one cell an hour at most, per series and branch) and one index range per raw span.
+ * Its cost grows with the range and with the buckets (each unaligned bucket edge reads up to 5
+ * ten-minute and 9 minute cells and a raw span), so it bounds what one read can cost, whatever
+ * the records hold.
+ */
+export function planReads(plan: ReadPlan): number {
+  let reads = plan.raw.length;
+  for (const span of plan.cells) reads += Math.ceil((span.to - span.from) / span.unit);
+  return reads;
+}

@@ -1,4 +1,9 @@
-import { decodeCursor, encodeCursor } from '../../contract/cursor.js';
+import {
+  decodeCursor,
+  decodeKeyCursor,
+  encodeCursor,
+  encodeKeyCursor,
+} from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
@@ -15,8 +20,13 @@ import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import type { StatsService } from './stats-service.js';
 
-/** Charts drawn on one page, at most (the keys list shows every key). */
+/**
+ * Charts drawn on one page, at most: the first keys of the key list's page, or those the page's
+ * address names (`chart`, a key's "Draw" link). Every other key is listed, and drawn on demand.
+ */
 export const MAX_CHARTS = 12;
+/** Rows of the key list on one page (its further pages follow `keys`, a key cursor). */
+export const KEY_ROWS = 50;
 /** Events per page of the timeline. */
 export const TIMELINE_PAGE = 20;
 /** Records read to name the branch and commit of single points, at most. */
@@ -28,7 +38,12 @@ export interface ProjectView {
   range: ViewRange;
   branch: string | undefined;
   branches: string[];
+  /** The key list's page shown. */
   keys: MetricKeys['keys'];
+  /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
+  keysPage: string | undefined;
+  keysNext: string | undefined;
+  /** The charts drawn: those `chart` named, else the first of the key list's page. */
   series: MetricSeries[];
   summary: BuildSummary;
   timeline: EventPage;
@@ -54,6 +69,10 @@ export interface ViewQuery {
   branch: string | undefined;
   /** The timeline's cursor (`nextCursor` of the page before). */
   before: string | undefined;
+  /** The key list's cursor (its `nextCursor` of the page before). */
+  keys?: string | undefined;
+  /** Keys to draw instead of the key page's first (at most MAX_CHARTS). */
+  charts?: string[] | undefined;
 }
 
 /** A page of the range's records, newest first, on one branch or all. */
@@ -93,8 +112,9 @@ export function projectViewService(
     const { range, branch } = query;
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
+    const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
     const [keys, summary, timeline, branches, shareLinks] = await Promise.all([
-      services.stats.keys(accountId, projectId),
+      services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
       services.stats.buildSummary(accountId, { projectId, ...window, eventType: undefined }),
       services.records.events(
         accountId,
@@ -103,10 +123,11 @@ export function projectViewService(
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
     ]);
+    const drawn = query.charts?.length ? query.charts : keys.keys.map((key) => key.key);
     const series = await Promise.all(
-      keys.keys
+      drawn
         .slice(0, MAX_CHARTS)
-        .map((key) => services.stats.series(accountId, { projectId, key: key.key, ...window })),
+        .map((key) => services.stats.series(accountId, { projectId, key, ...window })),
     );
     const singles = series.some((s) => s.buckets.some((b) => b.count === 1))
       ? await singlePoints(accountId, projectId, range, branch)
@@ -118,6 +139,8 @@ export function projectViewService(
       branch,
       branches,
       keys: keys.keys,
+      keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),
+      keysNext: keys.nextCursor ?? undefined,
       series,
       summary,
       timeline,
@@ -174,11 +197,9 @@ export function projectViewService(
 
     shared,
 
-    /** The page a share link shows; an unknown or revoked token is NotFound. */
-    async forShare(token: string, query: ViewQuery): Promise<ProjectView> {
-      const { accountId, projectId } = await shared(token);
-      return view(accountId, projectId, query, false);
-    },
+    /** The page a share link shows, of the project `shared` found for its token. */
+    forSharedProject: (owner: { accountId: string; projectId: string }, query: ViewQuery) =>
+      view(owner.accountId, owner.projectId, query, false),
   };
 }
 

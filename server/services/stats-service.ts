@@ -1,6 +1,9 @@
+import { encodeKeyCursor } from '../../contract/cursor.js';
+import { Limits } from '../../contract/limits.js';
 import type {
   BuildSummary,
   BuildSummaryQuery,
+  MetricKeyInfo,
   MetricKeys,
   MetricSeries,
   SeriesQuery,
@@ -8,8 +11,8 @@ import type {
 import { seriesBuckets, summaryBuckets, valuePart } from '../domain/bucket-aggregates.js';
 import { Invalid } from '../domain/domain-errors.js';
 import { seriesOf, statusClass } from '../domain/record-facts.js';
-import { readPlan } from '../domain/time-buckets.js';
-import type { Storage } from '../storage/storage.js';
+import { planReads, readPlan } from '../domain/time-buckets.js';
+import type { SeriesKeyInfo, Storage } from '../storage/storage.js';
 import type { ProjectAccess } from './project-access.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +32,28 @@ export function rangeOf(
   return { from, to };
 }
 
+/**
+ * The most statistics cells one series or build summary may read (time-buckets.ts, planReads):
+ * 5 years in 100 buckets (45,420) or 2 years in 1,000 (32,568) pass, 5 years in 1,000 (58,920)
+ * is refused with a 400 naming `buckets`, where it took half a second of the event loop on SQLite.
+ */
+export const MAX_PLAN_READS = Limits.planReadsMax;
+
+/** The read plan of [from, to) in `buckets`; Invalid('read-budget') when it reads too much. */
+function boundedPlan(from: number, to: number, buckets: number) {
+  const plan = readPlan(from, to, buckets);
+  if (planReads(plan) > MAX_PLAN_READS) throw new Invalid('read-budget');
+  return plan;
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
+
+const keyInfo = (key: SeriesKeyInfo): MetricKeyInfo => ({
+  key: key.key,
+  count: key.count,
+  last_value: key.lastValue,
+  last_at: iso(key.lastAt),
+});
 
 /** The statistics of a project: its series keys, a series over time, its build summary. */
 export function statsService(storage: Storage, access: ProjectAccess) {
@@ -37,23 +61,41 @@ export function statsService(storage: Storage, access: ProjectAccess) {
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
   return {
-    async keys(accountId: string, projectId: string): Promise<MetricKeys> {
+    /** A page of the project's series keys (`limit` of them, after the key `after`). */
+    async keys(
+      accountId: string,
+      projectId: string,
+      page: { after?: string | undefined; limit: number },
+    ): Promise<MetricKeys> {
       await own(accountId, projectId);
-      const keys = await storage.stats.seriesKeys(projectId);
+      // One more than asked tells whether a next page exists.
+      const keys = await storage.stats.seriesKeys(projectId, {
+        after: page.after,
+        limit: page.limit + 1,
+      });
+      const shown = keys.slice(0, page.limit);
+      const last = shown.at(-1);
       return {
-        keys: keys.map((key) => ({
-          key: key.key,
-          count: key.count,
-          last_value: key.lastValue,
-          last_at: iso(key.lastAt),
-        })),
+        keys: shown.map(keyInfo),
+        nextCursor: keys.length > page.limit && last ? encodeKeyCursor(last.key) : null,
       };
+    },
+
+    /** One series key (the metric badge); undefined when no record has it. */
+    async key(
+      accountId: string,
+      projectId: string,
+      key: string,
+    ): Promise<MetricKeyInfo | undefined> {
+      await own(accountId, projectId);
+      const found = await storage.stats.seriesKey(projectId, key);
+      return found && keyInfo(found);
     },
 
     async series(accountId: string, query: SeriesQuery): Promise<MetricSeries> {
       await own(accountId, query.projectId);
       const { from, to } = rangeOf(query);
-      const plan = readPlan(from, to, query.buckets);
+      const plan = boundedPlan(from, to, query.buckets);
       const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
       // The partial minutes at bucket edges come from the records, read as at write time.
       const values = data.records.flatMap((record) =>
@@ -82,7 +124,7 @@ export function statsService(storage: Storage, access: ProjectAccess) {
     async buildSummary(accountId: string, query: BuildSummaryQuery): Promise<BuildSummary> {
       await own(accountId, query.projectId);
       const { from, to } = rangeOf(query);
-      const plan = readPlan(from, to, query.buckets);
+      const plan = boundedPlan(from, to, query.buckets);
       const data = await storage.stats.eventData(
         query.projectId,
         { branch: query.branch, eventType: query.eventType },

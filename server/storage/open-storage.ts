@@ -8,7 +8,7 @@ const LEASE_MARGIN_MS = 5_000;
 
 /** The storage the configuration names (PostgreSQL when DATABASE_URL is set), opened and migrated. */
 export async function openStorage(
-  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'durability' | 'outbound'>,
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'durability' | 'outbound' | 'reads'>,
   onBackup?: (backup: PreMigrationBackup) => void,
 ): Promise<Storage> {
   if (config.databaseUrl !== undefined) {
@@ -18,6 +18,7 @@ export async function openStorage(
       // that died leaves a claim to run out.
       leaseMs: 2 * config.outbound.timeoutMs + LEASE_MARGIN_MS,
       durability: config.durability,
+      reads: config.reads,
     });
   }
   return openSqliteStorage({ path: config.databasePath, durability: config.durability, onBackup });

@@ -274,7 +274,16 @@ export interface EventCountCell {
  * bucket, and the records not folded yet are always added, so answers are current.
  */
 export interface StatsRepository {
-  seriesKeys(projectId: string): Promise<SeriesKeyInfo[]>;
+  /**
+   * A page of the project's series keys in UTF-8 byte order (SQLite's BINARY, PostgreSQL's "C"):
+   * at most `limit`, those after the key `after` when given.
+   */
+  seriesKeys(
+    projectId: string,
+    page: { after?: string | undefined; limit: number },
+  ): Promise<SeriesKeyInfo[]>;
+  /** One series key of the project (undefined: no record has it). */
+  seriesKey(projectId: string, key: string): Promise<SeriesKeyInfo | undefined>;
   /** The plan's cells of a series, and its raw records (to read the key from), by bucket. */
   seriesData(
     projectId: string,

@@ -27,6 +27,18 @@ describe('loadConfig', () => {
         otherConcurrency: 2,
         badKeysPerMinute: 600,
       },
+      reads: { connections: 4, timeoutMs: 10_000 },
+      heavyReads: {
+        perProject: 2,
+        queue: 8,
+        share: {
+          perTokenPerMinute: 600,
+          tokenBurst: 60,
+          perAddressPerMinute: 300,
+          addressBurst: 30,
+        },
+        cacheTtlMs: 5000,
+      },
       bootstrapApiKey: undefined,
       durability: 'full',
       forwarding: { provider: 'none' },

@@ -408,6 +408,8 @@ beforeAll(async () => {
     RATE_LIMIT_INGEST_PER_MINUTE: '0',
     RATE_LIMIT_OTHER_PER_MINUTE: '0',
     RATE_LIMIT_BAD_KEYS_PER_MINUTE: '0',
+    SHARE_RATE_PER_MINUTE: '0',
+    SHARE_RATE_PER_ADDRESS_PER_MINUTE: '0',
     PUBLIC_URL: 'https://stats.example.com',
   };
   servers.push(await prepare(await startTestServer(env)));

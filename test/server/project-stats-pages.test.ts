@@ -118,7 +118,8 @@ describe('/share/<token>', () => {
     const { token } = await share();
     const res = await page(`/share/${token}`);
     expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('no-store');
+    // Revalidated with its ETag before any reuse, never kept by a shared cache.
+    expect(res.headers['cache-control']).toBe('private, no-cache');
     expect(res.body).toContain('<code>duration_ms</code>');
     expect(res.body).not.toContain('Share links');
     expect(res.body).not.toContain('method="post"');

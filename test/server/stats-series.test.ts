@@ -283,6 +283,7 @@ describe('GET /stats/get-metric-keys', () => {
         { key: 'c', count: 2, last_value: 2, last_at: iso(BASE + 40) },
         { key: 'nested.b', count: 1, last_value: 7, last_at: iso(BASE + 10) },
       ],
+      nextCursor: null,
     });
   });
 });

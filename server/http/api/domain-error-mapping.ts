@@ -12,12 +12,14 @@ const STATUS: Record<AnyDomainError['kind'], number> = {
   unavailable: 500,
   'storage-unavailable': 503,
   'storage-full': 503,
+  'read-timeout': 503,
 };
 
 /** Seconds a 503 asks the client to wait: a restart is a moment, a full disk needs an operator. */
 export const RETRY_AFTER_S: Partial<Record<AnyDomainError['kind'], number>> = {
   'storage-unavailable': 1,
   'storage-full': STORAGE_FULL_RETRY_S,
+  'read-timeout': 5,
 };
 
 /** The `error` text of each reason: the spec's verbatim where it has one. */
@@ -44,6 +46,8 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'forwarding-provider': SpecError.forwardingSyncFailed,
   database: OwnError.databaseUnavailable,
   'storage-full': OwnError.storageFull,
+  'read-budget': OwnError.readBudget,
+  'read-timeout': OwnError.readTimeout,
 };
 
 /** The one mapping from a domain error to an HTTP answer (the admin CLI prints the same text). */

@@ -86,6 +86,14 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
     route.onRequest = hooks === undefined ? [limit] : [...[hooks].flat(), limit];
   });
   capKeyConcurrency(app, app.config.rateLimits.otherConcurrency);
+  pauseRefusals(app);
+}
+
+/**
+ * Holds every 429 of `app`'s context for REFUSAL_PAUSE_MS on average before it is sent (above),
+ * at most MAX_PAUSED_REFUSALS at once: the API's and the share pages' alike.
+ */
+export function pauseRefusals(app: FastifyInstance): void {
   let paused = 0;
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode !== 429 || paused >= MAX_PAUSED_REFUSALS) {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
+import { ReadTimeout, StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
 import { RETRY_AFTER_S } from '../api/domain-error-mapping.js';
+import { ProjectBusy } from '../heavy-reads/project-gate.js';
 import { dashboardContext } from './dashboard/dashboard-context.js';
 import { FormRefused } from './dashboard/form-guard.js';
 import { docsRoutes } from './docs/docs-routes.js';
@@ -31,13 +32,27 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     }
     // A NUL in an address or a form (contract/text-rule.ts): the page names what held it.
     if (error instanceof RefusedText) return page(400, kit.refusedTextHtml(error.field));
-    // The database away for a moment, or its disk full, is a 503 page, as it is in the API.
-    if (error instanceof StorageUnavailable || error instanceof StorageFull) {
+    // The database away for a moment, its disk full, or a read cut short by its time limit, is a
+    // 503 page, as it is in the API.
+    if (
+      error instanceof StorageUnavailable ||
+      error instanceof StorageFull ||
+      error instanceof ReadTimeout
+    ) {
       reply.header('retry-after', String(RETRY_AFTER_S[error.kind]));
       return page(
         503,
-        error instanceof StorageFull ? kit.storageFullHtml : kit.errorHtml(503, request.id),
+        error instanceof StorageFull
+          ? kit.storageFullHtml
+          : error instanceof ReadTimeout
+            ? kit.slowReadHtml
+            : kit.errorHtml(503, request.id),
       );
+    }
+    // One project's heavy reads all running and its queue full (heavy-reads/project-gate.ts).
+    if (error instanceof ProjectBusy) {
+      reply.header('retry-after', String(error.retryAfterS));
+      return page(429, kit.busyHtml);
     }
     const status =
       error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;

@@ -31,6 +31,10 @@ export interface PageKit {
   crossSiteFormHtml: string;
   /** The 503 page while the database's disk is full. */
   storageFullHtml: string;
+  /** The 429 page of a share page or badge asked for too often (a rate limit, a full queue). */
+  busyHtml: string;
+  /** The 503 page of a statistics read cut short by its time limit. */
+  slowReadHtml: string;
 }
 
 /** What a client error says, by status; others read as 400. */
@@ -87,6 +91,14 @@ export function createPageKit(): PageKit {
     storageFullHtml: statusPage(
       'Temporarily unavailable',
       "The server's storage is full, so nothing could be saved. Please try again later.",
+    ),
+    busyHtml: statusPage(
+      'Too many requests',
+      'These statistics are being asked for more often than the server answers at once. Please try again in a few seconds.',
+    ),
+    slowReadHtml: statusPage(
+      'Taking too long',
+      'Reading these statistics took longer than the server allows. Try a shorter time range, or try again later.',
     ),
     crossSiteFormHtml: statusPage(
       'Sent from another site',

@@ -74,7 +74,34 @@ export async function openPgDatabase({
   max = 10,
   durability = 'full',
 }: PgOptions): Promise<Sql> {
-  const sql = postgres(url, {
+  const sql = connect(url, max, {
+    // A commit is durable before it is acknowledged, whatever the server's default says (unless
+    // the operator chose DURABILITY=normal).
+    synchronous_commit: durability === 'full' ? 'on' : 'off',
+  });
+  try {
+    await migrate(sql, pgMigrations);
+    return sql;
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+}
+
+/**
+ * The pool of the statistics reads (series, build summaries, key lists, badges), apart from the
+ * one that writes: at most `max` such reads hold a connection at once, whatever their number, so
+ * they never take the connections ingest and the rest need; and each statement is cancelled by
+ * PostgreSQL after `statementTimeoutMs` (statement_timeout; 0: never), which the storage reports
+ * as ReadTimeout. It runs no migration: the main pool did.
+ */
+export function openPgReadPool(url: string, max: number, statementTimeoutMs: number): Sql {
+  return connect(url, max, { statement_timeout: String(statementTimeoutMs) });
+}
+
+/** A pool with the settings every connection of ours takes, and `connection`'s. */
+function connect(url: string, max: number, connection: Record<string, string>): Sql {
+  return postgres(url, {
     max,
     onnotice: () => {},
     // The server answers 503 while the database is away; a query waits at most this long for a
@@ -83,13 +110,11 @@ export async function openPgDatabase({
     // Back within a second of the database: the client's default backoff after failed attempts
     // grows to 20 s, which would keep answering 503 long after a restart.
     backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
-    // A commit is durable before it is acknowledged, whatever the server's default says (unless
-    // the operator chose DURABILITY=normal).
     connection: {
-      synchronous_commit: durability === 'full' ? 'on' : 'off',
       // Our queries are short and planned to read little; JIT compiling one whose estimate looks
       // large took 150 ms of a 30-day series' 200 (the statistics reads, BENCHMARKS.md).
       jit: 'off',
+      ...connection,
     },
     types: {
       bigint: {
@@ -100,13 +125,6 @@ export async function openPgDatabase({
       },
     },
   }) as unknown as Sql;
-  try {
-    await migrate(sql, pgMigrations);
-    return sql;
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    throw error;
-  }
 }
 
 /**

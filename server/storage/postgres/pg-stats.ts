@@ -130,13 +130,22 @@ const STATUS_COUNTS = `count(*) FILTER (WHERE e.status = 'success')::int AS succ
  */
 export function pgStats(sql: Sql): StatsRepository {
   return {
-    async seriesKeys(projectId) {
-      const keys = await sql<SeriesKeyInfo[]>`
+    async seriesKeys(projectId, { after, limit }) {
+      // Byte order ("C"), as SQLite's BINARY collation, whatever the database's locale.
+      return sql<SeriesKeyInfo[]>`
         SELECT key, SUM(count)::bigint AS count, MAX(last_at) AS "lastAt",
                (array_agg(last_value ORDER BY last_at DESC, last_seq DESC))[1] AS "lastValue"
-          FROM series WHERE project_id = ${projectId} GROUP BY key`;
-      // Code-unit order, as on SQLite (sorted there in JavaScript too).
-      return keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+          FROM series WHERE project_id = ${projectId}
+               ${after === undefined ? sql`` : sql`AND key COLLATE "C" > ${after}`}
+         GROUP BY key ORDER BY key COLLATE "C" LIMIT ${limit}`;
+    },
+
+    async seriesKey(projectId, key) {
+      const [found] = await sql<SeriesKeyInfo[]>`
+        SELECT key, SUM(count)::bigint AS count, MAX(last_at) AS "lastAt",
+               (array_agg(last_value ORDER BY last_at DESC, last_seq DESC))[1] AS "lastValue"
+          FROM series WHERE project_id = ${projectId} AND key = ${key} GROUP BY key`;
+      return found;
     },
 
     async seriesData(projectId, key, branch, plan) {

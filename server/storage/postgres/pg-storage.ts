@@ -4,7 +4,7 @@ import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
 import { pgChannels } from './pg-channels.js';
-import { openPgDatabase, type PgOptions, type Sql } from './pg-database.js';
+import { openPgDatabase, openPgReadPool, type PgOptions, type Sql } from './pg-database.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
@@ -24,6 +24,8 @@ export interface PgStorageOptions {
   /** Connections in the pool. */
   max?: number;
   durability?: PgOptions['durability'];
+  /** The statistics reads' own pool: its connections, and PostgreSQL's statement_timeout (ms). */
+  reads?: { connections: number; timeoutMs: number };
 }
 
 /**
@@ -37,17 +39,19 @@ export async function openPgStorage({
   leaseMs,
   max,
   durability,
+  reads = { connections: 4, timeoutMs: 10_000 },
 }: PgStorageOptions): Promise<Storage> {
   const pool = await openPgDatabase({
     url,
     ...(max === undefined ? {} : { max }),
     ...(durability === undefined ? {} : { durability }),
   });
+  const readPool = openPgReadPool(url, reads.connections, reads.timeoutMs);
   let notifications: Awaited<ReturnType<typeof listenForChanges>>;
   try {
     notifications = await listenForChanges(url);
   } catch (error) {
-    await pool.end({ timeout: 1 });
+    await Promise.all([pool.end({ timeout: 1 }), readPool.end({ timeout: 1 })]);
     throw error;
   }
   const ingest = pgIngest(pool, { replicaId: randomUUID(), leaseMs });
@@ -81,7 +85,8 @@ export async function openPgStorage({
     shareLinks: guarded(pgShareLinks(sql), observe),
     channels: guarded(pgChannels(sql), observe),
     records: guarded(ingest.records(sql), observe),
-    stats: guarded(ingest.stats(sql), observe),
+    // Outside a transaction, on the reads' own pool (bounded, with a statement timeout).
+    stats: guarded(ingest.stats(sql === pool ? readPool : sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
     retention: guarded(pgRetention(sql), observe),
@@ -133,7 +138,7 @@ export async function openPgStorage({
       await locks.close();
       // Bounded: after a lost connection, postgres.js 3.4 may wait for a query it already
       // rejected (porsager/postgres#1097); everything of ours has finished by now.
-      await pool.end({ timeout: 5 });
+      await Promise.all([pool.end({ timeout: 5 }), readPool.end({ timeout: 5 })]);
     },
   };
 }

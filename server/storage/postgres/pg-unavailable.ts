@@ -1,4 +1,4 @@
-import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
+import { ReadTimeout, StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
 
 /**
  * The client's and the system's words for "the database cannot be reached" (refused, reset,
@@ -34,15 +34,18 @@ export function isUnreachable(error: unknown): boolean {
 /** PostgreSQL's disk_full: a write could not extend a file for lack of space. */
 const DISK_FULL = '53100';
 
+/** PostgreSQL's query_canceled: here, a statistics read past its statement_timeout. */
+const QUERY_CANCELED = '57014';
+
 /**
- * A lost database becomes the domain's StorageUnavailable, a full disk its StorageFull (both 503
- * in HTTP); anything else as is.
+ * A lost database becomes the domain's StorageUnavailable, a full disk its StorageFull, a read
+ * cancelled by its statement_timeout its ReadTimeout (all 503 in HTTP); anything else as is.
  */
 export function translated(error: unknown): unknown {
   if (isUnreachable(error)) return new StorageUnavailable('database');
-  return (error as { code?: unknown } | null)?.code === DISK_FULL
-    ? new StorageFull('storage-full')
-    : error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === DISK_FULL) return new StorageFull('storage-full');
+  return code === QUERY_CANCELED ? new ReadTimeout('read-timeout') : error;
 }
 
 /** Runs `work`, translating a lost database or a full disk (`observe` sees what it became). */

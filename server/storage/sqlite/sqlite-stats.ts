@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { byteOrder } from '../../domain/byte-order.js';
 import { branchOf, seriesOf, statusOf } from '../../domain/record-facts.js';
 import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
 import { decodeBins, encodeBins } from '../../domain/sketch.js';
@@ -231,8 +232,32 @@ export function sqliteStats(
 
   const keysOf = db.prepare(
     `SELECT key, count, last_value AS lastValue, last_at AS lastAt FROM series
-      WHERE project_id = ? ORDER BY key`,
+      WHERE project_id = ? AND key > ? ORDER BY key LIMIT ?`,
   );
+  const keyOf = db.prepare(
+    `SELECT key, count, last_value AS lastValue, last_at AS lastAt FROM series
+      WHERE project_id = ? AND key = ?`,
+  );
+  /** `keys` (the folded ones) with the records not folded yet whose keys `wanted` accepts. */
+  const withTail = (
+    projectId: string,
+    keys: Map<string, SeriesKeyInfo>,
+    wanted: (key: string) => boolean,
+  ) => {
+    for (const record of metricsAfterFold(projectId)) {
+      for (const [key, value] of seriesOf(record.payload)) {
+        if (!wanted(key)) continue;
+        const info = keys.get(key) ?? { key, count: 0, lastValue: value, lastAt: record.t };
+        info.count += 1;
+        if (record.t >= info.lastAt) {
+          info.lastAt = record.t;
+          info.lastValue = value;
+        }
+        keys.set(key, info);
+      }
+    }
+    return keys;
+  };
   // One branch from its cells; all branches from their totals (a third of the cells to read).
   const seriesCells = (withBranch: boolean) =>
     db.prepare(
@@ -306,22 +331,23 @@ export function sqliteStats(
       return (statement.get(projectId, ...extra) as string | undefined) ?? null;
     },
 
-    seriesKeys(projectId) {
-      const keys = new Map(
-        (keysOf.all(projectId) as SeriesKeyInfo[]).map((info) => [info.key, info]),
+    seriesKeys(projectId, { after, limit }) {
+      const folded = keysOf.all(projectId, after ?? '', limit) as SeriesKeyInfo[];
+      const keys = withTail(
+        projectId,
+        new Map(folded.map((info) => [info.key, info])),
+        // A key of the tail past a full page's last cannot be on this page.
+        (key) =>
+          (after === undefined || byteOrder(key, after) > 0) &&
+          (folded.length < limit || byteOrder(key, (folded.at(-1) as SeriesKeyInfo).key) < 0),
       );
-      for (const record of metricsAfterFold(projectId)) {
-        for (const [key, value] of seriesOf(record.payload)) {
-          const info = keys.get(key) ?? { key, count: 0, lastValue: value, lastAt: record.t };
-          info.count += 1;
-          if (record.t >= info.lastAt) {
-            info.lastAt = record.t;
-            info.lastValue = value;
-          }
-          keys.set(key, info);
-        }
-      }
-      return [...keys.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return [...keys.values()].sort((a, b) => byteOrder(a.key, b.key)).slice(0, limit);
+    },
+
+    seriesKey(projectId, key) {
+      const found = keyOf.get(projectId, key) as SeriesKeyInfo | undefined;
+      const keys = new Map(found ? [[key, found]] : []);
+      return withTail(projectId, keys, (k) => k === key).get(key);
     },
 
     seriesData(projectId, key, branch, plan: ReadPlan) {

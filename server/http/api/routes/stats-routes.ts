@@ -1,5 +1,7 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createProjectErrorText } from '../../../../contract/admin.js';
+import { OwnError } from '../../../../contract/error-texts.js';
 import { IngestEventRequest } from '../../../../contract/events.js';
 import { IngestMetricRequest, ingestMetricErrorText } from '../../../../contract/metrics.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
@@ -19,13 +21,21 @@ import {
   type BuildSummary,
   BuildSummaryQuery,
   type MetricKeys,
+  MetricKeysQuery,
   type MetricSeries,
   ProjectQuery,
   RecordQuery,
   readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
-import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js';
+import {
+  Conflict,
+  Forbidden,
+  Invalid,
+  NotFound,
+  ReadTimeout,
+} from '../../../domain/domain-errors.js';
+import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
@@ -33,10 +43,28 @@ import { channelRoutes } from './channel-routes.js';
 import { retentionRoutes } from './retention-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
+/** A statistics read that would read too much, or ran past READ_TIMEOUT_MS (PostgreSQL). */
+const TOO_MUCH = new Invalid('read-budget');
+const TOO_LONG = new ReadTimeout('read-timeout');
 
 /** E6, E7, E8 and the read-back of events and metrics. */
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { ingest, projects, records, stats, shareLinks } = app.services;
+  /**
+   * A read of a project's records or statistics, under the project's heavy-read cap (shared with
+   * its pages and badges): past the cap and its queue, 429 with Retry-After.
+   */
+  const heavy = async <T>(reply: FastifyReply, projectId: string, read: () => Promise<T>) => {
+    try {
+      return await app.heavyReads.run(projectId, read);
+    } catch (error) {
+      if (error instanceof ProjectBusy) {
+        reply.header('retry-after', String(error.retryAfterS));
+        throw Object.assign(new Error(OwnError.projectBusy), { statusCode: 429 });
+      }
+      throw error;
+    }
+  };
   const publicUrl = app.config.publicUrl;
   await app.register(channelRoutes);
 
@@ -137,7 +165,10 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<EventPage> => records.events(request.account.accountId, request.query),
+    async (request, reply): Promise<EventPage> =>
+      heavy(reply, request.query.projectId, () =>
+        records.events(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
@@ -157,26 +188,39 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request): Promise<MetricPage> =>
-      records.metrics(request.account.accountId, request.query),
+    async (request, reply): Promise<MetricPage> =>
+      heavy(reply, request.query.projectId, () =>
+        records.metrics(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
     within(Areas.stats, Paths.getMetricKeys),
     {
-      schema: { summary: "List a project's metric series keys", querystring: ProjectQuery },
+      schema: {
+        summary: "List a project's metric series keys, a page at a time",
+        querystring: MetricKeysQuery,
+      },
       config: {
         invalid: readBackErrorText,
         docs: {
           success: {
-            example: { keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }] },
+            example: {
+              keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }],
+              nextCursor: null,
+            },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_LONG],
         },
       },
     },
-    async (request): Promise<MetricKeys> =>
-      stats.keys(request.account.accountId, request.query.projectId),
+    async (request, reply): Promise<MetricKeys> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.keys(request.account.accountId, request.query.projectId, {
+          after: request.query.cursor,
+          limit: request.query.limit,
+        }),
+      ),
   );
 
   app.get(
@@ -196,12 +240,14 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
               ],
             },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
         },
       },
     },
-    async (request): Promise<MetricSeries> =>
-      stats.series(request.account.accountId, request.query),
+    async (request, reply): Promise<MetricSeries> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.series(request.account.accountId, request.query),
+      ),
   );
 
   app.get(
@@ -222,12 +268,14 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
               success_rate: 0.9,
             },
           },
-          throws: [FOREIGN_PROJECT],
+          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
         },
       },
     },
-    async (request): Promise<BuildSummary> =>
-      stats.buildSummary(request.account.accountId, request.query),
+    async (request, reply): Promise<BuildSummary> =>
+      heavy(reply, request.query.projectId, () =>
+        stats.buildSummary(request.account.accountId, request.query),
+      ),
   );
 
   app.post(

@@ -24,7 +24,10 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
       if (!query) throw Object.assign(new Error('bad statistics query'), { statusCode: 400 });
       const { id } = request.params;
       try {
-        const view = await projectView.forOwner(request.session.accountId, id, query);
+        // Under the project's heavy-read cap, like its share pages and the API's reads.
+        const view = await app.heavyReads.run(id, () =>
+          projectView.forOwner(request.session.accountId, id, query),
+        );
         const layout = await layoutOf(request, reply, chrome);
         return sendPage(
           reply,

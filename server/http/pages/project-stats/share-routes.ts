@@ -1,5 +1,10 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fresh from 'fresh';
 import { NotFound } from '../../../domain/domain-errors.js';
+import { pauseRefusals } from '../../api/rate-limits.js';
+import { type CachedAnswer, ResponseCache } from '../../heavy-reads/response-cache.js';
+import { ShareLimits } from '../../heavy-reads/share-limits.js';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
@@ -14,13 +19,34 @@ const one = (value: unknown) => (typeof value === 'string' && value !== '' ? val
 
 /**
  * /share/<token>: a project's statistics page, read-only and without sign-in, and its badges.
- * An unknown or revoked token is the one 404 page (or a 404 badge request) at once: the token is
- * looked up on every request, nothing is cached.
+ * The token is looked up on every request (a revoked link is a 404 at once). Each request first
+ * passes the rate limits of its token and client address (429 with Retry-After); its answer is
+ * then served from a cache of a few seconds (SHARE_CACHE_TTL_MS, keyed by project and address,
+ * concurrent identical requests computed once), computed under the project's heavy-read cap,
+ * with an ETag (304 to If-None-Match). See docs/security.md.
  */
 export function shareRoutes(kit: PageKit) {
   return async (app: FastifyInstance) => {
     const { projectView, stats } = app.services;
+    const { heavyReads } = app;
+    const limits = new ShareLimits(app.config.heavyReads.share);
+    const cache = new ResponseCache(app.config.heavyReads.cacheTtlMs);
     app.addHook('onRequest', securityHeaders(STATS_PAGE_POLICY));
+    // A 429 (a rate limit, the project's full queue) is sent after a pause, as the API's are: a
+    // flood's connections then loop once a second instead of as fast as refusals come.
+    pauseRefusals(app);
+    // Before anything is read: a refused request costs no database query.
+    app.addHook('onRequest', async (request, reply) => {
+      const token = (request.params as { token?: string }).token ?? '';
+      const wait = limits.admit(token, request.ip);
+      if (wait === undefined) return;
+      return reply
+        .code(429)
+        .header('retry-after', String(wait))
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(kit.busyHtml);
+    });
     const chrome = { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon };
 
     const notFound = (reply: FastifyReply) =>
@@ -30,28 +56,51 @@ export function shareRoutes(kit: PageKit) {
         .type('text/html; charset=utf-8')
         .send(kit.notFoundHtml);
 
-    /** Runs `answer`, turning an unknown or revoked token into the 404 page. */
-    const orNotFound = async (reply: FastifyReply, answer: () => Promise<FastifyReply>) => {
+    /**
+     * The answer of `path` (the address after the token) for the token's project: from the cache,
+     * or computed under the project's cap; 304 when the client has it. An unknown or revoked token
+     * is the 404 page.
+     */
+    const answer = async (
+      request: FastifyRequest<{ Params: { token: string } }>,
+      reply: FastifyReply,
+      cacheControl: string,
+      compute: (owner: {
+        accountId: string;
+        projectId: string;
+      }) => Promise<Omit<CachedAnswer, 'etag'>>,
+    ) => {
+      let owner: { accountId: string; projectId: string };
       try {
-        return await answer();
+        owner = await projectView.shared(request.params.token);
       } catch (error) {
         if (error instanceof NotFound) return notFound(reply);
         throw error;
       }
+      // By address (the page's links name its token); the token itself is kept only hashed.
+      const address = createHash('sha256').update(request.url).digest('base64url');
+      const found = await cache.get(`${owner.projectId} ${address}`, () =>
+        heavyReads.run(owner.projectId, () => compute(owner)),
+      );
+      reply.code(found.status).header('cache-control', cacheControl).header('etag', found.etag);
+      if (found.status === 200 && fresh(request.headers, { etag: found.etag })) {
+        return reply.code(304).send();
+      }
+      return reply.type(found.type).send(found.body);
     };
 
-    app.get<{ Params: { token: string } }>('/share/:token', async (request, reply) =>
-      orNotFound(reply, async () => {
-        const query = viewQueryOf(request.query);
-        // The token first: a revoked link is a 404 whatever the query says.
-        await projectView.shared(request.params.token);
-        if (!query)
-          return reply
-            .code(400)
-            .type('text/html; charset=utf-8')
-            .send(kit.errorHtml(400, request.id));
-        const view = await projectView.forShare(request.params.token, query);
-        const html = renderDocument(
+    const HTML = 'text/html; charset=utf-8';
+    const SVG = 'image/svg+xml; charset=utf-8';
+
+    app.get<{ Params: { token: string } }>('/share/:token', async (request, reply) => {
+      const query = viewQueryOf(request.query);
+      reply.header('referrer-policy', 'no-referrer');
+      // The browser may keep the page, but must revalidate it (ETag) before showing it again;
+      // shared caches may not keep it (its address holds the token).
+      return answer(request, reply, 'private, no-cache', async ({ accountId, projectId }) => {
+        if (!query) return { status: 400, type: HTML, body: kit.errorHtml(400, request.id) };
+        const view = await projectView.forSharedProject({ accountId, projectId }, query);
+        const body = renderDocument(
           SharedStatsView({
             view,
             mode: { kind: 'share', path: `/share/${encodeURIComponent(request.params.token)}` },
@@ -59,42 +108,34 @@ export function shareRoutes(kit: PageKit) {
             assets: kit.statsAssets,
           }),
         );
-        return reply
-          .header('cache-control', 'no-store')
-          .header('referrer-policy', 'no-referrer')
-          .type('text/html; charset=utf-8')
-          .send(html);
-      }),
-    );
-
-    const svg = (reply: FastifyReply, body: string) =>
-      reply.header('cache-control', BADGE_MAX_AGE).type('image/svg+xml; charset=utf-8').send(body);
+        return { status: 200, type: HTML, body };
+      });
+    });
 
     app.get<{ Params: { token: string } }>(
       '/share/:token/badge/status.svg',
       async (request, reply) =>
-        orNotFound(reply, async () => {
-          const { accountId, projectId } = await projectView.shared(request.params.token);
+        answer(request, reply, BADGE_MAX_AGE, async ({ accountId, projectId }) => {
           const query = request.query as Record<string, unknown>;
           const status = await stats.latestStatus(accountId, projectId, {
             branch: one(query.branch),
             eventType: one(query.eventType),
           });
-          return svg(reply, statusBadge(status));
+          return { status: 200, type: SVG, body: statusBadge(status) };
         }),
     );
 
     app.get<{ Params: { token: string; key: string } }>(
       '/share/:token/badge/metric/:key',
-      async (request, reply) =>
-        orNotFound(reply, async () => {
-          const { key: file, token } = request.params;
-          if (!file.endsWith('.svg')) return notFound(reply);
-          const key = file.slice(0, -'.svg'.length);
-          const { accountId, projectId } = await projectView.shared(token);
-          const found = (await stats.keys(accountId, projectId)).keys.find((k) => k.key === key);
-          return svg(reply, metricBadge(key, found?.last_value));
-        }),
+      async (request, reply) => {
+        const { key: file } = request.params;
+        if (!file.endsWith('.svg')) return notFound(reply);
+        const key = file.slice(0, -'.svg'.length);
+        return answer(request, reply, BADGE_MAX_AGE, async ({ accountId, projectId }) => {
+          const found = await stats.key(accountId, projectId, key);
+          return { status: 200, type: SVG, body: metricBadge(key, found?.last_value) };
+        });
+      },
     );
   };
 }

@@ -1,3 +1,4 @@
+import { decodeKeyCursor } from '../../../../contract/cursor.js';
 import {
   customRange,
   DEFAULT_PRESET,
@@ -5,16 +6,20 @@ import {
   RANGE_PRESETS,
   type RangePreset,
 } from '../../../domain/view-ranges.js';
-import type { ViewQuery } from '../../../services/project-view-service.js';
+import { MAX_CHARTS, type ViewQuery } from '../../../services/project-view-service.js';
 
 const MAX_BRANCH_LENGTH = 200;
 const MAX_CURSOR_LENGTH = 64;
+
+const MAX_KEY_CURSOR_LENGTH = 1400;
+const MAX_KEY_LENGTH = 200;
 
 const one = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
  * The statistics page's query: `range` (24h, 7d, 30d, 90d or custom with `from`/`to` days),
- * `branch` and the timeline's `before`. Undefined when it makes no sense (the page answers 400).
+ * `branch`, the timeline's `before`, the key list's page `keys` and the charts asked for, `chart`
+ * (repeatable, at most MAX_CHARTS). Undefined when it makes no sense (the page answers 400).
  */
 export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undefined {
   const q = (query ?? {}) as Record<string, unknown>;
@@ -30,5 +35,15 @@ export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undef
   if (!range) return undefined;
   if (branch !== undefined && branch.length > MAX_BRANCH_LENGTH) return undefined;
   if (before !== undefined && before.length > MAX_CURSOR_LENGTH) return undefined;
-  return { range, branch, before };
+  const keys = one(q.keys) || undefined;
+  if (keys !== undefined && (keys.length > MAX_KEY_CURSOR_LENGTH || !decodeKeyCursor(keys))) {
+    return undefined;
+  }
+  const charts = (Array.isArray(q.chart) ? q.chart : q.chart === undefined ? [] : [q.chart]).filter(
+    (key): key is string => typeof key === 'string' && key !== '',
+  );
+  if (charts.length > MAX_CHARTS || charts.some((key) => key.length > MAX_KEY_LENGTH)) {
+    return undefined;
+  }
+  return { range, branch, before, keys, charts };
 }

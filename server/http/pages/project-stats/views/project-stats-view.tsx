@@ -25,11 +25,15 @@ export interface StatsPageProps {
   assets: PageAssets;
 }
 
-/** The page's address with these settings (the timeline's page last). */
+/**
+ * The page's address with these settings (the timeline's page last), and optionally the key
+ * list's page and the charts to draw.
+ */
 export function statsHref(
   path: string,
   view: Pick<ProjectView, 'range' | 'branch'>,
   before?: string,
+  keys?: { page?: string | undefined; chart?: string | undefined },
 ): string {
   const query = new URLSearchParams();
   const { range } = view;
@@ -42,6 +46,8 @@ export function statsHref(
   }
   if (view.branch !== undefined) query.set('branch', view.branch);
   if (before !== undefined) query.set('before', before);
+  if (keys?.page !== undefined) query.set('keys', keys.page);
+  if (keys?.chart !== undefined) query.set('chart', keys.chart);
   return `${path}?${query}`;
 }
 
@@ -94,7 +100,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
 }
 
 /** One chart per series key; the data rides along as JSON for the script that draws it. */
-function Metrics({ view }: { view: ProjectView }) {
+function Metrics({ view, path }: { view: ProjectView; path: string }) {
   const { range } = view;
   // The records of the range by bucket, to name a single point's branch and commit.
   const byBucket = new Map<number, ProjectView['singles']>();
@@ -130,7 +136,7 @@ function Metrics({ view }: { view: ProjectView }) {
       <h2 id="metrics-title" class="section-title">
         Metrics
       </h2>
-      {view.keys.length === 0 ? (
+      {view.keys.length === 0 && view.keysPage === undefined ? (
         <p class="card empty">No metrics yet: send some with E8 or the Action's `metrics` input.</p>
       ) : (
         <div class="charts">
@@ -160,16 +166,17 @@ function Metrics({ view }: { view: ProjectView }) {
           })}
         </div>
       )}
-      {view.keys.length > 0 && (
+      {(view.keys.length > 0 || view.keysPage !== undefined) && (
         <div class="card table-wrap">
           <table>
-            <caption class="sr-only">Every series key</caption>
+            <caption class="sr-only">Series keys, in key order</caption>
             <thead>
               <tr>
                 <th scope="col">Key</th>
                 <th scope="col">Records</th>
                 <th scope="col">Last value</th>
                 <th scope="col">Last at</th>
+                <th scope="col">Chart</th>
               </tr>
             </thead>
             <tbody>
@@ -181,10 +188,37 @@ function Metrics({ view }: { view: ProjectView }) {
                   <td>{formatNumber(key.count)}</td>
                   <td>{formatNumber(key.last_value)}</td>
                   <td class="muted">{formatTime(key.last_at)}</td>
+                  <td>
+                    <a
+                      href={statsHref(path, view, undefined, {
+                        page: view.keysPage,
+                        chart: key.key,
+                      })}
+                      data-draw-key={key.key}
+                    >
+                      Draw
+                    </a>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
+          <nav class="pager" aria-label="Series keys">
+            {view.keysPage !== undefined && (
+              <a class="button secondary small" href={statsHref(path, view)}>
+                First keys
+              </a>
+            )}
+            {view.keysNext !== undefined && (
+              <a
+                class="button secondary small"
+                rel="next"
+                href={statsHref(path, view, undefined, { page: view.keysNext })}
+              >
+                More keys
+              </a>
+            )}
+          </nav>
         </div>
       )}
       <script type="application/json" id="chart-data" dangerouslySetInnerHTML={{ __html: data }} />
@@ -275,7 +309,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       </div>
       <Filters view={view} path={mode.path} />
       <BuildHealth summary={view.summary} range={range} />
-      <Metrics view={view} />
+      <Metrics view={view} path={mode.path} />
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}
