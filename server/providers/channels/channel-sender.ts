@@ -26,7 +26,7 @@ import { standardWebhookHeaders } from './standard-webhooks.js';
  * its own limits with 429 and Retry-After.
  */
 export const SPACING_MS: Record<ChannelKind, number> = {
-  discord: 450,
+  discord: 500,
   slack: 1100,
   teams: 300,
   webhook: 0,
