@@ -41,6 +41,7 @@ export const OwnError = {
   apiKeyNotFound: 'API key not found.',
   projectNameTaken: 'A project with this name already exists.',
   shareLinkNotFound: 'Share link not found.',
+  testNotFound: 'Test not found.',
   methodNotAllowed: 'Method not allowed.',
   hostRequired: 'A Host header is required.',
   badUrl: 'The request path is not a valid URL.',

@@ -39,6 +39,9 @@ export const Paths = {
   revokeShareLink: '/stats/revoke-share-link',
   /** Tests as data (docs/tests.md). */
   ingestTests: '/stats/ingest-tests',
+  getTests: '/stats/get-tests',
+  getTest: '/stats/get-test',
+  getTestRuns: '/stats/get-test-runs',
   health: '/healthz',
 } as const;
 

@@ -21,6 +21,7 @@ import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
+import { testQueryService } from './tests/test-query-service.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -66,6 +67,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     projects,
     ingest: ingestService(storage, access, once, options.secrets),
     testIngest: testIngestService(storage, access, once),
+    testQueries: testQueryService(storage, access),
     records,
     stats,
     shareLinks,

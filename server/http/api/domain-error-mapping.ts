@@ -28,6 +28,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   key: AdminError.keyNotFound,
   'api-key': OwnError.apiKeyNotFound,
   'share-link': OwnError.shareLinkNotFound,
+  test: OwnError.testNotFound,
   range: SpecError.invalidBody,
   project: SpecError.forbiddenProject,
   'ingest-only': OwnError.ingestOnly,
