@@ -47,6 +47,7 @@ export const OwnError = {
   channelUrl:
     'url is not a webhook of this kind: Discord https://discord.com/api/webhooks/<id>/<token>, Slack https://hooks.slack.com/services/…, Teams a workflow URL (*.logic.azure.com, *.environment.api.powerplatform.com), webhook an https:// URL.',
   recordNotFound: 'Record not found.',
+  testNotFound: 'Test not found.',
   methodNotAllowed: 'Method not allowed.',
   hostRequired: 'A Host header is required.',
   badUrl: 'The request path is not a valid URL.',

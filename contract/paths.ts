@@ -48,6 +48,9 @@ export const Paths = {
   pinRecord: '/stats/pin-record',
   /** Tests as data (docs/tests.md). */
   ingestTests: '/stats/ingest-tests',
+  getTests: '/stats/get-tests',
+  getTest: '/stats/get-test',
+  getTestRuns: '/stats/get-test-runs',
   health: '/healthz',
 } as const;
 

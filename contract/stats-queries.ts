@@ -17,7 +17,7 @@ export const Instant = z.pipe(
 const name = requiredText(200);
 
 /** `limit`: 1-200, written as plain digits. */
-const PageSize = z.pipe(
+export const PageSize = z.pipe(
   z.string().check(
     z.regex(/^\d{1,3}$/),
     z.refine((text) => Number(text) >= 1 && Number(text) <= Limits.pageSizeMax, {
@@ -28,7 +28,7 @@ const PageSize = z.pipe(
 );
 
 /** `cursor`: the opaque `nextCursor` of the previous page, as the position it encodes. */
-const Cursor = z.pipe(
+export const Cursor = z.pipe(
   plainString(),
   z.transform((cursor, ctx) => {
     const seq = decodeCursor(cursor);
@@ -43,7 +43,7 @@ const Cursor = z.pipe(
 );
 
 /** A range `from` (inclusive) to `to` (exclusive) must not be empty. */
-const rangeOrdered = (query: { from?: number | undefined; to?: number | undefined }) =>
+export const rangeOrdered = (query: { from?: number | undefined; to?: number | undefined }) =>
   query.from === undefined || query.to === undefined || query.from < query.to;
 
 /**

@@ -28,7 +28,7 @@ export class Unauthorized extends DomainError<'key'> {
 
 /** The thing named does not exist (for this caller). `key` is the admin's, `api-key` an account's. */
 export class NotFound extends DomainError<
-  'profile' | 'account' | 'key' | 'api-key' | 'share-link' | 'project' | 'channel' | 'record'
+  'profile' | 'account' | 'key' | 'api-key' | 'share-link' | 'project' | 'channel' | 'record' | 'test'
 > {
   readonly kind = 'not-found';
 }

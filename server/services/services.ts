@@ -25,6 +25,7 @@ import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
+import { testQueryService } from './tests/test-query-service.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -89,6 +90,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       directory,
       sendSample: options.sendSample,
     }),
+    testQueries: testQueryService(storage, access),
     records,
     stats,
     shareLinks,

@@ -34,6 +34,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'too-many-channels': OwnError.tooManyChannels,
   'channel-url': OwnError.channelUrl,
   record: OwnError.recordNotFound,
+  test: OwnError.testNotFound,
   range: SpecError.invalidBody,
   project: SpecError.forbiddenProject,
   'ingest-only': OwnError.ingestOnly,

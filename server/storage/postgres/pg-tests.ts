@@ -130,10 +130,11 @@ export function pgTests(sql: Sql): TestRepository {
       return rows.map(runOf);
     },
 
-    async findRun(projectId, key) {
-      const [row] = await sql<Row[]>`
-        SELECT ${sql.unsafe(RUN_COLUMNS)} FROM test_runs WHERE project_id = ${projectId} AND key = ${key}`;
-      return row && runOf(row);
+    async runsById(projectId, ids) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RUN_COLUMNS)} FROM test_runs
+         WHERE project_id = ${projectId} AND id = ANY(${integerArray(ids)}::bigint[]) ORDER BY id`;
+      return rows.map(runOf);
     },
 
     async results(runIds) {

@@ -70,8 +70,9 @@ export function sqliteTests(
         ORDER BY id DESC LIMIT @limit)
       ORDER BY id`,
   );
-  const runByKey = db.prepare(
-    `SELECT ${RUN_COLUMNS} FROM test_runs WHERE project_id = ? AND key = ?`,
+  const runsByIds = db.prepare(
+    `SELECT ${RUN_COLUMNS} FROM test_runs
+      WHERE project_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
   );
   const resultsOf = db.prepare(
     `SELECT ${RESULT_COLUMNS} FROM test_results
@@ -186,10 +187,8 @@ export function sqliteTests(
         }) as Row[]
       ).map(runOf),
 
-    findRun(projectId, key) {
-      const row = runByKey.get(projectId, key) as Row | undefined;
-      return row && runOf(row);
-    },
+    runsById: (projectId, ids) =>
+      (runsByIds.all(projectId, JSON.stringify(ids)) as Row[]).map(runOf),
 
     results: (runIds) => (resultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
 

@@ -84,8 +84,8 @@ export interface TestRepository {
   ingest(batch: TestBatch, claim?: IdempotencyClaim): Promise<AppendResult>;
   /** The project's runs matching the filter, oldest first (at most `limit`, the newest). */
   runs(projectId: string, filter: RunFilter, limit: number): Promise<StoredTestRun[]>;
-  /** One run by its key. */
-  findRun(projectId: string, key: string): Promise<StoredTestRun | undefined>;
+  /** Runs by storage id (of one project). */
+  runsById(projectId: string, ids: readonly number[]): Promise<StoredTestRun[]>;
   /** The results of these runs (of one project). */
   results(runIds: readonly number[]): Promise<StoredTestResult[]>;
   /** The failed and errored results of these runs. */

@@ -1,13 +1,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OwnError } from '../../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
+import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import {
   IngestTestsRequest,
   ingestTestsErrorText,
 } from '../../../../contract/tests/ingest-tests.js';
 import { TestLimits } from '../../../../contract/tests/test-limits.js';
-import { Forbidden } from '../../../domain/domain-errors.js';
+import {
+  type TestDetail,
+  type TestList,
+  TestQuery,
+  type TestRunList,
+  TestRunsQuery,
+  TestsQuery,
+} from '../../../../contract/tests/test-queries.js';
+import { Forbidden, Invalid, NotFound } from '../../../domain/domain-errors.js';
 import { within } from '../area.js';
+import { AT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 import { ACCEPTED_ENCODINGS, gunzipBody } from './gzip-body.js';
 
@@ -15,7 +25,7 @@ const FOREIGN_PROJECT = new Forbidden('project');
 
 /** Tests as data: the ingest of test cases (docs/tests.md). */
 export const testRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { testIngest } = app.services;
+  const { testIngest, testQueries } = app.services;
 
   app.post(
     within(Areas.stats, Paths.ingestTests),
@@ -54,5 +64,143 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
         await testIngest.ingest(request.account, request.body, keyOf(request.headers)),
       );
     },
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getTests),
+    {
+      schema: {
+        summary: "A project's tests over a range and branch: flaky, failing, slowest or by name",
+        querystring: TestsQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              from: AT,
+              to: AT,
+              branch: 'main',
+              runs: 120,
+              tests: [
+                {
+                  id: 'q0vB3kqYt1xXJ2Ck',
+                  suite: 'cart',
+                  classname: 'com.example.CartTest',
+                  name: 'appliesDiscount',
+                  file: null,
+                  runs: 120,
+                  passed: 114,
+                  failed: 6,
+                  skipped: 0,
+                  passed_on_retry: 3,
+                  failure_rate: 0.05,
+                  flaky: true,
+                  flaky_score: 0.213,
+                  first_flaky_at: AT,
+                  last_flaky_at: AT,
+                  flaky_commits: ['9f2c1e7'],
+                  p50_ms: 410,
+                  p95_ms: 890,
+                  quarantined: false,
+                },
+              ],
+              nextCursor: null,
+            },
+          },
+          throws: [FOREIGN_PROJECT, new Invalid('range')],
+        },
+      },
+    },
+    async (request): Promise<TestList> =>
+      testQueries.list(request.account.accountId, request.query),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getTest),
+    {
+      schema: {
+        summary: 'One test: its recent runs and its failure messages',
+        querystring: TestQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              test: {
+                id: 'q0vB3kqYt1xXJ2Ck',
+                suite: 'cart',
+                classname: 'com.example.CartTest',
+                name: 'appliesDiscount',
+                file: null,
+                line: null,
+                first_seen: AT,
+                quarantined: false,
+              },
+              runs: [
+                {
+                  run_id: 'Xk2v9LqP0aZ1cB7d',
+                  build_id: '77/test',
+                  attempt: 1,
+                  commit: '9f2c1e7',
+                  branch: 'main',
+                  pull_request: null,
+                  created_at: AT,
+                  status: 'failed',
+                  duration_ms: 412,
+                  attempts: 1,
+                  message: 'expected:<10> but was:<9>',
+                },
+              ],
+              messages: [{ message: 'expected:<10> but was:<9>', count: 6, last_at: AT }],
+            },
+          },
+          throws: [FOREIGN_PROJECT, new NotFound('test')],
+        },
+      },
+    },
+    async (request): Promise<TestDetail> =>
+      testQueries.test(request.account.accountId, request.query),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getTestRuns),
+    {
+      schema: { summary: "A project's runs of tests, newest first", querystring: TestRunsQuery },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: {
+            example: {
+              runs: [
+                {
+                  id: 'Xk2v9LqP0aZ1cB7d',
+                  build_id: '77/test',
+                  attempt: 1,
+                  commit: '9f2c1e7',
+                  branch: 'main',
+                  pull_request: null,
+                  event_id: null,
+                  created_at: AT,
+                  passed: 1200,
+                  failed: 2,
+                  errors: 0,
+                  skipped: 14,
+                  passed_on_retry: 1,
+                  duration_ms: 81234,
+                  new_failures: 1,
+                  flaky_failures: 1,
+                },
+              ],
+              nextCursor: null,
+            },
+          },
+          throws: [FOREIGN_PROJECT, new Invalid('range')],
+        },
+      },
+    },
+    async (request): Promise<TestRunList> =>
+      testQueries.runs(request.account.accountId, request.query),
   );
 };

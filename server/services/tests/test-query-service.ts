@@ -1,0 +1,247 @@
+import { encodeCursor } from '../../../contract/cursor.js';
+import type {
+  TestDetail,
+  TestList,
+  TestQuery,
+  TestRow,
+  TestRunList,
+  TestRunsQuery,
+  TestsQuery,
+} from '../../../contract/tests/test-queries.js';
+import { NotFound } from '../../domain/domain-errors.js';
+import { analyseTests, defaultBranch, type TestSummary } from '../../domain/tests/test-analysis.js';
+import { isFailure, STATUS_NAME } from '../../domain/tests/test-status.js';
+import type { Storage } from '../../storage/storage.js';
+import type { StoredTest } from '../../storage/tests/test-repository.js';
+import type { ProjectAccess } from '../project-access.js';
+import { rangeOf } from '../stats-service.js';
+
+/** The newest runs an answer looks at, at most (the range's older runs are left out). */
+export const MAX_RUNS = 1000;
+/** A test's page shows its newest runs, at most. */
+export const HISTORY = 100;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+const offsetOf = (cursor: number | undefined) => cursor ?? 0;
+const next = (offset: number, limit: number, total: number) =>
+  offset + limit < total ? encodeCursor(offset + limit) : null;
+
+const info = (test: StoredTest) => ({
+  id: test.key,
+  suite: test.suite,
+  classname: test.classname,
+  name: test.name,
+  file: test.file,
+});
+
+const byName = (a: StoredTest, b: StoredTest) =>
+  a.suite.localeCompare(b.suite) ||
+  (a.classname ?? '').localeCompare(b.classname ?? '') ||
+  a.name.localeCompare(b.name) ||
+  a.key.localeCompare(b.key);
+
+/** The tests' answers: the list (flaky, failing, slowest, by name), one test, the runs. */
+export function testQueryService(storage: Storage, access: ProjectAccess) {
+  const own = (accountId: string, projectId: string) =>
+    access.assertOwn({ accountId, projectIds: null }, projectId);
+
+  /** The runs of a range and branch, oldest first, and every result of theirs analysed. */
+  async function analysed(
+    projectId: string,
+    query: { branch?: string | undefined; from?: number | undefined; to?: number | undefined },
+  ) {
+    const { from, to } = rangeOf(query);
+    const runs = await storage.tests.runs(projectId, { branch: query.branch, from, to }, MAX_RUNS);
+    const results = runs.length === 0 ? [] : await storage.tests.results(runs.map((r) => r.id));
+    const branch = query.branch ?? defaultBranch(runs);
+    return { from, to, runs, results, branch, summaries: analyseTests(runs, results, branch) };
+  }
+
+  return {
+    async list(accountId: string, query: TestsQuery): Promise<TestList> {
+      await own(accountId, query.projectId);
+      const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);
+      let ids = [...summaries.keys()];
+      if (query.q !== undefined) {
+        const found = new Set(await storage.tests.searchTests(query.projectId, query.q));
+        ids = ids.filter((id) => found.has(id));
+      }
+      const tests = new Map(
+        (await storage.tests.tests(query.projectId, ids)).map((test) => [test.id, test]),
+      );
+      const quarantined = new Set(
+        (await storage.tests.quarantined(query.projectId)).map((entry) => entry.testKey),
+      );
+      const rows = ids.flatMap((id) => {
+        const test = tests.get(id);
+        const summary = summaries.get(id) as TestSummary;
+        return test ? [{ test, summary }] : [];
+      });
+      const chosen = rows.filter(({ summary }) =>
+        query.sort === 'flaky'
+          ? summary.flaky
+          : query.sort === 'failing'
+            ? summary.failed > 0
+            : true,
+      );
+      chosen.sort((a, b) => {
+        const s = a.summary;
+        const t = b.summary;
+        const order =
+          query.sort === 'flaky'
+            ? t.flakyScore - s.flakyScore
+            : query.sort === 'failing'
+              ? (t.failureRate ?? 0) - (s.failureRate ?? 0) || t.failed - s.failed
+              : query.sort === 'slowest'
+                ? (t.p95Ms ?? -1) - (s.p95Ms ?? -1) || (t.p50Ms ?? -1) - (s.p50Ms ?? -1)
+                : 0;
+        return order || byName(a.test, b.test);
+      });
+      const offset = offsetOf(query.cursor);
+      const page = chosen.slice(offset, offset + query.limit);
+      return {
+        from: iso(from),
+        to: iso(to),
+        branch,
+        runs: runs.length,
+        tests: page.map(
+          ({ test, summary: s }): TestRow => ({
+            ...info(test),
+            runs: s.runs,
+            passed: s.passed,
+            failed: s.failed,
+            skipped: s.skipped,
+            passed_on_retry: s.passedOnRetry,
+            failure_rate: s.failureRate,
+            flaky: s.flaky,
+            flaky_score: s.flakyScore,
+            first_flaky_at: isoOrNull(s.firstFlakyAt),
+            last_flaky_at: isoOrNull(s.lastFlakyAt),
+            flaky_commits: s.flakyCommits,
+            p50_ms: s.p50Ms,
+            p95_ms: s.p95Ms,
+            quarantined: quarantined.has(test.key),
+          }),
+        ),
+        nextCursor: next(offset, query.limit, chosen.length),
+      };
+    },
+
+    async test(accountId: string, query: TestQuery): Promise<TestDetail> {
+      await own(accountId, query.projectId);
+      const test = await storage.tests.findTest(query.projectId, query.test);
+      if (test === undefined) throw new NotFound('test');
+      const history = await storage.tests.history(test.id, HISTORY);
+      const runIds = [...new Set(history.map((r) => r.runId))];
+      const runs = new Map(
+        (await storage.tests.runsById(query.projectId, runIds)).map((run) => [run.id, run]),
+      );
+      const messageIds = [
+        ...new Set(history.flatMap((r) => (r.messageId === null ? [] : [r.messageId]))),
+      ];
+      const texts =
+        messageIds.length === 0
+          ? new Map<number, string>()
+          : await storage.tests.messages(messageIds);
+      const groups = new Map<string, { message: string; count: number; last: number }>();
+      for (const r of history) {
+        const text = r.messageId === null ? undefined : texts.get(r.messageId);
+        const run = runs.get(r.runId);
+        if (text === undefined || run === undefined || !isFailure(r.status)) continue;
+        const group = groups.get(text) ?? { message: text, count: 0, last: 0 };
+        group.count += 1;
+        group.last = Math.max(group.last, run.createdAt);
+        groups.set(text, group);
+      }
+      const quarantined = (await storage.tests.quarantined(query.projectId)).some(
+        (entry) => entry.testKey === test.key,
+      );
+      return {
+        test: { ...info(test), line: test.line, first_seen: iso(test.firstSeen), quarantined },
+        runs: history.flatMap((r) => {
+          const run = runs.get(r.runId);
+          if (run === undefined) return [];
+          return [
+            {
+              run_id: run.key,
+              build_id: run.buildId,
+              attempt: run.attempt,
+              commit: run.commit,
+              branch: run.branch,
+              pull_request: run.pullRequest,
+              created_at: iso(run.createdAt),
+              status: STATUS_NAME[r.status] ?? 'error',
+              duration_ms: r.durationMs,
+              attempts: r.attempts,
+              message: r.messageId === null ? null : (texts.get(r.messageId) ?? null),
+            },
+          ];
+        }),
+        messages: [...groups.values()]
+          .sort(
+            (a, b) => b.count - a.count || b.last - a.last || a.message.localeCompare(b.message),
+          )
+          .map((g) => ({ message: g.message, count: g.count, last_at: iso(g.last) })),
+      };
+    },
+
+    async runs(accountId: string, query: TestRunsQuery): Promise<TestRunList> {
+      await own(accountId, query.projectId);
+      const { runs, results, branch, summaries } = await analysed(query.projectId, query);
+      const offset = offsetOf(query.cursor);
+      const newestFirst = [...runs].reverse();
+      const page = newestFirst.slice(offset, offset + query.limit);
+      // Each test's outcome in the default branch's runs, oldest first, to find the one before.
+      const order = new Map(runs.map((run, i) => [run.id, i]));
+      const onBranch = new Map<number, { order: number; failed: boolean }[]>();
+      for (const r of results) {
+        const run = runs[order.get(r.runId) as number];
+        if (run?.branch !== branch || r.status === 3) continue;
+        const list = onBranch.get(r.testId) ?? [];
+        list.push({ order: order.get(r.runId) as number, failed: isFailure(r.status) });
+        onBranch.set(r.testId, list);
+      }
+      for (const list of onBranch.values()) list.sort((a, b) => a.order - b.order);
+      const failuresOf = new Map<number, number[]>();
+      for (const r of results) {
+        if (!isFailure(r.status)) continue;
+        const list = failuresOf.get(r.runId) ?? [];
+        list.push(r.testId);
+        failuresOf.set(r.runId, list);
+      }
+      return {
+        runs: page.map((run) => {
+          const at = order.get(run.id) as number;
+          const failed = failuresOf.get(run.id) ?? [];
+          const newFailures = failed.filter((testId) => {
+            const before = (onBranch.get(testId) ?? []).filter((r) => r.order < at).at(-1);
+            return before !== undefined && !before.failed;
+          }).length;
+          const flakyFailures = failed.filter((testId) => summaries.get(testId)?.flaky).length;
+          return {
+            id: run.key,
+            build_id: run.buildId,
+            attempt: run.attempt,
+            commit: run.commit,
+            branch: run.branch,
+            pull_request: run.pullRequest,
+            event_id: run.eventId,
+            created_at: iso(run.createdAt),
+            passed: run.passed,
+            failed: run.failed,
+            errors: run.errors,
+            skipped: run.skipped,
+            passed_on_retry: run.flaky,
+            duration_ms: run.durationMs,
+            new_failures: newFailures,
+            flaky_failures: flakyFailures,
+          };
+        }),
+        nextCursor: next(offset, query.limit, newestFirst.length),
+      };
+    },
+  };
+}
+
+export type TestQueryService = ReturnType<typeof testQueryService>;
