@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
 import { withBenchDatabase } from './bench-database.js';
+import { benchmarkParseScenario } from './benchmark-parse.js';
 import { changePointScenario } from './change-points.js';
 import { median } from './median.js';
 import { compareClients } from './pg-clients.js';
@@ -36,10 +37,13 @@ const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
 /**
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
- * `bodies`, `verdicts`; all by default.
+ * `bodies`, `verdicts`, `benchmarks` (bench/benchmark-parse.ts); all by default.
  */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies,verdicts')
+  (
+    process.env.BENCH_SCENARIOS ??
+    'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,benchmarks'
+  )
     .split(',')
     .map((name) => name.trim()),
 );
@@ -687,6 +691,12 @@ try {
       '',
       `Answers: ${bodies.answered401Json} 401 JSON, ${bodies.fiveXx} 5xx, ${bodies.notJson} not JSON, ${bodies.noAnswer} without an answer; ${bodies.closedByServer} connections closed by the server; the clients got ${bodies.sentMiB} MiB of the ${bodies.announcedMiB} MiB announced into the sockets' buffers, and the server read ${bodies.serverReadMiB} MiB in all (its \`rchar\`, the normal client's requests included).`,
     );
+  }
+
+  if (SCENARIOS.has('benchmarks')) {
+    const parsing = await benchmarkParseScenario();
+    results.benchmarkParsing = parsing.results;
+    report.push(...parsing.report);
   }
 
   if (SCENARIOS.has('verdicts')) {

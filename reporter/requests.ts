@@ -6,6 +6,7 @@ import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import type { IngestMetricRequest } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
+import { benchmarkPayloads } from './benchmark-payload.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
 import type { Inputs, JobStatus } from './inputs.js';
@@ -78,6 +79,8 @@ export function idempotencyKey(
   context: ReportContext,
   kind: RecordKind,
   execution: string,
+  /** Which of the step's metric records (benchmarks may need several): 0 for the first. */
+  part = 0,
 ): string {
   const { github, ci } = context;
   const run =
@@ -86,7 +89,7 @@ export function idempotencyKey(
       : ci.facts.provider !== 'local' && ci.identity.some(Boolean)
         ? [ci.facts.provider, ci.facts.repository ?? '', ...ci.identity]
         : ['local'];
-  const key = [...run, kind, execution].join('/');
+  const key = [...run, part === 0 ? kind : `${kind}-${part + 1}`, execution].join('/');
   if (IDEMPOTENCY_KEY.test(key)) return key;
   // Loaded only here (a key too long or not ASCII): node:crypto costs start-up time (unique-id.ts).
   const { createHash } = process.getBuiltinModule('node:crypto');
@@ -173,17 +176,25 @@ export async function planRequests(
     });
   }
 
-  if (inputs.metrics || tests) {
-    const body = await validated('metric', {
-      projectId: inputs.projectId,
-      payload: { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts },
-    });
-    planned.push({
-      kind: 'metric',
-      path: Paths.ingestMetrics,
-      body,
-      idempotencyKey: idempotencyKey(context, 'metric', execution),
-    });
+  const { benchmarks } = inputs;
+  if (inputs.metrics || tests || (benchmarks && benchmarks.length > 0)) {
+    // The step's own metrics, test counts and context go in the first record; benchmarks fill it
+    // and as many more as they need (each with the context), within the payload limit.
+    const base = (index: number) =>
+      index === 0
+        ? { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts }
+        : facts;
+    const payloads =
+      benchmarks && benchmarks.length > 0 ? benchmarkPayloads(benchmarks, base) : [base(0)];
+    for (const [index, payload] of payloads.entries()) {
+      const body = await validated('metric', { projectId: inputs.projectId, payload });
+      planned.push({
+        kind: 'metric',
+        path: Paths.ingestMetrics,
+        body,
+        idempotencyKey: idempotencyKey(context, 'metric', execution, index),
+      });
+    }
   }
   return planned;
 }

@@ -5,6 +5,7 @@ import { glob } from 'tinyglobby';
 import { InputError } from '../input-error.js';
 import { BenchmarkFormatError, type BenchmarkResult, type BenchmarkTool } from './result.js';
 import { describeJson } from './shape.js';
+import { isBenchmarkTool, unknownTool } from './tool-names.js';
 import { TOOLS } from './tools.js';
 
 /** Whether JSON.parse of `text` fails with an unexpected token (not just by ending early). */
@@ -124,13 +125,8 @@ export async function readBenchmarkFiles(
   warn: (message: string) => void,
   cwd: string = process.cwd(),
 ): Promise<BenchmarkFiles> {
+  if (!isBenchmarkTool(toolName)) throw unknownTool(toolName);
   const tool = TOOLS[toolName];
-  if (!tool) {
-    throw new InputError(
-      'benchmark-tool',
-      `"${toolName}" is not a tool ci-stats reads; one of ${Object.keys(TOOLS).join(', ')}`,
-    );
-  }
   const files = new Set<string>();
   for (const pattern of patterns) {
     const matches = await glob(pattern, {

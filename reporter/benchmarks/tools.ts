@@ -15,9 +15,10 @@ import {
   pytest,
 } from './json-tools.js';
 import type { BenchmarkTool } from './result.js';
+import type { BenchmarkToolName } from './tool-names.js';
 
 /** The tools, by the names github-action-benchmark's `tool` input takes (plus hyperfine and bmf). */
-export const TOOLS: Record<string, BenchmarkTool> = {
+export const TOOLS: Record<BenchmarkToolName, BenchmarkTool> = {
   cargo,
   go,
   benchmarkjs,
