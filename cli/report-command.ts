@@ -13,6 +13,7 @@ import { loadJUnit } from '../reporter/junit-loader.js';
 import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
+import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import { REPORT_HELP } from './help.js';
 import { VERSION } from './version.js';
 
@@ -58,6 +59,7 @@ const NAMES: Record<string, string> = {
   'chat-webhook-url': 'CI_STATS_CHAT_WEBHOOK_URL',
   'metrics/metrics-file': '--metrics/--metrics-file',
   'junit-files': '--junit',
+  'ctrf-files': '--ctrf',
   'include-context': '--no-context',
 };
 const nameOf = (input: string) => NAMES[input] ?? `--${input}`;
@@ -84,6 +86,7 @@ function parse(args: string[]) {
         ...Object.fromEntries(BOOLEAN_OPTIONS.map((name) => [name, { type: 'boolean' as const }])),
         junit: { type: 'string', multiple: true },
         'benchmark-file': { type: 'string', multiple: true },
+        ctrf: { type: 'string', multiple: true },
         h: { type: 'boolean' },
       },
     }).values as Record<string, string | boolean | string[] | undefined>;
@@ -109,6 +112,8 @@ function inputReader(values: ReturnType<typeof parse>, env: NodeJS.ProcessEnv) {
         return ((values.junit as string[] | undefined) ?? []).join('\n');
       case 'benchmark-file':
         return ((values['benchmark-file'] as string[] | undefined) ?? []).join('\n');
+      case 'ctrf-files':
+        return ((values.ctrf as string[] | undefined) ?? []).join('\n');
       case 'include-context':
         return values['no-context'] ? 'false' : '';
       case 'fail-on-error':
@@ -172,6 +177,14 @@ export async function reportCommand(
           `${inputs.tests.files.length} JUnit report(s): ${total} tests, ${failed} failed, ${errors} errors, ${skipped} skipped`,
         );
       }
+    }
+    if (inputs.ctrfGlobs.length > 0) {
+      const { readCtrfReports } = await loadCtrf();
+      const before = inputs.tests?.files.length ?? 0;
+      inputs.tests = await readCtrfReports(inputs.ctrfGlobs, warn, inputs.tests, cwd);
+      const files = (inputs.tests?.files.length ?? 0) - before;
+      if (inputs.tests && files > 0)
+        info(`${files} CTRF report(s): ${inputs.tests.cases?.size ?? 0} test cases in all`);
     }
     const benchmarkFiles = await readBenchmarkInputs(inputs, warn, cwd);
     if (benchmarkFiles) {

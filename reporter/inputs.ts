@@ -26,6 +26,8 @@ export interface Inputs {
   metrics: Record<string, unknown> | undefined;
   /** Globs of JUnit XML reports (`junit-files`, one per line). */
   junitGlobs: string[];
+  /** Globs of CTRF JSON reports (`ctrf-files`, one per line). */
+  ctrfGlobs: string[];
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
   /** The harness whose output `benchmarkFiles` hold (`benchmark-tool`). */
@@ -177,14 +179,15 @@ export function parseInputs(
     metrics = { ...metrics, ...jsonObject('metrics', inlineMetrics) };
   }
 
-  const lines = (name: string) =>
+  const globs = (name: string) =>
     read(name)
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line !== '');
-  const junitGlobs = lines('junit-files');
+  const junitGlobs = globs('junit-files');
+  const ctrfGlobs = globs('ctrf-files');
   const benchmarkTool = optional('benchmark-tool');
-  const benchmarkFiles = lines('benchmark-file');
+  const benchmarkFiles = globs('benchmark-file');
   if (benchmarkTool !== undefined && !isBenchmarkTool(benchmarkTool))
     throw unknownTool(benchmarkTool);
   if (benchmarkTool !== undefined && benchmarkFiles.length === 0) {
@@ -204,11 +207,12 @@ export function parseInputs(
     eventType === undefined &&
     metrics === undefined &&
     junitGlobs.length === 0 &&
+    ctrfGlobs.length === 0 &&
     benchmarkFiles.length === 0
   ) {
     throw new InputError(
       'event-type',
-      'set event-type to send an event, metrics, metrics-file, junit-files or benchmark-file to send a metric, or both',
+      'set event-type to send an event, metrics, metrics-file, junit-files, ctrf-files or benchmark-file to send a metric, or both',
     );
   }
   if (eventType === undefined) {
@@ -237,6 +241,7 @@ export function parseInputs(
         : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
     junitGlobs,
+    ctrfGlobs,
     benchmarkTool,
     benchmarkFiles,
     status: status.status,

@@ -6,6 +6,7 @@ import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import type { IngestMetricRequest } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
+import type { IngestTestsRequest } from '../contract/tests/ingest-tests.js';
 import { benchmarkPayloads } from './benchmark-payload.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
@@ -24,7 +25,21 @@ export interface PlannedRequest {
   body: IngestEventRequest | IngestMetricRequest;
   /** The same for every retry of this request, so a retry can never store a second record. */
   idempotencyKey: string;
+  gzip?: undefined;
 }
+
+/** A batch of test cases (reporter/tests/send-tests.ts). */
+export interface TestsRequest {
+  kind: 'tests';
+  path: typeof Paths.ingestTests;
+  body: IngestTestsRequest;
+  idempotencyKey: string;
+  /** Send the body compressed: the server said it takes gzip. */
+  gzip: boolean;
+}
+
+/** Whatever the client sends. */
+export type AnyRequest = PlannedRequest | TestsRequest;
 
 /** Which input a field of the request body comes from, for error messages. */
 const INPUT_OF: Record<RecordKind, Record<string, string>> = {
@@ -75,13 +90,7 @@ async function validated<T>(kind: RecordKind, body: T): Promise<T> {
  * reusable workflow called twice, the same run, job and step names; without the execution id two
  * legs sending the same body would be taken for retries of one request, and one record lost.
  */
-export function idempotencyKey(
-  context: ReportContext,
-  kind: RecordKind,
-  execution: string,
-  /** Which of the step's metric records (benchmarks may need several): 0 for the first. */
-  part = 0,
-): string {
+export function idempotencyKey(context: ReportContext, kind: string, execution: string): string {
   const { github, ci } = context;
   const run =
     github && Number.isInteger(github.runId)
@@ -89,7 +98,7 @@ export function idempotencyKey(
       : ci.facts.provider !== 'local' && ci.identity.some(Boolean)
         ? [ci.facts.provider, ci.facts.repository ?? '', ...ci.identity]
         : ['local'];
-  const key = [...run, part === 0 ? kind : `${kind}-${part + 1}`, execution].join('/');
+  const key = [...run, kind, execution].join('/');
   if (IDEMPOTENCY_KEY.test(key)) return key;
   // Loaded only here (a key too long or not ASCII): node:crypto costs start-up time (unique-id.ts).
   const { createHash } = process.getBuiltinModule('node:crypto');
@@ -192,7 +201,11 @@ export async function planRequests(
         kind: 'metric',
         path: Paths.ingestMetrics,
         body,
-        idempotencyKey: idempotencyKey(context, 'metric', execution, index),
+        idempotencyKey: idempotencyKey(
+          context,
+          index === 0 ? 'metric' : `metric-${index + 1}`,
+          execution,
+        ),
       });
     }
   }
