@@ -1,3 +1,4 @@
+import { readBenchmarkInputs } from '../reporter/benchmark-input.js';
 import {
   DryRunStatsClient,
   HttpStatsClient,
@@ -94,6 +95,12 @@ export async function run(
         inputs.tests,
       );
     }
+    const benchmarkFiles = await readBenchmarkInputs(inputs, (warning) => runner.warning(warning));
+    if (benchmarkFiles) {
+      runner.info(
+        `${benchmarkFiles.length} benchmark file(s): ${inputs.benchmarks?.length} result(s)`,
+      );
+    }
     client = HttpStatsClient.forInputs(transport, inputs, (line) => runner.info(line), USER_AGENT);
     const outcome = await report(
       client ?? new DryRunStatsClient((line) => runner.info(line)),
@@ -103,7 +110,8 @@ export async function run(
 
     const ids: Record<string, string> = {};
     for (const { request, acknowledgement } of outcome.results) {
-      ids[request.kind] = acknowledgement?.id ?? '';
+      // A step's benchmarks may need several metric records: the output names the first.
+      ids[request.kind] ??= acknowledgement?.id ?? '';
     }
     const failures = outcome.results.filter((result) => result.error !== undefined);
     const message = describeReport(outcome);

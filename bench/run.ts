@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
 import { againstFromArgs } from './against.js';
 import { withBenchDatabase } from './bench-database.js';
+import { benchmarkParseScenario } from './benchmark-parse.js';
 import { changePointScenario } from './change-points.js';
 import {
   API_KEY,
@@ -52,10 +53,14 @@ const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
 /**
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
  * `bodies`, `verdicts`, `tenants` (issue 22: one tenant's share page and badge flooded beside
- * another tenant's work, on SQLite and, with BENCH_DATABASE_URL, PostgreSQL); all by default.
+ * another tenant's work, on SQLite and, with BENCH_DATABASE_URL, PostgreSQL), `benchmarks`
+ * (bench/benchmark-parse.ts); all by default.
  */
 const SCENARIOS = new Set(
-  (process.env.BENCH_SCENARIOS ?? 'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,tenants')
+  (
+    process.env.BENCH_SCENARIOS ??
+    'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,tenants,benchmarks'
+  )
     .split(',')
     .map((name) => name.trim()),
 );
@@ -635,6 +640,11 @@ try {
     );
     results.tenants = tenants;
     report.push(...tenantsReport(tenants));
+  }
+  if (SCENARIOS.has('benchmarks')) {
+    const parsing = await benchmarkParseScenario();
+    results.benchmarkParsing = parsing.results;
+    report.push(...parsing.report);
   }
 
   if (SCENARIOS.has('verdicts')) {

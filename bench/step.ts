@@ -55,6 +55,16 @@ const runner = {
   GITHUB_STEP_SUMMARY: summaryFile,
 };
 
+/** The Action's inputs of a build event, as the runner passes them. */
+const actionStep = {
+  ...runner,
+  'INPUT_API-KEY': 'k',
+  'INPUT_BASE-URL': origin,
+  'INPUT_PROJECT-ID': 'p',
+  'INPUT_EVENT-TYPE': 'build',
+  INPUT_STATUS: 'success',
+};
+
 const targets: Target[] = [
   {
     name: 'floor (node:http POST)',
@@ -69,13 +79,23 @@ const targets: Target[] = [
   {
     name: 'our Action (dist/index.js)',
     args: ['dist/index.js'],
+    env: actionStep,
+  },
+  // Issue 24: the same step (an event and a metric) without and with a benchmark file (the go
+  // fixture: 11 results), so the difference is what reading benchmarks costs a step.
+  {
+    name: 'our Action, event + metric',
+    args: ['dist/index.js'],
+    env: { ...actionStep, INPUT_METRICS: '{"duration_ms": 1234}' },
+  },
+  {
+    name: 'our Action, event + metric + benchmark-file',
+    args: ['dist/index.js'],
     env: {
-      ...runner,
-      'INPUT_API-KEY': 'k',
-      'INPUT_BASE-URL': origin,
-      'INPUT_PROJECT-ID': 'p',
-      'INPUT_EVENT-TYPE': 'build',
-      INPUT_STATUS: 'success',
+      ...actionStep,
+      INPUT_METRICS: '{"duration_ms": 1234}',
+      'INPUT_BENCHMARK-TOOL': 'go',
+      'INPUT_BENCHMARK-FILE': 'test/reporter/fixtures/benchmarks/go-two-packages.txt',
     },
   },
   {

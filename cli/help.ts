@@ -10,10 +10,10 @@ Usage:
 
 export const REPORT_HELP = `Usage: ci-stats report [options]
 
-Sends an event (with --event-type) and/or a metric record (with --metrics, --metrics-file or
---junit) to a project on a ci-stats server. Every payload gets a "ci" object describing the build
-(GitHub Actions, GitLab CI, CircleCI, Jenkins, Buildkite, Azure Pipelines, Bitbucket Pipelines,
-Gitea/Forgejo Actions, Woodpecker, or the local git checkout).
+Sends an event (with --event-type) and/or a metric record (with --metrics, --metrics-file,
+--junit or --benchmark-file) to a project on a ci-stats server. Every payload gets a "ci"
+object describing the build (GitHub Actions, GitLab CI, CircleCI, Jenkins, Buildkite, Azure
+Pipelines, Bitbucket Pipelines, Gitea/Forgejo Actions, Woodpecker, or the local git checkout).
 
 Settings from the environment (flags override them):
   CI_STATS_API_KEY            API key (required; never accepted as a flag)
@@ -32,6 +32,11 @@ Options:
   --metrics-file <path>       JSON file with a metrics object (--metrics is merged over it)
   --junit <glob>              JUnit XML reports to count (repeatable); every case is sent
   --ctrf <glob>               CTRF JSON reports, likewise (repeatable)
+  --benchmark-tool <tool>     the harness that wrote --benchmark-file: cargo, go, benchmarkjs,
+                              benchmarkluau, pytest, googlecpp, catch2, julia, jmh,
+                              benchmarkdotnet, customBiggerIsBetter, customSmallerIsBetter,
+                              hyperfine or bmf (github-action-benchmark's names)
+  --benchmark-file <path>     benchmark output to send as series with units (repeatable; a glob)
   --chat-title <text>         notification title
   --chat-description <text>   notification text
   --chat-color <color>        notification colour

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readBenchmarkInputs } from '../reporter/benchmark-input.js';
 import {
   DryRunStatsClient,
   HttpStatsClient,
@@ -39,6 +40,7 @@ const STRING_OPTIONS = [
   'chat-color',
   'timeout-seconds',
   'retries',
+  'benchmark-tool',
 ] as const;
 const BOOLEAN_OPTIONS = ['no-context', 'fail-on-error', 'dry-run', 'json', 'help'] as const;
 
@@ -83,6 +85,7 @@ function parse(args: string[]) {
         ...Object.fromEntries(STRING_OPTIONS.map((name) => [name, { type: 'string' as const }])),
         ...Object.fromEntries(BOOLEAN_OPTIONS.map((name) => [name, { type: 'boolean' as const }])),
         junit: { type: 'string', multiple: true },
+        'benchmark-file': { type: 'string', multiple: true },
         ctrf: { type: 'string', multiple: true },
         h: { type: 'boolean' },
       },
@@ -107,6 +110,8 @@ function inputReader(values: ReturnType<typeof parse>, env: NodeJS.ProcessEnv) {
         return env.CI_STATS_CHAT_WEBHOOK_URL ?? '';
       case 'junit-files':
         return ((values.junit as string[] | undefined) ?? []).join('\n');
+      case 'benchmark-file':
+        return ((values['benchmark-file'] as string[] | undefined) ?? []).join('\n');
       case 'ctrf-files':
         return ((values.ctrf as string[] | undefined) ?? []).join('\n');
       case 'include-context':
@@ -181,8 +186,12 @@ export async function reportCommand(
       if (inputs.tests && files > 0)
         info(`${files} CTRF report(s): ${inputs.tests.cases?.size ?? 0} test cases in all`);
     }
-    if (!inputs.event && !inputs.metrics && !inputs.tests) {
-      warn('nothing to send: no event type, no metrics, and no JUnit report found');
+    const benchmarkFiles = await readBenchmarkInputs(inputs, warn, cwd);
+    if (benchmarkFiles) {
+      info(`${benchmarkFiles.length} benchmark file(s): ${inputs.benchmarks?.length} result(s)`);
+    }
+    if (!inputs.event && !inputs.metrics && !inputs.tests && !inputs.benchmarks?.length) {
+      warn('nothing to send: no event type, no metrics, no JUnit report and no benchmark found');
       if (json)
         console.out(
           JSON.stringify({
@@ -224,7 +233,7 @@ export async function reportCommand(
       console.err(`ci-stats report: ${error.message}\nSee ci-stats report --help.`);
     } else if (error instanceof InputError) {
       const detail = error.detail.replace(
-        /\b(event-type|metrics-file|junit-files|chat-webhook-url|chat-title|chat-description|chat-color)\b/g,
+        /\b(event-type|metrics-file|junit-files|benchmark-file|benchmark-tool|chat-webhook-url|chat-title|chat-description|chat-color)\b/g,
         (input) => nameOf(input),
       );
       console.err(`ci-stats report: ${nameOf(error.input)}: ${detail}`);

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isJsonObject } from '../contract/json.js';
+import type { BenchmarkResult } from './benchmarks/result.js';
+import { BENCHMARK_TOOLS, isBenchmarkTool, unknownTool } from './benchmarks/tool-names.js';
 import { type JobStatus, parseJobStatus } from './ci-status.js';
 import { parseColor } from './color.js';
 import { InputError } from './input-error.js';
@@ -28,6 +30,12 @@ export interface Inputs {
   ctrfGlobs: string[];
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
+  /** The harness whose output `benchmarkFiles` hold (`benchmark-tool`). */
+  benchmarkTool: string | undefined;
+  /** Paths or globs of benchmark output (`benchmark-file`, one per line). */
+  benchmarkFiles: string[];
+  /** What the files said, once the entry has read them (they add `benchmarks`, `units`, `directions`). */
+  benchmarks?: BenchmarkResult[];
   status: JobStatus | undefined;
   /** What was set but not usable, and left out rather than lose the record (the entry prints them). */
   warnings: InputWarning[];
@@ -178,16 +186,33 @@ export function parseInputs(
       .filter((line) => line !== '');
   const junitGlobs = globs('junit-files');
   const ctrfGlobs = globs('ctrf-files');
+  const benchmarkTool = optional('benchmark-tool');
+  const benchmarkFiles = globs('benchmark-file');
+  if (benchmarkTool !== undefined && !isBenchmarkTool(benchmarkTool))
+    throw unknownTool(benchmarkTool);
+  if (benchmarkTool !== undefined && benchmarkFiles.length === 0) {
+    throw new InputError(
+      'benchmark-file',
+      'is needed with benchmark-tool: the file the harness wrote',
+    );
+  }
+  if (benchmarkTool === undefined && benchmarkFiles.length > 0) {
+    throw new InputError(
+      'benchmark-tool',
+      `is needed with benchmark-file: one of ${BENCHMARK_TOOLS.join(', ')}`,
+    );
+  }
 
   if (
     eventType === undefined &&
     metrics === undefined &&
     junitGlobs.length === 0 &&
-    ctrfGlobs.length === 0
+    ctrfGlobs.length === 0 &&
+    benchmarkFiles.length === 0
   ) {
     throw new InputError(
       'event-type',
-      'set event-type to send an event, metrics, metrics-file or junit-files to send a metric, or both',
+      'set event-type to send an event, metrics, metrics-file, junit-files, ctrf-files or benchmark-file to send a metric, or both',
     );
   }
   if (eventType === undefined) {
@@ -217,6 +242,8 @@ export function parseInputs(
     metrics,
     junitGlobs,
     ctrfGlobs,
+    benchmarkTool,
+    benchmarkFiles,
     status: status.status,
     warnings,
     chat:

@@ -7,6 +7,7 @@ import { Limits } from '../contract/limits.js';
 import type { IngestMetricRequest } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
 import type { IngestTestsRequest } from '../contract/tests/ingest-tests.js';
+import { benchmarkPayloads } from './benchmark-payload.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
 import type { Inputs, JobStatus } from './inputs.js';
@@ -184,17 +185,29 @@ export async function planRequests(
     });
   }
 
-  if (inputs.metrics || tests) {
-    const body = await validated('metric', {
-      projectId: inputs.projectId,
-      payload: { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts },
-    });
-    planned.push({
-      kind: 'metric',
-      path: Paths.ingestMetrics,
-      body,
-      idempotencyKey: idempotencyKey(context, 'metric', execution),
-    });
+  const { benchmarks } = inputs;
+  if (inputs.metrics || tests || (benchmarks && benchmarks.length > 0)) {
+    // The step's own metrics, test counts and context go in the first record; benchmarks fill it
+    // and as many more as they need (each with the context), within the payload limit.
+    const base = (index: number) =>
+      index === 0
+        ? { ...inputs.metrics, ...(tests ? { tests: tests.counts } : {}), ...facts }
+        : facts;
+    const payloads =
+      benchmarks && benchmarks.length > 0 ? benchmarkPayloads(benchmarks, base) : [base(0)];
+    for (const [index, payload] of payloads.entries()) {
+      const body = await validated('metric', { projectId: inputs.projectId, payload });
+      planned.push({
+        kind: 'metric',
+        path: Paths.ingestMetrics,
+        body,
+        idempotencyKey: idempotencyKey(
+          context,
+          index === 0 ? 'metric' : `metric-${index + 1}`,
+          execution,
+        ),
+      });
+    }
   }
   return planned;
 }

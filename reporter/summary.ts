@@ -4,9 +4,9 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 /** The line the `message` output and the step log carry. */
 export function describeReport(report: Report): string {
-  // Only JUnit globs were given, and none matched: there was nothing to send.
+  // Only JUnit globs or benchmark files were given, and held nothing: there was nothing to send.
   if (report.results.length === 0)
-    return 'nothing sent: no event, no metrics, no JUnit report found';
+    return 'nothing sent: no event, no metrics, no JUnit report or benchmark found';
   if (report.dryRun) return `dry run: ${report.results.length} request(s) validated, nothing sent`;
   return report.results
     .map(({ request, acknowledgement, error }) =>

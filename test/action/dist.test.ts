@@ -587,3 +587,61 @@ describe('junit-files', () => {
     expect((await events()).events.length).toBe(count);
   });
 });
+
+describe('benchmark-tool and benchmark-file', () => {
+  const BENCH = 'test/reporter/fixtures/benchmarks';
+
+  it("stores each result with its unit and direction, as github-action-benchmark's workflow moved over", async () => {
+    const run = await runAction(
+      inputs({ 'benchmark-tool': 'jmh', 'benchmark-file': `${BENCH}/gab-jmh_output*.json` }),
+      runnerEnv('push'),
+    );
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.ok).toBe('true');
+    expect(run.stdout).toContain('2 benchmark file(s): 2 result(s)');
+    const metric = (await metrics()).metrics.find((m) => m.id === run.outputs['metric-id']);
+    const name = 'org.openjdk.jmh.samples.JMHSample_01_HelloWorld.wellHelloThere';
+    const withParams = `${name} ( {"paramA":"17","paramB":"33"} )`;
+    expect(metric?.payload).toMatchObject({
+      benchmarks: [
+        { name, value: 3376238873.1228185, unit: 'ops/s', bigger_is_better: true },
+        { name: withParams, unit: 'ops/s', bigger_is_better: true },
+      ],
+      units: { [`bench/${name}`]: 'ops/s', [`bench/${withParams}`]: 'ops/s' },
+      directions: { [`bench/${name}`]: 'higher', [`bench/${withParams}`]: 'higher' },
+      github: { sha: '0a1b2c3d4e5f60718293a4b5c6d7e8f901234567' },
+    });
+  });
+
+  it('a file of another format fails the step, saying what was expected and found, and sends nothing', async () => {
+    const count = (await metrics()).metrics.length;
+    const run = await runAction(
+      inputs({
+        'event-type': 'bench',
+        'benchmark-tool': 'go',
+        'benchmark-file': `${BENCH}/hyperfine.json`,
+      }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(1);
+    expect(run.outputs.ok).toBe('false');
+    expect(run.stdout).toContain('::error::Input "benchmark-file": ');
+    expect(run.stdout).toContain(
+      "hyperfine.json: expected the output of go test -bench, found hyperfine's --export-json (tool hyperfine)",
+    );
+    expect((await metrics()).metrics.length).toBe(count);
+  });
+
+  it('a harness that printed no benchmark is a warning; the event still goes', async () => {
+    const empty = join(dir, 'empty-bench.txt');
+    writeFileSync(empty, 'PASS\nok  \texample.com/x\t0.01s\n');
+    const run = await runAction(
+      inputs({ 'event-type': 'bench', 'benchmark-tool': 'go', 'benchmark-file': empty }),
+      runnerEnv('push'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`::warning::No benchmark in ${empty}`);
+    expect(run.outputs['event-id']).not.toBe('');
+    expect(run.outputs['metric-id']).toBe('');
+  });
+});

@@ -254,6 +254,63 @@ describe('ci-stats report on GitLab CI', () => {
     expect(event?.payload).not.toHaveProperty('status');
   });
 
+  it('--benchmark-file (repeatable) sends the results with units and directions; bad ones exit 2 and send nothing', async () => {
+    const bench = 'test/reporter/fixtures/benchmarks';
+    const run = await runCli(
+      [
+        'report',
+        '--benchmark-tool',
+        'go',
+        '--benchmark-file',
+        `${bench}/go-two-packages.txt`,
+        '--benchmark-file',
+        `${bench}/gab-go_output.txt`,
+        '--json',
+      ],
+      settings(ciEnv('gitlab-branch')),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('2 benchmark file(s): 21 result(s)');
+    const id = JSON.parse(run.stdout).records[0].id;
+    const metric = (await metrics()).metrics.find((m) => m.id === id);
+    const payload = metric?.payload as {
+      benchmarks: { name: string }[];
+      directions: Record<string, string>;
+    };
+    expect(payload.benchmarks).toHaveLength(21);
+    expect(payload.directions['bench/BenchmarkSort (example.com/benchdemo/sorting) - MB/s']).toBe(
+      'higher',
+    );
+    expect(payload.directions['bench/BenchmarkFib11 - ns/op']).toBe('lower');
+    expect(metric?.payload).toMatchObject({ ci: { provider: 'gitlab' } });
+
+    const before = (await metrics()).metrics.length;
+    for (const [args, text] of [
+      [
+        ['--benchmark-tool', 'gotest', '--benchmark-file', 'x.txt'],
+        '--benchmark-tool: "gotest" is not a tool ci-stats reads; one of cargo, go,',
+      ],
+      [
+        ['--benchmark-tool', 'go', '--benchmark-file', 'nope/out.txt'],
+        '--benchmark-file: nope/out.txt: no such file',
+      ],
+      [
+        ['--benchmark-tool', 'pytest', '--benchmark-file', `${bench}/go-two-packages.txt`],
+        "expected pytest-benchmark's JSON (--benchmark-json), found text that is not JSON (line 1, column 1: ",
+      ],
+      [['--benchmark-tool', 'go'], '--benchmark-file: is needed with --benchmark-tool'],
+    ] as const) {
+      const bad = await runCli(
+        ['report', '--event-type', 'bench', ...args],
+        settings(ciEnv('gitlab-branch')),
+      );
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(text);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect((await metrics()).metrics.length).toBe(before);
+  });
+
   it('--no-context leaves the ci object out', async () => {
     const run = await runCli(
       ['report', '--metrics', '{"a": 1}', '--no-context', '--json'],
@@ -354,7 +411,7 @@ describe('exit codes and messages', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
       'warning: No JUnit report matches no-such-dir/*.xml\n' +
-        'warning: nothing to send: no event type, no metrics, and no JUnit report found\n',
+        'warning: nothing to send: no event type, no metrics, no JUnit report and no benchmark found\n',
     );
     expect(JSON.parse(run.stdout)).toEqual({
       ok: true,

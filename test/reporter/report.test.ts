@@ -173,7 +173,7 @@ describe('report', () => {
     const outcome = await report(client, context, inputs({ 'junit-files': 'none/*.xml' }));
     expect(client.sent).toEqual([]);
     expect(describeReport(outcome)).toBe(
-      'nothing sent: no event, no metrics, no JUnit report found',
+      'nothing sent: no event, no metrics, no JUnit report or benchmark found',
     );
   });
 });

@@ -75,6 +75,41 @@ describe('the owner’s statistics page', () => {
     expect(main.body).toMatch(/<option value="develop">develop<\/option>/);
   });
 
+  it("links the commit and the build of the CLI's events on other CIs, from the ci object", async () => {
+    const now = Date.now();
+    const sha = 'b4e0d3f2a1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6';
+    const ci = (provider: string, repository: string, url: string) => ({
+      provider,
+      repository,
+      commit: sha,
+      branch: 'main',
+      build_url: url,
+    });
+    await storeEvent(server, me.projectId, now - 3000, 'build', {
+      ci: ci('gitlab', 'acme/backend', 'https://gitlab.example.org/acme/backend/-/pipelines/77'),
+    });
+    await storeEvent(server, me.projectId, now - 2000, 'build', {
+      ci: ci('bitbucket', 'acme/web', 'https://bitbucket.org/acme/web/pipelines/results/12'),
+    });
+    await storeEvent(server, me.projectId, now - 1000, 'build', {
+      ci: ci('jenkins', 'acme/api', 'https://jenkins.example.org/job/api/41/'),
+    });
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const res = await browser.get(`/dashboard/projects/${me.projectId}?range=24h`);
+    const timeline = res.body.slice(res.body.indexOf('id="timeline-title"'));
+    const links = [...timeline.matchAll(/<a href="([^"]+)"[^>]*>([^<]+)<\/a>/g)]
+      .map(([, href, label]) => [label, href])
+      .filter(([label]) => label === 'run' || label?.startsWith('commit'));
+    expect(links).toEqual([
+      ['run', 'https://jenkins.example.org/job/api/41/'],
+      ['commit b4e0d3f', `https://bitbucket.org/acme/web/commits/${sha}`],
+      ['run', 'https://bitbucket.org/acme/web/pipelines/results/12'],
+      ['commit b4e0d3f', `https://gitlab.example.org/acme/backend/-/commit/${sha}`],
+      ['run', 'https://gitlab.example.org/acme/backend/-/pipelines/77'],
+    ]);
+  });
+
   it('creates a share link shown once, and revokes it; another account cannot revoke it', async () => {
     const browser = new FormClient(server);
     await browser.signIn(me.apiKey);

@@ -9,19 +9,40 @@ const httpUrl = (value: unknown) => {
   return url && /^https?:\/\//.test(url) ? url : undefined;
 };
 
+/** Where a commit's page is, under the repository's URL, on the hosts whose CI says where that is. */
+const COMMIT_PATH: Record<string, string> = {
+  github: '/commit/',
+  gitea: '/commit/',
+  forgejo: '/commit/',
+  gitlab: '/-/commit/',
+  bitbucket: '/commits/',
+};
+
+/**
+ * The commit and run links of the payload's `github` object, else of its neutral `ci` object (the
+ * CLI's, on any CI): the run is the build URL, the commit lives on the same server as the run
+ * when the CI hosts the repository too (GitHub, Gitea, Forgejo, GitLab, Bitbucket).
+ */
+function commitAndRun(payload: Record<string, unknown>): [string, string][] {
+  const github = isJsonObject(payload.github) ? payload.github : undefined;
+  const ci = isJsonObject(payload.ci) ? payload.ci : {};
+  const sha = text(github ? github.sha : ci.commit);
+  const repository = text(github ? github.repository : ci.repository);
+  const runUrl = httpUrl(github ? github.run_url : ci.build_url);
+  const path = github ? '/commit/' : COMMIT_PATH[text(ci.provider) ?? ''];
+  const links: [string, string][] = [];
+  if (sha && repository && runUrl && path) {
+    const server = runUrl.slice(0, runUrl.indexOf(`/${repository}/`));
+    if (server) links.push([`commit ${sha.slice(0, 7)}`, `${server}/${repository}${path}${sha}`]);
+  }
+  if (runUrl) links.push(['run', runUrl]);
+  return links;
+}
+
 /** The links an event's payload carries: commit, run, pull request, release. */
 function linksOf(event: StoredEvent): [string, string][] {
   const github = isJsonObject(event.payload?.github) ? event.payload.github : {};
-  const links: [string, string][] = [];
-  const sha = text(github.sha);
-  const repository = text(github.repository);
-  const runUrl = httpUrl(github.run_url);
-  if (sha && repository && runUrl) {
-    // The commit lives on the same server as the run.
-    const server = runUrl.slice(0, runUrl.indexOf(`/${repository}/`));
-    if (server) links.push([`commit ${sha.slice(0, 7)}`, `${server}/${repository}/commit/${sha}`]);
-  }
-  if (runUrl) links.push(['run', runUrl]);
+  const links = commitAndRun(event.payload ?? {});
   const pull = isJsonObject(github.pull_request) ? github.pull_request : {};
   const pullUrl = httpUrl(pull.url);
   if (pullUrl) links.push([`pull request #${String(pull.number ?? '')}`, pullUrl]);

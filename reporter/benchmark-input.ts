@@ -1,0 +1,31 @@
+import { MAX_BENCHMARKS } from './benchmark-payload.js';
+import { loadBenchmarks } from './benchmarks-loader.js';
+import { InputError } from './input-error.js';
+import type { Inputs } from './inputs.js';
+
+/**
+ * Reads the step's benchmark files into `inputs.benchmarks` (both entries call this after
+ * parsing their inputs); returns the files read, or undefined when none was asked for.
+ */
+export async function readBenchmarkInputs(
+  inputs: Inputs,
+  warn: (message: string) => void,
+  cwd: string = process.cwd(),
+): Promise<string[] | undefined> {
+  if (inputs.benchmarkTool === undefined) return undefined;
+  const { readBenchmarkFiles } = await loadBenchmarks();
+  const { results, files } = await readBenchmarkFiles(
+    inputs.benchmarkTool,
+    inputs.benchmarkFiles,
+    warn,
+    cwd,
+  );
+  if (results.length > MAX_BENCHMARKS) {
+    throw new InputError(
+      'benchmark-file',
+      `holds ${results.length} benchmark results; at most ${MAX_BENCHMARKS} are sent from one step`,
+    );
+  }
+  inputs.benchmarks = results;
+  return files;
+}

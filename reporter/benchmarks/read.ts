@@ -1,0 +1,162 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { glob } from 'tinyglobby';
+import { InputError } from '../input-error.js';
+import { BenchmarkFormatError, type BenchmarkResult, type BenchmarkTool } from './result.js';
+import { describeJson } from './shape.js';
+import { isBenchmarkTool, unknownTool } from './tool-names.js';
+import { TOOLS } from './tools.js';
+
+/** Whether JSON.parse of `text` fails with an unexpected token (not just by ending early). */
+function failsOnToken(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return false;
+  } catch (error) {
+    return (error as Error).message.startsWith('Unexpected token');
+  }
+}
+
+/**
+ * The offset a JSON.parse error points at. V8 says "at position N" for most errors but not for
+ * an unexpected token; then the shortest prefix that fails on that token is found by bisection
+ * (a prefix before the token only ends early), at a few parses of the file on this error path.
+ */
+function errorOffset(text: string, message: string): number {
+  const at = /position (\d+)/.exec(message);
+  if (at) return Number(at[1]);
+  if (!message.startsWith('Unexpected token')) return text.length;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (failsOnToken(text.slice(0, middle + 1))) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** Where in the text a JSON.parse error points, as `line L, column C`. */
+function jsonErrorPlace(text: string, message: string): string {
+  const offset = errorOffset(text, message);
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `line ${line}, column ${offset - lineStart + 1}`;
+}
+
+/** Reads one JSON document, saying where it breaks when it does not parse. */
+function parseJson(withBom: string, expected: string): unknown {
+  const text = withBom.replace(/^\uFEFF/, '');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const reason = message
+      .replace(/\s*in JSON at position \d+.*$/s, '')
+      .replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
+    throw new BenchmarkFormatError(
+      `expected ${expected}, found text that is not JSON (${jsonErrorPlace(text, message)}: ${reason})`,
+    );
+  }
+}
+
+/** What a line-based tool was given instead, when it found nothing: JSON, or another tool's lines. */
+function describeText(head: string, tool: BenchmarkTool): string | undefined {
+  const start = head.trimStart()[0];
+  if (start === '{' || start === '[') {
+    try {
+      return describeJson(JSON.parse(head));
+    } catch {
+      return 'JSON';
+    }
+  }
+  for (const [name, other] of Object.entries(TOOLS)) {
+    if (other === tool || other.kind !== 'lines') continue;
+    const parser = other.create();
+    try {
+      for (const line of head.split(/\r?\n/)) parser.line(line);
+      if (parser.end().length > 0) return `${other.expected} (tool ${name})`;
+    } catch {
+      // Not that tool's either.
+    }
+  }
+  return undefined;
+}
+
+/** Streams a text output line by line: any size, in little memory. */
+async function readLines(path: string, tool: Extract<BenchmarkTool, { kind: 'lines' }>) {
+  const parser = tool.create();
+  const lines = createInterface({
+    input: createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 }),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let head = '';
+  for await (const line of lines) {
+    if (head.length < 64 * 1024) head += `${line}\n`;
+    parser.line(line);
+  }
+  const results = parser.end();
+  if (results.length === 0) {
+    const found = describeText(head, tool);
+    if (found) throw new BenchmarkFormatError(`expected ${tool.expected}, found ${found}`);
+  }
+  return results;
+}
+
+export interface BenchmarkFiles {
+  results: BenchmarkResult[];
+  files: string[];
+}
+
+/**
+ * Reads every file the patterns match (relative to `cwd`; each one a path or a glob) with the
+ * tool's parser. An unknown tool, a pattern matching no file, a file of another format or JSON
+ * that does not parse is an InputError of `benchmark-file` (or `benchmark-tool`): nothing is sent.
+ * A file without any benchmark is a warning.
+ */
+export async function readBenchmarkFiles(
+  toolName: string,
+  patterns: string[],
+  warn: (message: string) => void,
+  cwd: string = process.cwd(),
+): Promise<BenchmarkFiles> {
+  if (!isBenchmarkTool(toolName)) throw unknownTool(toolName);
+  const tool = TOOLS[toolName];
+  const files = new Set<string>();
+  for (const pattern of patterns) {
+    const matches = await glob(pattern, {
+      cwd,
+      absolute: true,
+      onlyFiles: true,
+      dot: true,
+      expandDirectories: false,
+    });
+    if (matches.length === 0) throw new InputError('benchmark-file', `${pattern}: no such file`);
+    for (const file of matches.sort()) files.add(file);
+  }
+  const results: BenchmarkResult[] = [];
+  for (const file of files) {
+    let found: BenchmarkResult[];
+    try {
+      found =
+        tool.kind === 'lines'
+          ? await readLines(file, tool)
+          : tool.parse(parseJson(await readFile(file, 'utf8'), tool.expected));
+    } catch (error) {
+      if (error instanceof BenchmarkFormatError)
+        throw new InputError('benchmark-file', `${file}: ${error.message}`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code) throw new InputError('benchmark-file', `${file} cannot be read (${code})`);
+      throw error;
+    }
+    if (found.length === 0)
+      warn(`No benchmark in ${file} (${tool.expected}): the harness printed none`);
+    for (const one of found) results.push(one);
+  }
+  return { results, files: [...files] };
+}
