@@ -108,7 +108,16 @@ export type BuildSummaryQuery = z.infer<typeof BuildSummaryQuery>;
 
 /** GET /stats/get-metric-keys 200 body: each series key, how many records have it, its last value. */
 export interface MetricKeys {
-  keys: { key: string; count: number; last_value: number; last_at: string }[];
+  keys: {
+    key: string;
+    count: number;
+    last_value: number;
+    last_at: string;
+    /** The key's unit (`ms`, `bytes`...), declared by records or set by the owner; null: none. */
+    unit: string | null;
+    /** Whether lower or higher values are better; null: unknown (no regression verdicts). */
+    direction: 'lower' | 'higher' | null;
+  }[];
 }
 
 /** One non-empty bucket of a series. p50 and p95 are within 2 % of the exact values. */

@@ -20,6 +20,9 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { JudgingWorker } from './verdicts/judging-worker.js';
+import { verdictReads } from './verdicts/verdict-reads.js';
+import { verdictSettings } from './verdicts/verdict-settings.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -42,7 +45,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const access = projectAccess(storage);
   const projects = projectService(storage);
   const records = recordService(storage, access);
-  const stats = statsService(storage, access);
+  const judging = new JudgingWorker(storage, options.log);
+  const verdicts = verdictReads(storage, access, judging);
+  const stats = statsService(storage, access, verdicts);
   const shareLinks = shareLinkService(storage, access);
   return {
     credentials: verified,
@@ -62,7 +67,10 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
-    ingest: ingestService(storage, access, idempotency(), options.secrets),
+    ingest: ingestService(storage, access, idempotency(), options.secrets, () => judging.wake()),
+    judging,
+    verdicts,
+    verdictSettings: verdictSettings(storage, access, options.secrets, judging),
     records,
     stats,
     shareLinks,

@@ -7,10 +7,11 @@ import type {
 } from '../../contract/stats-queries.js';
 import { seriesBuckets, summaryBuckets, valuePart } from '../domain/bucket-aggregates.js';
 import { Invalid } from '../domain/domain-errors.js';
-import { seriesOf, statusClass } from '../domain/record-facts.js';
+import { isContextKey, seriesOf, statusClass } from '../domain/record-facts.js';
 import { readPlan } from '../domain/time-buckets.js';
 import type { Storage } from '../storage/storage.js';
 import type { ProjectAccess } from './project-access.js';
+import type { VerdictReads } from './verdicts/verdict-reads.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A range defaults to the last 30 days. */
@@ -32,7 +33,11 @@ export function rangeOf(
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The statistics of a project: its series keys, a series over time, its build summary. */
-export function statsService(storage: Storage, access: ProjectAccess) {
+export function statsService(
+  storage: Storage,
+  access: ProjectAccess,
+  verdicts: Pick<VerdictReads, 'describeKeys'>,
+) {
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
@@ -40,14 +45,20 @@ export function statsService(storage: Storage, access: ProjectAccess) {
     async keys(accountId: string, projectId: string): Promise<MetricKeys> {
       await own(accountId, projectId);
       const keys = await storage.stats.seriesKeys(projectId);
-      return {
-        keys: keys.map((key) => ({
-          key: key.key,
-          count: key.count,
-          last_value: key.lastValue,
-          last_at: iso(key.lastAt),
-        })),
-      };
+      // Context leaves (ci.*, github.*) counted before issue 23 are not series: hidden.
+      return verdicts.describeKeys(
+        projectId,
+        keys
+          .filter((key) => !isContextKey(key.key))
+          .map((key) => ({
+            key: key.key,
+            count: key.count,
+            last_value: key.lastValue,
+            last_at: iso(key.lastAt),
+            unit: null,
+            direction: null,
+          })),
+      );
     },
 
     async series(accountId: string, query: SeriesQuery): Promise<MetricSeries> {

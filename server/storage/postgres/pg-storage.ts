@@ -13,6 +13,7 @@ import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
+import { pgVerdicts } from './pg-verdicts.js';
 
 export interface PgStorageOptions {
   url: string;
@@ -80,6 +81,7 @@ export async function openPgStorage({
     stats: guarded(ingest.stats(sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
+    verdicts: guarded(pgVerdicts(sql), observe),
   });
 
   return {

@@ -19,6 +19,7 @@ import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
+import { sqliteVerdicts, verdictWrites } from './sqlite-verdicts.js';
 import { now, type Runner, wrap } from './sync.js';
 
 export interface SqliteOptions {
@@ -107,6 +108,7 @@ export async function openSqliteStorage({
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
+    verdicts: sqliteVerdicts(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -119,6 +121,7 @@ export async function openSqliteStorage({
     shareLinks: wrap(tables.shareLinks, shareLinkWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
+    verdicts: wrap(tables.verdicts, verdictWrites, write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

@@ -25,10 +25,12 @@ import {
   readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
-import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js';
+import { fieldText } from '../../../../contract/verdicts.js';
+import { Conflict, Forbidden, InvalidField, NotFound } from '../../../domain/domain-errors.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
+import { verdictRoutes } from './verdict-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 
@@ -97,7 +99,13 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         ingestKeys: true,
         docs: {
           success: { example: { message: 'Metric ingested successfully.', id: ID } },
-          throws: [FOREIGN_PROJECT],
+          throws: [
+            FOREIGN_PROJECT,
+            new InvalidField(
+              'payload.directions.duration_ms',
+              fieldText('payload.directions.duration_ms'),
+            ),
+          ],
         },
       },
       preValidation: checkIdempotencyKey,
@@ -166,7 +174,18 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         invalid: readBackErrorText,
         docs: {
           success: {
-            example: { keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }] },
+            example: {
+              keys: [
+                {
+                  key: 'duration_ms',
+                  count: 42,
+                  last_value: 5400,
+                  last_at: AT,
+                  unit: 'ms',
+                  direction: 'lower',
+                },
+              ],
+            },
           },
           throws: [FOREIGN_PROJECT],
         },
@@ -285,4 +304,6 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       return { success: true };
     },
   );
+
+  await app.register(verdictRoutes);
 };
