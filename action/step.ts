@@ -77,6 +77,7 @@ export async function run(
   try {
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
+    for (const { input, detail } of inputs.warnings) runner.warning(`Input "${input}": ${detail}`);
     const context = readActionContext(env, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();

@@ -157,6 +157,7 @@ export async function reportCommand(
     const warn = (message: string) => console.err(`warning: ${message}`);
 
     const inputs = parseInputs(inputReader(values, env));
+    for (const { input, detail } of inputs.warnings) warn(`${nameOf(input)}: ${detail}`);
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, warn, cwd);

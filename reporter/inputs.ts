@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { isJsonObject } from '../contract/json.js';
+import { type JobStatus, parseJobStatus } from './ci-status.js';
 import { parseColor } from './color.js';
 import { InputError } from './input-error.js';
 import type { TestResults } from './junit.js';
 
-export type JobStatus = 'success' | 'failure' | 'cancelled';
+export type { JobStatus } from './ci-status.js';
 
 /** Everything the step was told, parsed and checked; nothing here has been sent. */
 export interface Inputs {
@@ -26,6 +27,8 @@ export interface Inputs {
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
   status: JobStatus | undefined;
+  /** What was set but not usable, and left out rather than lose the record (the entry prints them). */
+  warnings: InputWarning[];
   chat:
     | {
         webhookUrl: string;
@@ -39,6 +42,12 @@ export interface Inputs {
   timeoutSeconds: number;
   retries: number;
   dryRun: boolean;
+}
+
+/** An input that was set but is not usable; like InputError, but the report goes on without it. */
+export interface InputWarning {
+  input: string;
+  detail: string;
 }
 
 /** Reads one input as the runner passes it ('' when unset). */
@@ -136,13 +145,9 @@ export function parseInputs(
     optional('payload') === undefined ? undefined : jsonObject('payload', text('payload'));
   const eventColor = color('color', read('color'));
 
-  const statusText = text('status').toLowerCase();
-  if (statusText !== '' && !['success', 'failure', 'cancelled'].includes(statusText)) {
-    throw new InputError(
-      'status',
-      `must be success, failure or cancelled, not "${read('status')}"`,
-    );
-  }
+  const warnings: InputWarning[] = [];
+  const status = parseJobStatus(read('status'));
+  if (status.warning) warnings.push({ input: 'status', detail: status.warning });
 
   const inlineMetrics = optional('metrics');
   const metricsFile = optional('metrics-file');
@@ -201,7 +206,8 @@ export function parseInputs(
         : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
     junitGlobs,
-    status: statusText === '' ? undefined : (statusText as JobStatus),
+    status: status.status,
+    warnings,
     chat:
       webhookUrl === undefined
         ? undefined

@@ -20,6 +20,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { testIngestService } from './tests/test-ingest-service.js';
 import { JudgingWorker } from './verdicts/judging-worker.js';
 import { verdictReads } from './verdicts/verdict-reads.js';
 import { verdictSettings } from './verdicts/verdict-settings.js';
@@ -49,6 +50,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const verdicts = verdictReads(storage, access, judging);
   const stats = statsService(storage, access, verdicts);
   const shareLinks = shareLinkService(storage, access);
+  const once = idempotency();
   return {
     credentials: verified,
     apiKeys,
@@ -67,7 +69,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
-    ingest: ingestService(storage, access, idempotency(), options.secrets, () => judging.wake()),
+    ingest: ingestService(storage, access, once, options.secrets, () => judging.wake()),
+    testIngest: testIngestService(storage, access, once),
     judging,
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),

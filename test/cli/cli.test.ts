@@ -227,6 +227,36 @@ describe('ci-stats report on GitLab CI', () => {
     expect(run.stderr).toContain('1 JUnit report(s)');
   });
 
+  it("records GitLab's failed and canceled builds (the README's snippet); an unknown status is a warning, not a lost build", async () => {
+    const stored: Record<string, unknown>[] = [];
+    for (const status of ['failed', 'canceled', 'Failed', 'ABORTED']) {
+      const run = await runCli(
+        ['report', '--event-type', 'build', '--status', status, '--json'],
+        settings(ciEnv('gitlab-branch')),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const id = JSON.parse(run.stdout).records[0].id;
+      stored.push((await events()).events.find((e) => e.id === id)?.payload ?? {});
+    }
+    expect(stored.map((payload) => payload.status)).toEqual([
+      'failure',
+      'cancelled',
+      'failure',
+      'cancelled',
+    ]);
+
+    const run = await runCli(
+      ['report', '--event-type', 'build', '--status', 'exploded', '--json'],
+      settings(ciEnv('gitlab-branch')),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('warning: --status: "exploded" is not one ci-stats knows');
+    const id = JSON.parse(run.stdout).records[0].id;
+    const event = (await events()).events.find((e) => e.id === id);
+    expect(event?.eventType).toBe('build');
+    expect(event?.payload).not.toHaveProperty('status');
+  });
+
   it('--no-context leaves the ci object out', async () => {
     const run = await runCli(
       ['report', '--metrics', '{"a": 1}', '--no-context', '--json'],

@@ -12,6 +12,7 @@ import { pgProjects } from './pg-projects.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
+import { pgTests } from './pg-tests.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
 import { pgVerdicts } from './pg-verdicts.js';
 
@@ -82,6 +83,7 @@ export async function openPgStorage({
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
     verdicts: guarded(pgVerdicts(sql), observe),
+    tests: guarded(pgTests(sql), observe),
   });
 
   return {
