@@ -412,7 +412,7 @@ describe('judging', () => {
         test: null,
         sample_size: null,
         verdict: 'no-direction',
-        base: { branch: 'main', commit: null },
+        base: { branch: null, commit: null },
       },
     ]);
     expect(

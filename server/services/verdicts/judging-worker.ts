@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { judgeBatch } from './judging.js';
 
 /** Records judged per transaction: small, so that ingest's own commits wait little between them. */
-const BATCH = 50;
+const BATCH = 200;
 /** After a record is stored, judging starts this much later: a burst of ingest goes first. */
 const START_DELAY_MS = 20;
 /** Also looks this often (records stored by another replica, or left by a failure). */

@@ -18,7 +18,7 @@ import {
   type PullRequestFacts,
   pullRequestOf,
 } from '../../domain/verdicts/record-context.js';
-import { matchThreshold } from '../../domain/verdicts/threshold-match.js';
+import { keyMatches, matchThreshold } from '../../domain/verdicts/threshold-match.js';
 import type { ChatNotificationJob } from '../../outbox/outbox-jobs.js';
 import type {
   JudgedRecord,
@@ -38,6 +38,8 @@ interface ProjectContext {
   defaultThreshold: boolean;
   /** The owner's default branch, or null (then main, or master: computed per record). */
   defaultBranchSet: string | null;
+  /** The default branch in force, read once per batch (again after a record of main or master). */
+  defaultBranch: string | undefined;
   webhook: DiscordWebhookTarget | null;
 }
 
@@ -72,6 +74,7 @@ async function contextOf(tx: Repositories, projectId: string): Promise<ProjectCo
     thresholds,
     defaultThreshold: settings.defaultThreshold,
     defaultBranchSet: settings.defaultBranch,
+    defaultBranch: undefined,
     webhook,
   };
 }
@@ -212,17 +215,34 @@ async function judgeRecord(
     commit: commitOf(payload),
     createdAt: metric.createdAt,
   };
-  const defaultBranch = await defaultBranchOf(tx, record.projectId, ctx.defaultBranchSet);
+  ctx.defaultBranch ??= await defaultBranchOf(tx, record.projectId, ctx.defaultBranchSet);
+  const defaultBranch = ctx.defaultBranch;
+  // Without a branch set, the first record of main (or master) may change which one it is.
+  if (ctx.defaultBranchSet === null && (record.branch === 'main' || record.branch === 'master')) {
+    ctx.defaultBranch = undefined;
+  }
   const pr = pullRequestOf(payload);
   const fromPullRequest = pr !== undefined && pr.target !== record.branch;
   const onDefault = !fromPullRequest && record.branch === defaultBranch;
+  const series = seriesOf(payload);
+  // A key with no direction and no threshold that could match is stored, not compared: judging
+  // costs nothing more for series nobody described.
+  const compared = (key: string) =>
+    (ctx.directions.get(key) ?? null) !== null ||
+    ctx.thresholds.some((t) => keyMatches(t.key, key));
   let recordBase: Base | undefined;
-  if (fromPullRequest) recordBase = await pullRequestBase(tx, record, pr);
-  else if (onDefault) recordBase = await branchBase(tx, record, defaultBranch);
+  if (series.some(([key]) => compared(key))) {
+    if (fromPullRequest) recordBase = await pullRequestBase(tx, record, pr);
+    else if (onDefault) recordBase = await branchBase(tx, record, defaultBranch);
+  }
 
   const values: JudgedValue[] = [];
   const alerts: { row: JudgedValue; side: 'lower' | 'upper'; limit: number }[] = [];
-  for (const [key, value] of seriesOf(payload)) {
+  for (const [key, value] of series) {
+    if (!compared(key)) {
+      values.push(uncompared(record, key, value));
+      continue;
+    }
     let base = recordBase;
     if (!base) {
       // Another branch: its own history of the key, else the default branch's.
@@ -262,6 +282,24 @@ async function judgeRecord(
     ? values.map((v) => ({ projectId: record.projectId, key: v.key, branch: defaultBranch }))
     : [];
 }
+
+/** A value stored without a comparison: no direction, no threshold. */
+const uncompared = (record: JudgedRecord, key: string, value: number): JudgedValue => ({
+  seq: record.seq,
+  key,
+  projectId: record.projectId,
+  branch: record.branch ?? '',
+  createdAt: record.createdAt,
+  value,
+  verdict: 'no-direction',
+  baseline: null,
+  lowerLimit: null,
+  upperLimit: null,
+  test: null,
+  sampleSize: null,
+  baseBranch: null,
+  baseCommit: null,
+});
 
 function alertNotification(
   ctx: ProjectContext,
