@@ -25,6 +25,8 @@ beforeEach(async () => {
     DISCORD_API_ORIGIN: discord.origin,
     OUTBOX_RETRY_BASE_MS: '50',
     OUTBOUND_TIMEOUT_MS: '500',
+    // Sealed on both backends (PostgreSQL without a key stores secrets as they are).
+    SECRETS_KEY: 'verdict-alerts-secrets-key-0123456789abcdef',
   });
   await server.app.ready();
   me = await server.account();
