@@ -149,15 +149,19 @@ function influxTarget(url: string): Target {
   };
 }
 
+/** Requests each target answered, warm-up included (to put CPU profiles per request). */
+const served = new Map<string, number>();
+
 /** Every target once per round, the order rotating; each round's figures kept. */
 async function paired(targets: Target[]): Promise<Map<string, Measurement[]>> {
-  for (const target of targets) await measure(target, 2);
+  for (const target of targets) served.set(target.name, (await measure(target, 2)).total);
   const runs = new Map<string, Measurement[]>(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
     for (const target of order) {
       const m = await measure(target, SECONDS);
       runs.get(target.name)?.push(m);
+      served.set(target.name, (served.get(target.name) ?? 0) + m.total);
       process.stderr.write(
         `round ${round + 1} ${target.name}: ${m.rps} req/s p50 ${m.p50} ms p99 ${m.p99} ms (load ${loadavg()[0]?.toFixed(1)})\n`,
       );
@@ -262,6 +266,10 @@ export async function against(ref: string): Promise<void> {
         );
       }
     }
+    lines.push(
+      '',
+      `Requests answered, warm-ups included: ${[...served].map(([name, n]) => `${name} ${n}`).join(', ')}.`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     for (const service of started) await stop(service).catch(() => 0);

@@ -22,6 +22,8 @@ export interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Requests answered in all. */
+  total: number;
 }
 
 export async function measure(target: Target, seconds: number): Promise<Measurement> {
@@ -53,6 +55,7 @@ export async function measure(target: Target, seconds: number): Promise<Measurem
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    total: result.requests.total,
   };
 }
 
