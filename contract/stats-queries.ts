@@ -149,6 +149,10 @@ export interface MetricKeyInfo {
   count: number;
   last_value: number;
   last_at: string;
+  /** The key's unit (`ms`, `bytes`...), declared by records or set by the owner; null: none. */
+  unit: string | null;
+  /** Whether lower or higher values are better; null: unknown (no regression verdicts). */
+  direction: 'lower' | 'higher' | null;
 }
 
 /**

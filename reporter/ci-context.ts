@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { readLocalGit } from './local-git.js';
 
 type Env = Record<string, string | undefined>;
@@ -17,6 +18,8 @@ export interface CiFacts {
     number: number;
     source_branch: string | null;
     target_branch: string | null;
+    /** The target branch's commit the pull request started from (the server's baseline). */
+    base_sha: string | null;
   } | null;
   actor: string | null;
 }
@@ -47,9 +50,27 @@ function pullRequest(
   number: string | null | undefined,
   source: string | null,
   target: string | null,
+  baseSha: string | null = null,
 ): CiFacts['pull_request'] {
   const parsed = pullNumber(number);
-  return parsed === null ? null : { number: parsed, source_branch: source, target_branch: target };
+  return parsed === null
+    ? null
+    : { number: parsed, source_branch: source, target_branch: target, base_sha: baseSha };
+}
+
+/**
+ * GitHub's `pull_request.base.sha` from the runner's event file: not in any variable. An
+ * unreadable file only costs this fact.
+ */
+function eventBaseSha(env: Env): string | null {
+  const path = env.GITHUB_EVENT_PATH;
+  if (!path || !existsSync(path)) return null;
+  try {
+    const sha = JSON.parse(readFileSync(path, 'utf8'))?.pull_request?.base?.sha;
+    return typeof sha === 'string' ? value(sha) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `git@github.com:org/repo.git`, `https://host/org/repo.git` -> `org/repo`. */
@@ -96,7 +117,12 @@ function githubLike(env: Env, provider: string, runPath: string | undefined): Ci
       build_number: value(env.GITHUB_RUN_NUMBER),
       build_url: repository && runPath ? `${server}/${repository}/actions/runs/${runPath}` : null,
       job: value(env.GITHUB_JOB),
-      pull_request: pullRequest(pull, value(env.GITHUB_HEAD_REF), value(env.GITHUB_BASE_REF)),
+      pull_request: pullRequest(
+        pull,
+        value(env.GITHUB_HEAD_REF),
+        value(env.GITHUB_BASE_REF),
+        pull ? eventBaseSha(env) : null,
+      ),
       actor: value(env.GITHUB_ACTOR),
     }),
     identity: ids(env.GITHUB_RUN_ID, env.GITHUB_RUN_ATTEMPT, env.GITHUB_JOB, env.GITHUB_ACTION),
@@ -143,6 +169,7 @@ const PROVIDERS: Provider[] = [
           env.CI_MERGE_REQUEST_IID,
           value(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME),
           value(env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME),
+          value(env.CI_MERGE_REQUEST_DIFF_BASE_SHA),
         ),
         actor: value(env.GITLAB_USER_LOGIN),
       }),

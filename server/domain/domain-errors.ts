@@ -28,7 +28,17 @@ export class Unauthorized extends DomainError<'key'> {
 
 /** The thing named does not exist (for this caller). `key` is the admin's, `api-key` an account's. */
 export class NotFound extends DomainError<
-  'profile' | 'account' | 'key' | 'api-key' | 'share-link' | 'project' | 'channel' | 'record' | 'test'
+  | 'profile'
+  | 'account'
+  | 'key'
+  | 'api-key'
+  | 'share-link'
+  | 'project'
+  | 'threshold'
+  | 'alert'
+  | 'record'
+  | 'channel'
+  | 'test'
 > {
   readonly kind = 'not-found';
 }
@@ -53,6 +63,21 @@ export class Invalid extends DomainError<
   'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range' | 'channel-url' | 'read-budget'
 > {
   readonly kind = 'invalid';
+}
+
+/**
+ * A field breaks a rule a schema cannot express (a threshold's model, a payload's directions):
+ * `text` is the sentence that names it, for the 400's `error`.
+ */
+export class InvalidField extends DomainError<'field'> {
+  readonly kind = 'invalid';
+
+  constructor(
+    readonly field: string,
+    readonly text: string,
+  ) {
+    super('field');
+  }
 }
 
 /** An outside service the operation depends on failed; nothing was changed. */
@@ -93,6 +118,7 @@ export type AnyDomainError =
   | Forbidden
   | Conflict
   | Invalid
+  | InvalidField
   | Unavailable
   | StorageUnavailable
   | StorageFull

@@ -5,8 +5,19 @@ import { isJsonObject } from '../../contract/json.js';
  * - its branch: `payload.ci.branch` when present, else `payload.github.ref` without its
  *   `refs/heads/` prefix (tags and pull-request refs have no branch);
  * - its status: `payload.status`;
- * - its series: the numeric leaves, nested objects' keys joined with `.`, arrays ignored.
+ * - its series: the numeric leaves, nested objects' keys joined with `.`, arrays ignored; the
+ *   leaves under `ci` and `github` are context (run ids, attempts, pull-request numbers), not
+ *   series (issue 23).
  */
+
+/** The payload objects that describe the run, not what it measured. */
+const CONTEXT_OBJECTS: ReadonlySet<string> = new Set(['ci', 'github']);
+
+/** Whether a series key is a context leaf (stored before issue 23 counted them as series). */
+export const isContextKey = (key: string): boolean => {
+  const dot = key.indexOf('.');
+  return dot > 0 && CONTEXT_OBJECTS.has(key.slice(0, dot));
+};
 
 /** The longest branch name and series key kept; longer ones are not counted. */
 export const MAX_NAME_LENGTH = 200;
@@ -50,7 +61,7 @@ export function seriesOf(payload: Record<string, unknown>): [string, number][] {
       if (typeof value === 'number') {
         const key = prefix === '' ? name : `${prefix}.${name}`;
         if (Number.isFinite(value) && key.length <= MAX_NAME_LENGTH) found.push([key, value]);
-      } else if (isJsonObject(value)) {
+      } else if (isJsonObject(value) && !(prefix === '' && CONTEXT_OBJECTS.has(name))) {
         walk(value, prefix === '' ? name : `${prefix}.${name}`);
       }
     }

@@ -10,19 +10,20 @@ declare module 'fastify' {
 /** Every operation of the product, for the routes and pages to call. */
 export const servicesPlugin = fp(
   async (app) => {
-    app.decorate(
-      'services',
-      createServices(app.storage, {
-        mailDomain: app.config.mailDomain,
-        forwarding: app.providers.forwarding,
-        contacts: app.providers.contacts !== undefined,
-        log: app.logger,
-        secrets: app.secrets,
-        publicUrl: app.config.publicUrl,
-        webhookAllowedHosts: app.config.outbound.webhookAllowedHosts,
-        sendSample: (channel) => app.providers.channels.sample(channel),
-      }),
-    );
+    const services = createServices(app.storage, {
+      mailDomain: app.config.mailDomain,
+      forwarding: app.providers.forwarding,
+      contacts: app.providers.contacts !== undefined,
+      log: app.logger,
+      secrets: app.secrets,
+      publicUrl: app.config.publicUrl,
+      webhookAllowedHosts: app.config.outbound.webhookAllowedHosts,
+      sendSample: (channel) => app.providers.channels.sample(channel),
+    });
+    app.decorate('services', services);
+    // Judging runs beside the requests once the app is ready, and stops before the storage closes.
+    app.addHook('onReady', async () => services.judging.start());
+    app.addHook('onClose', () => services.judging.stop());
   },
   { name: 'services', dependencies: ['storage', 'secrets', 'outbound'] },
 );

@@ -1,7 +1,10 @@
 import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
+import { fieldText } from '../../contract/verdicts.js';
+import { InvalidField } from '../domain/domain-errors.js';
 import { newRecordId } from '../domain/ids.js';
 import { branchOf, seriesOf, statusOf } from '../domain/record-facts.js';
+import { declarationsOf } from '../domain/verdicts/record-context.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
 import type { SecretBox } from '../outbox/secret-box.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
@@ -24,6 +27,8 @@ export function ingestService(
   idempotency: Idempotency,
   secrets: SecretBox,
   channels: ChannelDispatch,
+  /** A metric record was stored: the judging worker looks at it (off this request). */
+  metricStored: () => void = () => undefined,
 ) {
   return {
     async event(
@@ -67,6 +72,9 @@ export function ingestService(
       key: string | undefined,
     ): Promise<Answer<IngestResponse>> {
       await access.assertOwn(caller, metric.projectId);
+      // Units and directions are judged later, but refused now: a 2xx means stored as sent.
+      const declared = declarationsOf(metric.payload);
+      if (!declared.ok) throw new InvalidField(declared.field, fieldText(declared.field));
       const response = { message: METRIC_INGESTED, id: newRecordId() };
       const record = {
         kind: 'metric' as const,
@@ -79,13 +87,15 @@ export function ingestService(
         },
         series: seriesOf(metric.payload),
       };
-      return idempotency.once(
+      const answer = await idempotency.once(
         caller.accountId,
         key,
         { endpoint: 'E8', body: metric },
         response,
         (claim) => storage.records.append(record, claim),
       );
+      metricStored();
+      return answer;
     },
   };
 }

@@ -26,6 +26,9 @@ import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
+import { JudgingWorker } from './verdicts/judging-worker.js';
+import { verdictReads } from './verdicts/verdict-reads.js';
+import { verdictSettings } from './verdicts/verdict-settings.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -54,7 +57,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const access = projectAccess(storage);
   const projects = projectService(storage);
   const records = recordService(storage, access);
-  const stats = statsService(storage, access);
+  const judging = new JudgingWorker(storage, options.log);
+  const verdicts = verdictReads(storage, access, judging);
+  const stats = statsService(storage, access, verdicts);
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
@@ -82,6 +87,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       once,
       options.secrets,
       channelDispatch(storage, directory, options.publicUrl),
+      () => judging.wake(),
     ),
     testIngest: testIngestService(storage, access, once),
     channels: channelService(storage, access, {
@@ -91,6 +97,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       sendSample: options.sendSample,
     }),
     testQueries: testQueryService(storage, access),
+    judging,
+    verdicts,
+    verdictSettings: verdictSettings(storage, access, options.secrets, judging),
     records,
     stats,
     shareLinks,

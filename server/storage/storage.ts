@@ -415,6 +415,220 @@ export interface OutboxRepository {
   replacePayload(id: number, payload: string): Promise<void>;
 }
 
+/** A key's unit and direction as stored, and whether the owner set each (then records no longer change it). */
+export interface SeriesSetting {
+  key: string;
+  unit: string | null;
+  direction: 'lower' | 'higher' | null;
+  ownerUnit: boolean;
+  ownerDirection: boolean;
+}
+
+/** A threshold as stored (ms times; null: a field left to its default). */
+export interface ThresholdRow {
+  id: string;
+  projectId: string;
+  key: string;
+  branch: string;
+  test: string;
+  lowerBoundary: number | null;
+  upperBoundary: number | null;
+  minSampleSize: number | null;
+  maxSampleSize: number | null;
+  windowSeconds: number | null;
+  createdAt: string;
+}
+
+/** A project's verdict settings as stored; null: not set. */
+export interface ProjectSettingsRow {
+  defaultBranch: string | null;
+  defaultThreshold: boolean;
+  /** The chat webhook URL, sealed (secret-box.ts) when the server has a key. */
+  chatWebhook: string | null;
+}
+
+/** A metric record waiting to be judged. */
+export interface PendingMetric {
+  seq: number;
+  id: string;
+  projectId: string;
+  payload: string;
+  createdAt: number;
+  branch: string | null;
+}
+
+/** A metric record as judging read it. */
+export interface JudgedRecord {
+  seq: number;
+  id: string;
+  projectId: string;
+  branch: string | null;
+  commit: string | null;
+  createdAt: number;
+}
+
+/** One series value of a judged record, and its verdict (null fields: none). */
+export interface JudgedValue {
+  seq: number;
+  key: string;
+  projectId: string;
+  /** '' for none. */
+  branch: string;
+  createdAt: number;
+  value: number;
+  verdict: string;
+  baseline: number | null;
+  lowerLimit: number | null;
+  upperLimit: number | null;
+  test: string | null;
+  sampleSize: number | null;
+  baseBranch: string | null;
+  baseCommit: string | null;
+}
+
+/** Which earlier values of a series on a branch form a baseline. */
+export interface BaselineQuery {
+  projectId: string;
+  key: string;
+  branch: string;
+  /** Values of records at this position or before it. */
+  throughSeq: number;
+  /** Only values stored at or after this time (epoch ms), when set. */
+  since: number | undefined;
+  limit: number;
+}
+
+export interface AlertRow {
+  id: string;
+  seq: number;
+  projectId: string;
+  key: string;
+  branch: string | null;
+  recordId: string;
+  commit: string | null;
+  value: number;
+  baseline: number | null;
+  limit: number;
+  side: 'lower' | 'upper';
+  test: string;
+  createdAt: number;
+  status: 'active' | 'dismissed';
+}
+
+export type NewAlert = Omit<AlertRow, 'seq' | 'status'>;
+
+export interface ChangePointRow {
+  index: number;
+  seq: number;
+  recordId: string;
+  commit: string | null;
+  at: number;
+  beforeMean: number;
+  afterMean: number;
+  change: number | null;
+  pValue: number;
+}
+
+/**
+ * Verdicts (issue 23): series settings, thresholds, the project's settings, the judged values
+ * (one row per series value of a metric record, with its verdict), alerts and change points.
+ * Judging runs after the records are stored (services/verdicts/judging.ts), a batch at a time.
+ */
+export interface VerdictRepository {
+  seriesSettings(projectId: string): Promise<SeriesSetting[]>;
+  /** Records' declarations: each changes only what the owner has not set. */
+  declareSeries(
+    projectId: string,
+    units: readonly [string, string | null][],
+    directions: readonly [string, string | null][],
+  ): Promise<void>;
+  /** The owner's setting; a field left undefined is kept. */
+  setSeries(
+    projectId: string,
+    key: string,
+    unit: string | null | undefined,
+    direction: string | null | undefined,
+  ): Promise<void>;
+
+  projectSettings(projectId: string): Promise<ProjectSettingsRow>;
+  updateProjectSettings(projectId: string, change: Partial<ProjectSettingsRow>): Promise<void>;
+
+  thresholds(projectId: string): Promise<ThresholdRow[]>;
+  threshold(id: string): Promise<ThresholdRow | undefined>;
+  createThreshold(row: ThresholdRow): Promise<void>;
+  replaceThreshold(row: ThresholdRow): Promise<void>;
+  deleteThreshold(id: string): Promise<void>;
+
+  /** Metric records not judged yet, oldest first, at most `limit`; `token` marks them done. */
+  pending(limit: number): Promise<{ metrics: PendingMetric[]; token: number[] }>;
+  /** Marks the records `pending` returned as judged. */
+  judged(token: number[]): Promise<void>;
+  /** Stores a judged record and its values (again, by re-evaluation: replaces them). */
+  storeJudged(record: JudgedRecord, values: readonly JudgedValue[]): Promise<void>;
+  /** The values of a baseline, oldest first: the newest `limit` of them. */
+  baseline(query: BaselineQuery): Promise<number[]>;
+  /** The position of the latest record of a branch with this commit, before `beforeSeq`. */
+  seqOfCommit(
+    projectId: string,
+    branch: string,
+    commit: string,
+    beforeSeq: number,
+  ): Promise<number | undefined>;
+  /** A judged record by its position. */
+  recordAt(seq: number): Promise<JudgedRecord | undefined>;
+  /** The latest judged record of a branch at or before `throughSeq`. */
+  latestOnBranch(
+    projectId: string,
+    branch: string,
+    throughSeq: number,
+  ): Promise<JudgedRecord | undefined>;
+  /** Whether a branch has any value of a key before `beforeSeq`. */
+  hasHistory(projectId: string, key: string, branch: string, beforeSeq: number): Promise<boolean>;
+  /** A judged metric record of the project, by id. */
+  record(projectId: string, recordId: string): Promise<JudgedRecord | undefined>;
+  /** The latest judged metric record of the project with this commit. */
+  latestOfCommit(projectId: string, commit: string): Promise<JudgedRecord | undefined>;
+  /** Judged records of a project from position `fromSeq` on, oldest first (re-evaluation). */
+  judgedRecords(projectId: string, fromSeq: number, limit: number): Promise<JudgedRecord[]>;
+  /** The values (and verdicts) of one record, in key order. */
+  valuesOf(seq: number): Promise<JudgedValue[]>;
+  /** The values of a series on a branch after `afterSeq`, oldest first, at most `limit`. */
+  seriesAfter(
+    projectId: string,
+    key: string,
+    branch: string,
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ seq: number; value: number; recordId: string; commit: string | null; at: number }[]>;
+
+  /** Stores an alert unless the (record, key) has one already; true when stored. */
+  createAlert(alert: NewAlert): Promise<boolean>;
+  alerts(
+    projectId: string,
+    status: 'active' | 'dismissed' | 'all',
+    limit: number,
+    before: number,
+  ): Promise<Page<AlertRow>>;
+  alertsOfRecord(recordId: string): Promise<AlertRow[]>;
+  alert(id: string): Promise<AlertRow | undefined>;
+  setAlertStatus(id: string, status: 'active' | 'dismissed'): Promise<void>;
+
+  changePointState(projectId: string, key: string): Promise<string | undefined>;
+  /** Saves a series' state and replaces its change points at index ≥ `from`. */
+  saveChangePoints(
+    projectId: string,
+    key: string,
+    state: string,
+    from: number,
+    points: readonly ChangePointRow[],
+  ): Promise<void>;
+  /** Forgets every series' change points of a project (its default branch changed). */
+  resetChangePoints(projectId: string): Promise<void>;
+  /** The keys of a project with change point state. */
+  changePointKeys(projectId: string): Promise<string[]>;
+  changePoints(projectId: string, key: string, from: number, to: number): Promise<ChangePointRow[]>;
+}
+
 export interface IdempotencyRepository {
   /** Forgets answers older than `before` (epoch ms); returns how many. */
   purge(before: number): Promise<number>;
@@ -484,6 +698,7 @@ export interface Repositories {
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
   retention: RetentionRepository;
+  verdicts: VerdictRepository;
   tests: TestRepository;
 }
 

@@ -159,7 +159,12 @@ describe('ci-stats report on GitLab CI', () => {
       build_number: '322',
       build_url: 'https://gitlab.com/acme/backend/-/pipelines/1234567999',
       job: 'lint',
-      pull_request: { number: 57, source_branch: 'fix/timeout', target_branch: 'main' },
+      pull_request: {
+        number: 57,
+        source_branch: 'fix/timeout',
+        target_branch: 'main',
+        base_sha: 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0',
+      },
       actor: 'rsmith',
     };
     const counts = { total: 13, passed: 7, failed: 2, errors: 1, skipped: 3, duration_ms: 5952 };

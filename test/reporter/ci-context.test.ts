@@ -41,6 +41,23 @@ describe('detectCi', () => {
     expect(detectCi(env, noGit).facts).toEqual(expected);
   });
 
+  it("a GitHub pull request's base commit comes from the event file (pull_request.base.sha)", () => {
+    const [, env] = fixtures.find(([name]) => name === 'github-pull-request') as [
+      string,
+      Record<string, string>,
+      unknown,
+    ];
+    const dir = tempDir();
+    const event = join(dir, 'event.json');
+    writeFileSync(event, JSON.stringify({ pull_request: { base: { sha: 'b45e5a' } } }));
+    const read = (extra: Record<string, string>) =>
+      detectCi({ ...env, ...extra }, noGit).facts.pull_request?.base_sha;
+    expect(read({ GITHUB_EVENT_PATH: event })).toBe('b45e5a');
+    writeFileSync(event, '{ not json');
+    expect(read({ GITHUB_EVENT_PATH: event })).toBeNull();
+    expect(read({ GITHUB_EVENT_PATH: join(dir, 'missing.json') })).toBeNull();
+  });
+
   it('outside CI and outside a checkout, a local run with nothing known', () => {
     expect(detectCi({}, noGit)).toEqual({
       facts: {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Areas, HostedAreas, Paths } from '../../contract/paths.js';
+import { VerdictPaths } from '../../contract/verdicts.js';
 import { type DatabaseReader, openReader } from '../helpers/database.js';
 import {
   ADMIN_TOKEN,
@@ -76,6 +77,10 @@ const ROUTES: [string, string][] = [
   ['GET', Paths.getShareLinks],
   ['POST', Paths.revokeShareLink],
   ['GET', Paths.health],
+  ...Object.values(VerdictPaths).map((path): [string, string] => [
+    path.includes('/get-') || path === VerdictPaths.compare ? 'GET' : 'POST',
+    path,
+  ]),
   ['POST', `${Areas.admin}/accounts`],
   ['POST', `${Areas.admin}/accounts/{id}/keys`],
   ['DELETE', `${Areas.admin}/keys/{id}`],
@@ -119,6 +124,19 @@ const FIELDS = [
   'projectIds',
   'keyId',
   'token',
+  'key',
+  'branch',
+  'test',
+  'unit',
+  'direction',
+  'default_branch',
+  'default_threshold',
+  'chat_webhook',
+  'lower_boundary',
+  'upper_boundary',
+  'min_sample_size',
+  'max_sample_size',
+  'window_seconds',
   '__proto__',
   'constructor',
 ];
@@ -273,6 +291,8 @@ const request = fc.constantFrom(...ROUTES).chain((route) =>
  * particular order (an update moves a row).
  */
 async function stateDigest(): Promise<string> {
+  // Judging writes behind the records it judges (like key-use times): settled first.
+  await server.app.services.judging.catchUp();
   const hash = createHash('sha256');
   for (const row of await reader.everything(['last_used_at'])) hash.update(row).update('\n');
   return hash.digest('hex');

@@ -3,6 +3,7 @@ import { AdminError } from '../../contract/admin.js';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { nulText } from '../../contract/text-rule.js';
+import { FIELD_TEXTS, fieldText, VerdictPaths, VerdictText } from '../../contract/verdicts.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -45,6 +46,10 @@ const KNOWN_TEXTS = new Set<string>([
   ...Object.values(AdminError),
   ...['display_name', 'name', 'label'].map(nulText),
   'Database unavailable.',
+  ...Object.values(VerdictText),
+  ...FIELD_TEXTS,
+  fieldText('payload.directions.duration_ms'),
+  'upper_boundary must be a probability in [0.5, 1) for t_test.',
 ]);
 
 const document = async () => (await server.call('GET', '/openapi.json')).json() as Doc;
@@ -74,7 +79,12 @@ describe('GET /openapi.json', () => {
       expect(Object.keys(doc.paths), path).toContain(path);
     }
     for (const route of ADMIN_ROUTES) expect(documented).toContain(route);
-    expect(documented).toHaveLength(Object.values(Paths).length + ADMIN_ROUTES.length);
+    for (const path of Object.values(VerdictPaths)) {
+      expect(Object.keys(doc.paths), path).toContain(path);
+    }
+    expect(documented).toHaveLength(
+      Object.values(Paths).length + Object.values(VerdictPaths).length + ADMIN_ROUTES.length,
+    );
   });
 
   it('describes each operation fully, with texts the server really has', async () => {
@@ -135,6 +145,7 @@ describe('GET /openapi.json', () => {
       OwnError.metricPayloadNul,
       SpecError.invalidBody,
       OwnError.idempotencyKeyInvalid,
+      fieldText('payload.directions.duration_ms'),
     ]);
     const e2 = doc.paths[Paths.forwardingToggle]?.post as Operation;
     expect(textsOf(e2, 404)).toEqual([SpecError.profileNotFound]);

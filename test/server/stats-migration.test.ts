@@ -79,7 +79,14 @@ it('migrates stored records into the statistics, a clock that stepped back inclu
     expect(main.events.map((e) => e.id)).toEqual(['e4', 'e3', 'e1', 'e0']);
     const keys = await get<MetricKeys>(Paths.getMetricKeys, {});
     expect(keys.keys).toEqual([
-      { key: 'ms', count: 5, last_value: 50, last_at: iso(BASE + 4 * MINUTE) },
+      {
+        key: 'ms',
+        count: 5,
+        last_value: 50,
+        last_at: iso(BASE + 4 * MINUTE),
+        unit: null,
+        direction: null,
+      },
     ]);
     const series = await get<MetricSeries>(Paths.getMetricSeries, {
       ...range,

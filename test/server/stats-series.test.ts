@@ -279,9 +279,16 @@ describe('GET /stats/get-metric-keys', () => {
     const res = await get<{ keys: unknown[] }>(Paths.getMetricKeys, { projectId: me.projectId });
     expect(res.body).toEqual({
       keys: [
-        { key: 'a', count: 4, last_value: 4, last_at: iso(BASE + 30) },
-        { key: 'c', count: 2, last_value: 2, last_at: iso(BASE + 40) },
-        { key: 'nested.b', count: 1, last_value: 7, last_at: iso(BASE + 10) },
+        { key: 'a', count: 4, last_value: 4, last_at: iso(BASE + 30), unit: null, direction: null },
+        { key: 'c', count: 2, last_value: 2, last_at: iso(BASE + 40), unit: null, direction: null },
+        {
+          key: 'nested.b',
+          count: 1,
+          last_value: 7,
+          last_at: iso(BASE + 10),
+          unit: null,
+          direction: null,
+        },
       ],
       nextCursor: null,
     });

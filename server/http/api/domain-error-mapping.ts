@@ -1,5 +1,6 @@
 import { AdminError } from '../../../contract/admin.js';
 import { OwnError, SpecError } from '../../../contract/error-texts.js';
+import { VerdictText } from '../../../contract/verdicts.js';
 import { type AnyDomainError, STORAGE_FULL_RETRY_S } from '../../domain/domain-errors.js';
 
 const STATUS: Record<AnyDomainError['kind'], number> = {
@@ -35,6 +36,10 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'channel-url': OwnError.channelUrl,
   record: OwnError.recordNotFound,
   test: OwnError.testNotFound,
+  threshold: VerdictText.thresholdNotFound,
+  alert: VerdictText.alertNotFound,
+  // Replaced by the error's own text (InvalidField), which names the field.
+  field: SpecError.invalidBody,
   range: SpecError.invalidBody,
   project: SpecError.forbiddenProject,
   'ingest-only': OwnError.ingestOnly,
@@ -56,5 +61,6 @@ export function describeDomainError(error: AnyDomainError): { status: number; te
   // A key reused for another request is not a state conflict but an unprocessable request, as
   // the IETF Idempotency-Key draft has it.
   const status = error.reason === 'idempotency-key-reused' ? 422 : STATUS[error.kind];
-  return { status, text: TEXT[error.reason] };
+  const text = error.kind === 'invalid' && 'text' in error ? error.text : TEXT[error.reason];
+  return { status, text };
 }

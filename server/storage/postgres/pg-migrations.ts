@@ -366,4 +366,120 @@ export const pgMigrations: PgMigration[] = [
       ALTER TABLE metrics ADD COLUMN pinned SMALLINT NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'verdicts: series units and directions, thresholds, judged values, alerts, change points',
+    sql: `
+      -- As SQLite's migration 10 (see there), with PostgreSQL's types.
+      ALTER TABLE projects ADD COLUMN default_branch TEXT;
+      ALTER TABLE projects ADD COLUMN default_threshold BOOLEAN NOT NULL DEFAULT TRUE;
+      ALTER TABLE projects ADD COLUMN chat_webhook TEXT;
+      CREATE TABLE series_settings (
+        project_id      TEXT NOT NULL,
+        key             TEXT NOT NULL,
+        unit            TEXT,
+        direction       TEXT,
+        owner_unit      BOOLEAN NOT NULL DEFAULT FALSE,
+        owner_direction BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (project_id, key)
+      );
+      CREATE TABLE thresholds (
+        id              TEXT PRIMARY KEY,
+        project_id      TEXT NOT NULL REFERENCES projects(id),
+        key             TEXT NOT NULL,
+        branch          TEXT NOT NULL,
+        test            TEXT NOT NULL,
+        lower_boundary  DOUBLE PRECISION,
+        upper_boundary  DOUBLE PRECISION,
+        min_sample_size INTEGER,
+        max_sample_size INTEGER,
+        window_seconds  INTEGER,
+        created_at      TEXT NOT NULL
+      );
+      CREATE INDEX thresholds_by_project ON thresholds(project_id);
+      CREATE TABLE judged_records (
+        seq        BIGINT PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        project_id TEXT NOT NULL,
+        branch     TEXT,
+        commit_sha TEXT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX judged_records_by_commit ON judged_records(project_id, commit_sha, seq);
+      CREATE INDEX judged_records_by_branch ON judged_records(project_id, branch, seq);
+      CREATE TABLE metric_values (
+        seq         BIGINT NOT NULL,
+        key         TEXT NOT NULL,
+        project_id  TEXT NOT NULL,
+        branch      TEXT NOT NULL,
+        created_at  BIGINT NOT NULL,
+        value       DOUBLE PRECISION NOT NULL,
+        verdict     TEXT NOT NULL,
+        baseline    DOUBLE PRECISION,
+        lower_limit DOUBLE PRECISION,
+        upper_limit DOUBLE PRECISION,
+        test        TEXT,
+        sample_size INTEGER,
+        base_branch TEXT,
+        base_commit TEXT,
+        PRIMARY KEY (seq, key)
+      );
+      CREATE INDEX metric_values_by_series ON metric_values(project_id, key, branch, seq);
+      -- The metric records waiting to be judged, queued by a trigger in the transaction that
+      -- stored them (not a watermark on seq: see stats_queue).
+      CREATE TABLE verdict_queue (
+        id      BIGSERIAL PRIMARY KEY,
+        metrics BIGINT[] NOT NULL
+      );
+      CREATE FUNCTION queue_metrics_for_verdicts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO verdict_queue (metrics)
+        SELECT array_agg(seq ORDER BY seq) FROM stored HAVING count(*) > 0;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER queue_metrics_for_verdicts AFTER INSERT ON metrics
+        REFERENCING NEW TABLE AS stored FOR EACH STATEMENT
+        EXECUTE FUNCTION queue_metrics_for_verdicts();
+      INSERT INTO verdict_queue (metrics)
+        SELECT array_agg(seq ORDER BY seq) FROM metrics GROUP BY seq / 20000 ORDER BY seq / 20000;
+      CREATE TABLE alerts (
+        seq         BIGSERIAL PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        project_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        branch      TEXT,
+        record_id   TEXT NOT NULL,
+        commit_sha  TEXT,
+        value       DOUBLE PRECISION NOT NULL,
+        baseline    DOUBLE PRECISION,
+        limit_value DOUBLE PRECISION NOT NULL,
+        side        TEXT NOT NULL,
+        test        TEXT NOT NULL,
+        created_at  BIGINT NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'active',
+        UNIQUE (record_id, key)
+      );
+      CREATE INDEX alerts_by_project ON alerts(project_id, seq);
+      CREATE TABLE change_point_states (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        PRIMARY KEY (project_id, key)
+      );
+      CREATE TABLE change_points (
+        project_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        idx         BIGINT NOT NULL,
+        seq         BIGINT NOT NULL,
+        record_id   TEXT NOT NULL,
+        commit_sha  TEXT,
+        at          BIGINT NOT NULL,
+        before_mean DOUBLE PRECISION NOT NULL,
+        after_mean  DOUBLE PRECISION NOT NULL,
+        change      DOUBLE PRECISION,
+        p_value     DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (project_id, key, idx)
+      );
+    `,
+  },
 ];

@@ -16,6 +16,7 @@ import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
 import { pgTests } from './pg-tests.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
+import { pgVerdicts } from './pg-verdicts.js';
 
 export interface PgStorageOptions {
   url: string;
@@ -90,6 +91,7 @@ export async function openPgStorage({
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
     retention: guarded(pgRetention(sql), observe),
+    verdicts: guarded(pgVerdicts(sql), observe),
     tests: guarded(pgTests(sql), observe),
   });
 

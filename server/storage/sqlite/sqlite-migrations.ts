@@ -385,4 +385,123 @@ export const migrations: Migration[] = [
       ALTER TABLE metrics ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 10,
+    name: 'verdicts: series units and directions, thresholds, judged values, alerts, change points',
+    sql: `
+      -- A project's verdict settings (docs/verdicts.md): its default branch (NULL: main, or
+      -- master), whether keys without a threshold get the default one, and its chat webhook
+      -- for alerts (sealed with the server's secrets key).
+      ALTER TABLE projects ADD COLUMN default_branch TEXT;
+      ALTER TABLE projects ADD COLUMN default_threshold INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE projects ADD COLUMN chat_webhook TEXT;
+
+      -- Each key's unit and direction: declared by records, or set by the owner (owner_* = 1),
+      -- which records then no longer change.
+      CREATE TABLE series_settings (
+        project_id      TEXT NOT NULL,
+        key             TEXT NOT NULL,
+        unit            TEXT,
+        direction       TEXT,
+        owner_unit      INTEGER NOT NULL DEFAULT 0,
+        owner_direction INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (project_id, key)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE thresholds (
+        id              TEXT PRIMARY KEY,
+        project_id      TEXT NOT NULL REFERENCES projects(id),
+        key             TEXT NOT NULL,
+        branch          TEXT NOT NULL,
+        test            TEXT NOT NULL,
+        lower_boundary  REAL,
+        upper_boundary  REAL,
+        min_sample_size INTEGER,
+        max_sample_size INTEGER,
+        window_seconds  INTEGER,
+        created_at      TEXT NOT NULL
+      );
+      CREATE INDEX thresholds_by_project ON thresholds(project_id);
+
+      -- The metric records judged (by the judging worker, after they were stored), with what
+      -- judging read from them: baselines of pull requests look up their base commit here.
+      CREATE TABLE judged_records (
+        seq        INTEGER PRIMARY KEY,
+        id         TEXT NOT NULL UNIQUE,
+        project_id TEXT NOT NULL,
+        branch     TEXT,
+        commit_sha TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX judged_records_by_commit ON judged_records(project_id, commit_sha, seq);
+      CREATE INDEX judged_records_by_branch ON judged_records(project_id, branch, seq);
+
+      -- Every series value of a judged record (seq), and its verdict: the baselines read these
+      -- (by series and branch, '' for none), compare reads a record's.
+      CREATE TABLE metric_values (
+        seq         INTEGER NOT NULL,
+        key         TEXT NOT NULL,
+        project_id  TEXT NOT NULL,
+        branch      TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        value       REAL NOT NULL,
+        verdict     TEXT NOT NULL,
+        baseline    REAL,
+        lower_limit REAL,
+        upper_limit REAL,
+        test        TEXT,
+        sample_size INTEGER,
+        base_branch TEXT,
+        base_commit TEXT,
+        PRIMARY KEY (seq, key)
+      ) WITHOUT ROWID;
+      CREATE INDEX metric_values_by_series ON metric_values(project_id, key, branch, seq);
+
+      -- The last metric record judged: the records after it wait for the judging worker.
+      CREATE TABLE verdict_progress (metrics INTEGER NOT NULL);
+      INSERT INTO verdict_progress VALUES (0);
+
+      CREATE TABLE alerts (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL UNIQUE,
+        project_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        branch      TEXT,
+        record_id   TEXT NOT NULL,
+        commit_sha  TEXT,
+        value       REAL NOT NULL,
+        baseline    REAL,
+        limit_value REAL NOT NULL,
+        side        TEXT NOT NULL,
+        test        TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'active',
+        UNIQUE (record_id, key)
+      );
+      CREATE INDEX alerts_by_project ON alerts(project_id, seq);
+
+      -- Change points of each series on the default branch: the incremental detection's state
+      -- (JSON) and the points found, by their index in the series.
+      CREATE TABLE change_point_states (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        PRIMARY KEY (project_id, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE change_points (
+        project_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        idx         INTEGER NOT NULL,
+        seq         INTEGER NOT NULL,
+        record_id   TEXT NOT NULL,
+        commit_sha  TEXT,
+        at          INTEGER NOT NULL,
+        before_mean REAL NOT NULL,
+        after_mean  REAL NOT NULL,
+        change      REAL,
+        p_value     REAL NOT NULL,
+        PRIMARY KEY (project_id, key, idx)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -22,6 +22,7 @@ import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
 import { sqliteTests, testWrites } from './sqlite-tests.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
+import { sqliteVerdicts, verdictWrites } from './sqlite-verdicts.js';
 import { now, type Runner, wrap } from './sync.js';
 
 export interface SqliteOptions {
@@ -112,6 +113,7 @@ export async function openSqliteStorage({
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
     retention: sqliteRetention(db),
+    verdicts: sqliteVerdicts(db),
     tests: sqliteTests(db, idempotency),
   };
   const repositories = (write: Runner): Repositories => ({
@@ -127,6 +129,7 @@ export async function openSqliteStorage({
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
     retention: wrap(tables.retention, retentionWrites, write),
+    verdicts: wrap(tables.verdicts, verdictWrites, write),
     tests: wrap(tables.tests, testWrites, write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;

@@ -28,10 +28,12 @@ import {
   readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
+import { fieldText } from '../../../../contract/verdicts.js';
 import {
   Conflict,
   Forbidden,
   Invalid,
+  InvalidField,
   NotFound,
   ReadTimeout,
 } from '../../../domain/domain-errors.js';
@@ -41,6 +43,7 @@ import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 import { channelRoutes } from './channel-routes.js';
 import { retentionRoutes } from './retention-routes.js';
+import { verdictRoutes } from './verdict-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 /** A statistics read that would read too much, or ran past READ_TIMEOUT_MS (PostgreSQL). */
@@ -128,7 +131,13 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         ingestKeys: true,
         docs: {
           success: { example: { message: 'Metric ingested successfully.', id: ID } },
-          throws: [FOREIGN_PROJECT],
+          throws: [
+            FOREIGN_PROJECT,
+            new InvalidField(
+              'payload.directions.duration_ms',
+              fieldText('payload.directions.duration_ms'),
+            ),
+          ],
         },
       },
       preValidation: checkIdempotencyKey,
@@ -206,7 +215,16 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
         docs: {
           success: {
             example: {
-              keys: [{ key: 'duration_ms', count: 42, last_value: 5400, last_at: AT }],
+              keys: [
+                {
+                  key: 'duration_ms',
+                  count: 42,
+                  last_value: 5400,
+                  last_at: AT,
+                  unit: 'ms',
+                  direction: 'lower',
+                },
+              ],
               nextCursor: null,
             },
           },
@@ -338,4 +356,5 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   await app.register(retentionRoutes);
+  await app.register(verdictRoutes);
 };

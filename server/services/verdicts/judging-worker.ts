@@ -1,0 +1,95 @@
+import type { Storage } from '../../storage/storage.js';
+import type { Logger } from '../logger.js';
+import { judgeBatch } from './judging.js';
+
+/** Records judged per transaction: small, so that ingest's own commits wait little between them. */
+const BATCH = 200;
+/** After a record is stored, judging starts this much later: a burst of ingest goes first. */
+const START_DELAY_MS = 20;
+/** Also looks this often (records stored by another replica, or left by a failure). */
+const POLL_MS = 1000;
+
+/**
+ * Judges stored metric records off the request path (an ingest's 2xx means stored, not judged):
+ * woken after each store, it works through what is pending a batch at a time, yielding to the
+ * event loop between batches so that requests are served in between. One batch runs at a time
+ * in the whole deployment (a storage lock). Reads that show verdicts call `catchUp()` first, so
+ * what they show includes every record stored before them.
+ */
+export class JudgingWorker {
+  #timer: NodeJS.Timeout | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  /** A wake-up came while a drain was running: look again when it ends. */
+  #again = false;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.#stopped = false;
+    this.#poll = setInterval(() => this.wake(0), POLL_MS);
+    this.#poll.unref();
+    this.wake(0);
+  }
+
+  /** Some record was stored: judge it soon. */
+  wake(delay = START_DELAY_MS): void {
+    if (this.#running) this.#again = true;
+    if (this.#stopped || this.#timer || this.#running) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#drain(true);
+    }, delay);
+  }
+
+  /** Resolves once every record stored before the call is judged. */
+  async catchUp(): Promise<void> {
+    await this.#running;
+    await this.#drain(false);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    clearInterval(this.#poll);
+    await this.#running;
+  }
+
+  #drain(background: boolean): Promise<void> {
+    const run = (async () => {
+      await this.#running;
+      for (;;) {
+        if (background && this.#stopped) return;
+        let judged: number;
+        try {
+          judged = await this.storage.lock('verdicts', () =>
+            this.storage.transaction((tx) => judgeBatch(tx, BATCH)),
+          );
+        } catch (error) {
+          // Retried at the next poll; a read that waits for it sees the error.
+          this.log.error({ err: error }, 'judging failed');
+          if (background) return;
+          throw error;
+        }
+        if (judged < BATCH) return;
+        // Requests that arrived meanwhile go first.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const tracked = run.finally(() => {
+      if (this.#running !== settled) return;
+      this.#running = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
+    });
+    const settled = tracked.catch(() => undefined);
+    this.#running = settled;
+    return tracked;
+  }
+}

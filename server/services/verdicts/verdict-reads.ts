@@ -1,0 +1,170 @@
+import { decodeCursor, encodeCursor } from '../../../contract/cursor.js';
+import type { MetricKeyInfo } from '../../../contract/stats-queries.js';
+import type {
+  Alert,
+  AlertPage,
+  AlertQuery,
+  ChangePointEntry,
+  ChangePointQuery,
+  ComparedKey,
+  CompareQuery,
+  Comparison,
+  Direction,
+  VerdictName,
+} from '../../../contract/verdicts.js';
+import { Invalid, NotFound } from '../../domain/domain-errors.js';
+import type { AlertRow, JudgedRecord, Storage } from '../../storage/storage.js';
+import type { ProjectAccess } from '../project-access.js';
+import { defaultBranchOf } from './default-branch.js';
+import type { JudgingWorker } from './judging-worker.js';
+
+const NO_CURSOR = Number.MAX_SAFE_INTEGER;
+
+export const asAlert = (row: AlertRow): Alert => ({
+  id: row.id,
+  key: row.key,
+  branch: row.branch,
+  record_id: row.recordId,
+  commit: row.commit,
+  value: row.value,
+  baseline: row.baseline,
+  limit: row.limit,
+  side: row.side,
+  test: row.test,
+  created_at: new Date(row.createdAt).toISOString(),
+  status: row.status,
+});
+
+/**
+ * What verdicts show: the series keys with their unit and direction, a record compared with its
+ * baseline, alerts, change points. Each first lets the judging catch up, so it includes every
+ * record stored before the request.
+ */
+export function verdictReads(storage: Storage, access: ProjectAccess, judging: JudgingWorker) {
+  const own = (accountId: string, projectId: string) =>
+    access.assertOwn({ accountId, projectIds: null }, projectId);
+
+  async function settingsMap(projectId: string) {
+    const settings = await storage.verdicts.seriesSettings(projectId);
+    return new Map(settings.map((s) => [s.key, s]));
+  }
+
+  async function ownAlert(accountId: string, id: string): Promise<AlertRow> {
+    const row = await storage.verdicts.alert(id);
+    const project = row && (await storage.projects.find(row.projectId));
+    if (!row || project?.accountId !== accountId) throw new NotFound('alert');
+    return row;
+  }
+
+  return {
+    /** get-metric-keys' entries with their unit and direction. */
+    async describeKeys(projectId: string, keys: MetricKeyInfo[]): Promise<MetricKeyInfo[]> {
+      await judging.catchUp();
+      const settings = await settingsMap(projectId);
+      return keys.map((entry) => ({
+        ...entry,
+        unit: settings.get(entry.key)?.unit ?? null,
+        direction: settings.get(entry.key)?.direction ?? null,
+      }));
+    },
+
+    async compare(accountId: string, query: CompareQuery): Promise<Comparison> {
+      await own(accountId, query.projectId);
+      await judging.catchUp();
+      const record: JudgedRecord | undefined =
+        query.record !== undefined
+          ? await storage.verdicts.record(query.projectId, query.record)
+          : await storage.verdicts.latestOfCommit(query.projectId, query.commit as string);
+      if (!record) throw new NotFound('record');
+      const [values, settings, alerts] = await Promise.all([
+        storage.verdicts.valuesOf(record.seq),
+        settingsMap(query.projectId),
+        storage.verdicts.alertsOfRecord(record.id),
+      ]);
+      const keys = values.map((v): ComparedKey => {
+        const setting = settings.get(v.key);
+        return {
+          key: v.key,
+          unit: setting?.unit ?? null,
+          direction: (setting?.direction ?? null) as Direction,
+          value: v.value,
+          baseline: v.baseline,
+          lower_limit: v.lowerLimit,
+          upper_limit: v.upperLimit,
+          change: v.baseline === null || v.baseline === 0 ? null : v.value / v.baseline - 1,
+          test: v.test,
+          sample_size: v.sampleSize,
+          verdict: v.verdict as VerdictName,
+          base: { branch: v.baseBranch, commit: v.baseCommit },
+        };
+      });
+      return {
+        record: { id: record.id, branch: record.branch, commit: record.commit },
+        keys,
+        alerts: alerts.map(asAlert),
+      };
+    },
+
+    async alerts(accountId: string, query: AlertQuery): Promise<AlertPage> {
+      await own(accountId, query.projectId);
+      await judging.catchUp();
+      let before = NO_CURSOR;
+      if (query.cursor !== undefined) {
+        const decoded = decodeCursor(query.cursor);
+        if (decoded === undefined) throw new Invalid('range');
+        before = decoded;
+      }
+      const page = await storage.verdicts.alerts(
+        query.projectId,
+        query.status,
+        query.limit,
+        before,
+      );
+      return {
+        alerts: page.items.map(asAlert),
+        nextCursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore),
+      };
+    },
+
+    async setAlertStatus(
+      accountId: string,
+      id: string,
+      status: 'active' | 'dismissed',
+    ): Promise<Alert> {
+      const row = await ownAlert(accountId, id);
+      await storage.verdicts.setAlertStatus(id, status);
+      return asAlert({ ...row, status });
+    },
+
+    async changePoints(
+      accountId: string,
+      query: ChangePointQuery,
+    ): Promise<{ change_points: ChangePointEntry[] }> {
+      await own(accountId, query.projectId);
+      await judging.catchUp();
+      const from = query.from ?? 0;
+      const to = query.to ?? Number.MAX_SAFE_INTEGER;
+      if (from >= to) throw new Invalid('range');
+      const rows = await storage.verdicts.changePoints(query.projectId, query.key, from, to);
+      return {
+        change_points: rows.map((row) => ({
+          record_id: row.recordId,
+          commit: row.commit,
+          at: new Date(row.at).toISOString(),
+          before_mean: row.beforeMean,
+          after_mean: row.afterMean,
+          change: row.change,
+          p_value: row.pValue,
+        })),
+      };
+    },
+
+    /** The default branch in force (for pages). */
+    async defaultBranch(projectId: string): Promise<string> {
+      const stored = await storage.verdicts.projectSettings(projectId);
+      return defaultBranchOf(storage, projectId, stored.defaultBranch);
+    },
+  };
+}
+
+export type VerdictReads = ReturnType<typeof verdictReads>;

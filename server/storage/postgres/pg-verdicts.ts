@@ -1,0 +1,394 @@
+import type {
+  AlertRow,
+  ChangePointRow,
+  JudgedRecord,
+  JudgedValue,
+  PendingMetric,
+  SeriesSetting,
+  ThresholdRow,
+  VerdictRepository,
+} from '../storage.js';
+import { integerArray, type Sql } from './pg-database.js';
+
+const copy = <T extends object>(rows: readonly T[]): T[] => rows.map((row) => ({ ...row }));
+
+/** Values of a float column: postgres.js gives DOUBLE PRECISION as numbers already. */
+const THRESHOLD_COLUMNS = (sql: Sql) => sql`id, project_id AS "projectId", key, branch, test,
+  lower_boundary AS "lowerBoundary", upper_boundary AS "upperBoundary",
+  min_sample_size AS "minSampleSize", max_sample_size AS "maxSampleSize",
+  window_seconds AS "windowSeconds", created_at AS "createdAt"`;
+
+const ALERT_COLUMNS = (sql: Sql) => sql`seq, id, project_id AS "projectId", key, branch,
+  record_id AS "recordId", commit_sha AS "commit", value, baseline, limit_value AS "limit",
+  side, test, created_at AS "createdAt", status`;
+
+const RECORD_COLUMNS = (sql: Sql) => sql`seq, id, project_id AS "projectId", branch,
+  commit_sha AS "commit", created_at AS "createdAt"`;
+
+/** Queue rows read at a time; each holds the records of one ingest statement. */
+const QUEUE_ROWS = 64;
+
+/** Verdicts on PostgreSQL: see VerdictRepository (the same rows as SQLite's). */
+export function pgVerdicts(sql: Sql): VerdictRepository {
+  return {
+    async seriesSettings(projectId) {
+      return copy(
+        await sql<SeriesSetting[]>`
+          SELECT key, unit, direction, owner_unit AS "ownerUnit",
+                 owner_direction AS "ownerDirection"
+            FROM series_settings WHERE project_id = ${projectId} ORDER BY key`,
+      );
+    },
+
+    async declareSeries(projectId, units, directions) {
+      // Key order: two declarations at once never wait on each other in a cycle.
+      for (const [key, unit] of [...units].sort(byKey)) {
+        await sql`
+          INSERT INTO series_settings (project_id, key, unit) VALUES (${projectId}, ${key}, ${unit})
+          ON CONFLICT (project_id, key) DO UPDATE SET unit = excluded.unit
+           WHERE NOT series_settings.owner_unit`;
+      }
+      for (const [key, direction] of [...directions].sort(byKey)) {
+        await sql`
+          INSERT INTO series_settings (project_id, key, direction)
+          VALUES (${projectId}, ${key}, ${direction})
+          ON CONFLICT (project_id, key) DO UPDATE SET direction = excluded.direction
+           WHERE NOT series_settings.owner_direction`;
+      }
+    },
+
+    async setSeries(projectId, key, unit, direction) {
+      if (unit !== undefined) {
+        await sql`
+          INSERT INTO series_settings (project_id, key, unit, owner_unit)
+          VALUES (${projectId}, ${key}, ${unit}, TRUE)
+          ON CONFLICT (project_id, key) DO UPDATE SET unit = excluded.unit, owner_unit = TRUE`;
+      }
+      if (direction !== undefined) {
+        await sql`
+          INSERT INTO series_settings (project_id, key, direction, owner_direction)
+          VALUES (${projectId}, ${key}, ${direction}, TRUE)
+          ON CONFLICT (project_id, key)
+          DO UPDATE SET direction = excluded.direction, owner_direction = TRUE`;
+      }
+    },
+
+    async projectSettings(projectId) {
+      const [row] = await sql<
+        { defaultBranch: string | null; defaultThreshold: boolean; chatWebhook: string | null }[]
+      >`SELECT default_branch AS "defaultBranch", default_threshold AS "defaultThreshold",
+               chat_webhook AS "chatWebhook" FROM projects WHERE id = ${projectId}`;
+      return {
+        defaultBranch: row?.defaultBranch ?? null,
+        defaultThreshold: row?.defaultThreshold ?? true,
+        chatWebhook: row?.chatWebhook ?? null,
+      };
+    },
+
+    async updateProjectSettings(projectId, change) {
+      if (change.defaultBranch !== undefined) {
+        await sql`UPDATE projects SET default_branch = ${change.defaultBranch} WHERE id = ${projectId}`;
+      }
+      if (change.defaultThreshold !== undefined) {
+        await sql`UPDATE projects SET default_threshold = ${change.defaultThreshold}
+                   WHERE id = ${projectId}`;
+      }
+      if (change.chatWebhook !== undefined) {
+        await sql`UPDATE projects SET chat_webhook = ${change.chatWebhook} WHERE id = ${projectId}`;
+      }
+    },
+
+    async thresholds(projectId) {
+      return copy(
+        await sql<ThresholdRow[]>`SELECT ${THRESHOLD_COLUMNS(sql)} FROM thresholds
+          WHERE project_id = ${projectId} ORDER BY created_at, id`,
+      );
+    },
+
+    async threshold(id) {
+      const [row] = await sql<ThresholdRow[]>`SELECT ${THRESHOLD_COLUMNS(sql)} FROM thresholds
+        WHERE id = ${id}`;
+      return row && { ...row };
+    },
+
+    async createThreshold(row) {
+      await upsertThreshold(sql, row);
+    },
+
+    async replaceThreshold(row) {
+      await upsertThreshold(sql, row);
+    },
+
+    async deleteThreshold(id) {
+      await sql`DELETE FROM thresholds WHERE id = ${id}`;
+    },
+
+    async pending(limit) {
+      const rows = await sql<{ id: number; metrics: number[] }[]>`
+        SELECT id, metrics FROM verdict_queue ORDER BY id LIMIT ${QUEUE_ROWS}`;
+      const seqs: number[] = [];
+      const whole: number[] = [];
+      let partial: [number, number] = [0, 0];
+      for (const row of rows) {
+        const room = limit - seqs.length;
+        if (room <= 0) break;
+        if (row.metrics.length <= room) {
+          seqs.push(...row.metrics);
+          whole.push(row.id);
+        } else {
+          // A row of a large statement (the migration's backlog): its first `room` records.
+          seqs.push(...row.metrics.slice(0, room));
+          partial = [row.id, room];
+          break;
+        }
+      }
+      if (seqs.length === 0) return { metrics: [], token: [] };
+      const metrics = await sql<PendingMetric[]>`
+        SELECT seq, id, project_id AS "projectId", payload, created_at AS "createdAt", branch
+          FROM metrics WHERE seq = ANY(${integerArray(seqs)}::bigint[]) ORDER BY seq`;
+      return { metrics: copy(metrics), token: [...partial, ...whole] };
+    },
+
+    async judged(token) {
+      const [partialId, taken, ...whole] = token;
+      if (whole.length > 0) {
+        await sql`DELETE FROM verdict_queue WHERE id = ANY(${integerArray(whole)}::bigint[])`;
+      }
+      if (partialId) {
+        await sql`UPDATE verdict_queue SET metrics = metrics[${(taken ?? 0) + 1}:]
+                   WHERE id = ${partialId}`;
+      }
+    },
+
+    async storeJudged(record, values) {
+      await sql`
+        INSERT INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
+        VALUES (${record.seq}, ${record.id}, ${record.projectId}, ${record.branch},
+                ${record.commit}, ${record.createdAt})
+        ON CONFLICT (seq) DO UPDATE SET branch = excluded.branch, commit_sha = excluded.commit_sha`;
+      await sql`DELETE FROM metric_values WHERE seq = ${record.seq}`;
+      if (values.length === 0) return;
+      await sql`
+        INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
+          baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
+        SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
+               upper_limit, test, sample_size, base_branch, base_commit
+          FROM json_to_recordset(${JSON.stringify(values.map(valueRow))}::text::json)
+            AS r(seq bigint, key text, project_id text, branch text, created_at bigint,
+                 value double precision, verdict text, baseline double precision,
+                 lower_limit double precision, upper_limit double precision, test text,
+                 sample_size integer, base_branch text, base_commit text)`;
+    },
+
+    async baseline(q) {
+      const rows = await sql<{ value: number }[]>`
+        SELECT value FROM metric_values
+         WHERE project_id = ${q.projectId} AND key = ${q.key} AND branch = ${q.branch}
+           AND seq <= ${q.throughSeq} AND created_at >= ${q.since ?? Number.MIN_SAFE_INTEGER}
+         ORDER BY seq DESC LIMIT ${q.limit}`;
+      return rows.map((row) => row.value).reverse();
+    },
+
+    async seqOfCommit(projectId, branch, commit, beforeSeq) {
+      const [row] = await sql<{ seq: number | null }[]>`
+        SELECT MAX(seq) AS seq FROM judged_records
+         WHERE project_id = ${projectId} AND commit_sha = ${commit} AND branch = ${branch}
+           AND seq < ${beforeSeq}`;
+      return row?.seq ?? undefined;
+    },
+
+    async recordAt(seq) {
+      const [row] = await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+        WHERE seq = ${seq}`;
+      return row && { ...row };
+    },
+
+    async latestOnBranch(projectId, branch, throughSeq) {
+      const [row] = await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+        WHERE project_id = ${projectId} AND branch = ${branch} AND seq <= ${throughSeq}
+        ORDER BY seq DESC LIMIT 1`;
+      return row && { ...row };
+    },
+
+    async hasHistory(projectId, key, branch, beforeSeq) {
+      const rows = await sql`
+        SELECT 1 FROM metric_values
+         WHERE project_id = ${projectId} AND key = ${key} AND branch = ${branch}
+           AND seq < ${beforeSeq} LIMIT 1`;
+      return rows.length > 0;
+    },
+
+    async record(projectId, recordId) {
+      const [row] = await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+        WHERE id = ${recordId} AND project_id = ${projectId}`;
+      return row && { ...row };
+    },
+
+    async latestOfCommit(projectId, commit) {
+      const [row] = await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+        WHERE project_id = ${projectId} AND commit_sha = ${commit} ORDER BY seq DESC LIMIT 1`;
+      return row && { ...row };
+    },
+
+    async judgedRecords(projectId, fromSeq, limit) {
+      return copy(
+        await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+          WHERE project_id = ${projectId} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit}`,
+      );
+    },
+
+    async valuesOf(seq) {
+      return copy(
+        await sql<JudgedValue[]>`
+          SELECT seq, key, project_id AS "projectId", branch, created_at AS "createdAt", value,
+                 verdict, baseline, lower_limit AS "lowerLimit", upper_limit AS "upperLimit",
+                 test, sample_size AS "sampleSize", base_branch AS "baseBranch",
+                 base_commit AS "baseCommit"
+            FROM metric_values WHERE seq = ${seq} ORDER BY key COLLATE "C"`,
+      );
+    },
+
+    async seriesAfter(projectId, key, branch, afterSeq, limit) {
+      return copy(
+        await sql<
+          { seq: number; value: number; recordId: string; commit: string | null; at: number }[]
+        >`
+          SELECT v.seq, v.value, r.id AS "recordId", r.commit_sha AS "commit", v.created_at AS at
+            FROM metric_values v JOIN judged_records r ON r.seq = v.seq
+           WHERE v.project_id = ${projectId} AND v.key = ${key} AND v.branch = ${branch}
+             AND v.seq > ${afterSeq}
+           ORDER BY v.seq LIMIT ${limit}`,
+      );
+    },
+
+    async createAlert(a) {
+      const rows = await sql`
+        INSERT INTO alerts (id, project_id, key, branch, record_id, commit_sha, value, baseline,
+          limit_value, side, test, created_at)
+        VALUES (${a.id}, ${a.projectId}, ${a.key}, ${a.branch}, ${a.recordId}, ${a.commit},
+                ${a.value}, ${a.baseline}, ${a.limit}, ${a.side}, ${a.test}, ${a.createdAt})
+        ON CONFLICT DO NOTHING RETURNING 1`;
+      return rows.length > 0;
+    },
+
+    async alerts(projectId, status, limit, before) {
+      const rows = await sql<AlertRow[]>`
+        SELECT ${ALERT_COLUMNS(sql)} FROM alerts
+         WHERE project_id = ${projectId} AND seq < ${before}
+           ${status === 'all' ? sql`` : sql`AND status = ${status}`}
+         ORDER BY seq DESC LIMIT ${limit + 1}`;
+      const items = copy(rows.slice(0, limit));
+      return { items, nextBefore: rows.length > limit ? (items.at(-1)?.seq ?? null) : null };
+    },
+
+    async alertsOfRecord(recordId) {
+      return copy(
+        await sql<AlertRow[]>`SELECT ${ALERT_COLUMNS(sql)} FROM alerts
+          WHERE record_id = ${recordId} ORDER BY key COLLATE "C"`,
+      );
+    },
+
+    async alert(id) {
+      const [row] = await sql<
+        AlertRow[]
+      >`SELECT ${ALERT_COLUMNS(sql)} FROM alerts WHERE id = ${id}`;
+      return row && { ...row };
+    },
+
+    async setAlertStatus(id, status) {
+      await sql`UPDATE alerts SET status = ${status} WHERE id = ${id}`;
+    },
+
+    async changePointState(projectId, key) {
+      const [row] = await sql<{ state: string }[]>`
+        SELECT state FROM change_point_states WHERE project_id = ${projectId} AND key = ${key}`;
+      return row?.state;
+    },
+
+    async saveChangePoints(projectId, key, state, from, points) {
+      await sql`
+        INSERT INTO change_point_states (project_id, key, state) VALUES (${projectId}, ${key}, ${state})
+        ON CONFLICT (project_id, key) DO UPDATE SET state = excluded.state`;
+      await sql`DELETE FROM change_points
+                 WHERE project_id = ${projectId} AND key = ${key} AND idx >= ${from}`;
+      if (points.length === 0) return;
+      await sql`
+        INSERT INTO change_points (project_id, key, idx, seq, record_id, commit_sha, at,
+          before_mean, after_mean, change, p_value)
+        SELECT ${projectId}, ${key}, idx, seq, record_id, commit_sha, at, before_mean,
+               after_mean, change, p_value
+          FROM json_to_recordset(${JSON.stringify(points.map(pointRow))}::text::json)
+            AS r(idx bigint, seq bigint, record_id text, commit_sha text, at bigint,
+                 before_mean double precision, after_mean double precision,
+                 change double precision, p_value double precision)`;
+    },
+
+    async resetChangePoints(projectId) {
+      await sql`DELETE FROM change_point_states WHERE project_id = ${projectId}`;
+      await sql`DELETE FROM change_points WHERE project_id = ${projectId}`;
+    },
+
+    async changePointKeys(projectId) {
+      const rows = await sql<{ key: string }[]>`
+        SELECT key FROM change_point_states WHERE project_id = ${projectId} ORDER BY key COLLATE "C"`;
+      return rows.map((row) => row.key);
+    },
+
+    async changePoints(projectId, key, from, to) {
+      return copy(
+        await sql<ChangePointRow[]>`
+          SELECT idx AS "index", seq, record_id AS "recordId", commit_sha AS "commit", at,
+                 before_mean AS "beforeMean", after_mean AS "afterMean", change,
+                 p_value AS "pValue"
+            FROM change_points
+           WHERE project_id = ${projectId} AND key = ${key} AND at >= ${from} AND at < ${to}
+           ORDER BY idx`,
+      );
+    },
+  };
+}
+
+const byKey = (a: readonly [string, unknown], b: readonly [string, unknown]) =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+
+async function upsertThreshold(sql: Sql, row: ThresholdRow) {
+  await sql`
+    INSERT INTO thresholds (id, project_id, key, branch, test, lower_boundary, upper_boundary,
+      min_sample_size, max_sample_size, window_seconds, created_at)
+    VALUES (${row.id}, ${row.projectId}, ${row.key}, ${row.branch}, ${row.test},
+            ${row.lowerBoundary}, ${row.upperBoundary}, ${row.minSampleSize},
+            ${row.maxSampleSize}, ${row.windowSeconds}, ${row.createdAt})
+    ON CONFLICT (id) DO UPDATE SET key = excluded.key, branch = excluded.branch,
+      test = excluded.test, lower_boundary = excluded.lower_boundary,
+      upper_boundary = excluded.upper_boundary, min_sample_size = excluded.min_sample_size,
+      max_sample_size = excluded.max_sample_size, window_seconds = excluded.window_seconds`;
+}
+
+const valueRow = (v: JudgedValue) => ({
+  seq: v.seq,
+  key: v.key,
+  project_id: v.projectId,
+  branch: v.branch,
+  created_at: v.createdAt,
+  value: v.value,
+  verdict: v.verdict,
+  baseline: v.baseline,
+  lower_limit: v.lowerLimit,
+  upper_limit: v.upperLimit,
+  test: v.test,
+  sample_size: v.sampleSize,
+  base_branch: v.baseBranch,
+  base_commit: v.baseCommit,
+});
+
+const pointRow = (p: ChangePointRow) => ({
+  idx: p.index,
+  seq: p.seq,
+  record_id: p.recordId,
+  commit_sha: p.commit,
+  at: p.at,
+  before_mean: p.beforeMean,
+  after_mean: p.afterMean,
+  change: p.change,
+  p_value: p.pValue,
+});

@@ -1,0 +1,396 @@
+import type {
+  AlertRow,
+  ChangePointRow,
+  JudgedRecord,
+  PendingMetric,
+  SeriesSetting,
+  ThresholdRow,
+  VerdictRepository,
+} from '../storage.js';
+import type { Db } from './sqlite-database.js';
+import type { Sync } from './sync.js';
+
+export const verdictWrites = [
+  'declareSeries',
+  'setSeries',
+  'updateProjectSettings',
+  'createThreshold',
+  'replaceThreshold',
+  'deleteThreshold',
+  'judged',
+  'storeJudged',
+  'createAlert',
+  'setAlertStatus',
+  'saveChangePoints',
+  'resetChangePoints',
+] as const;
+
+const THRESHOLD_COLUMNS = `id, project_id AS projectId, key, branch, test,
+  lower_boundary AS lowerBoundary, upper_boundary AS upperBoundary,
+  min_sample_size AS minSampleSize, max_sample_size AS maxSampleSize,
+  window_seconds AS windowSeconds, created_at AS createdAt`;
+
+const ALERT_COLUMNS = `seq, id, project_id AS projectId, key, branch, record_id AS recordId,
+  commit_sha AS "commit", value, baseline, limit_value AS "limit", side, test,
+  created_at AS createdAt, status`;
+
+const VALUE_COLUMNS = `seq, key, project_id AS projectId, branch, created_at AS createdAt, value,
+  verdict, baseline, lower_limit AS lowerLimit, upper_limit AS upperLimit, test,
+  sample_size AS sampleSize, base_branch AS baseBranch, base_commit AS baseCommit`;
+
+const RECORD_COLUMNS = `seq, id, project_id AS projectId, branch, commit_sha AS "commit",
+  created_at AS createdAt`;
+
+const CHANGE_POINT_COLUMNS = `idx AS "index", seq, record_id AS recordId, commit_sha AS "commit",
+  at, before_mean AS beforeMean, after_mean AS afterMean, change, p_value AS pValue`;
+
+type StoredSetting = Omit<SeriesSetting, 'ownerUnit' | 'ownerDirection'> & {
+  ownerUnit: number;
+  ownerDirection: number;
+};
+
+/** Verdicts on SQLite: see VerdictRepository. */
+export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
+  const settingsOf = db.prepare(
+    `SELECT key, unit, direction, owner_unit AS ownerUnit, owner_direction AS ownerDirection
+       FROM series_settings WHERE project_id = ? ORDER BY key`,
+  );
+  // A record's declaration changes a field only while the owner has not set it.
+  const declareUnit = db.prepare(
+    `INSERT INTO series_settings (project_id, key, unit) VALUES (?, ?, ?)
+     ON CONFLICT DO UPDATE SET unit = excluded.unit WHERE owner_unit = 0`,
+  );
+  const declareDirection = db.prepare(
+    `INSERT INTO series_settings (project_id, key, direction) VALUES (?, ?, ?)
+     ON CONFLICT DO UPDATE SET direction = excluded.direction WHERE owner_direction = 0`,
+  );
+  const ownerUnit = db.prepare(
+    `INSERT INTO series_settings (project_id, key, unit, owner_unit) VALUES (?, ?, ?, 1)
+     ON CONFLICT DO UPDATE SET unit = excluded.unit, owner_unit = 1`,
+  );
+  const ownerDirection = db.prepare(
+    `INSERT INTO series_settings (project_id, key, direction, owner_direction) VALUES (?, ?, ?, 1)
+     ON CONFLICT DO UPDATE SET direction = excluded.direction, owner_direction = 1`,
+  );
+  const projectSettings = db.prepare(
+    `SELECT default_branch AS defaultBranch, default_threshold AS defaultThreshold,
+            chat_webhook AS chatWebhook FROM projects WHERE id = ?`,
+  );
+  const setDefaultBranch = db.prepare('UPDATE projects SET default_branch = ? WHERE id = ?');
+  const setDefaultThreshold = db.prepare('UPDATE projects SET default_threshold = ? WHERE id = ?');
+  const setChatWebhook = db.prepare('UPDATE projects SET chat_webhook = ? WHERE id = ?');
+  const thresholdsOf = db.prepare(
+    `SELECT ${THRESHOLD_COLUMNS} FROM thresholds WHERE project_id = ? ORDER BY created_at, id`,
+  );
+  const thresholdById = db.prepare(`SELECT ${THRESHOLD_COLUMNS} FROM thresholds WHERE id = ?`);
+  const insertThreshold = db.prepare(
+    `INSERT OR REPLACE INTO thresholds (id, project_id, key, branch, test, lower_boundary,
+       upper_boundary, min_sample_size, max_sample_size, window_seconds, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const deleteThreshold = db.prepare('DELETE FROM thresholds WHERE id = ?');
+  const progress = db.prepare('SELECT metrics FROM verdict_progress').pluck();
+  const pendingAfter = db.prepare(
+    `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch
+       FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?`,
+  );
+  const setProgress = db.prepare('UPDATE verdict_progress SET metrics = MAX(metrics, ?)');
+  const insertRecord = db.prepare(
+    `INSERT OR REPLACE INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const deleteValues = db.prepare('DELETE FROM metric_values WHERE seq = ?');
+  const insertValue = db.prepare(
+    `INSERT OR REPLACE INTO metric_values (seq, key, project_id, branch, created_at, value,
+       verdict, baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const baselineNewest = db
+    .prepare(
+      `SELECT value FROM metric_values
+        WHERE project_id = ? AND key = ? AND branch = ? AND seq <= ? AND created_at >= ?
+        ORDER BY seq DESC LIMIT ?`,
+    )
+    .pluck();
+  const seqOfCommit = db
+    .prepare(
+      `SELECT MAX(seq) FROM judged_records
+        WHERE project_id = ? AND commit_sha = ? AND branch = ? AND seq < ?`,
+    )
+    .pluck();
+  const hasHistory = db
+    .prepare(
+      `SELECT 1 FROM metric_values WHERE project_id = ? AND key = ? AND branch = ? AND seq < ?
+        LIMIT 1`,
+    )
+    .pluck();
+  const recordById = db.prepare(
+    `SELECT ${RECORD_COLUMNS} FROM judged_records WHERE id = ? AND project_id = ?`,
+  );
+  const latestOfCommit = db.prepare(
+    `SELECT ${RECORD_COLUMNS} FROM judged_records WHERE project_id = ? AND commit_sha = ?
+      ORDER BY seq DESC LIMIT 1`,
+  );
+  const recordAt = db.prepare(`SELECT ${RECORD_COLUMNS} FROM judged_records WHERE seq = ?`);
+  const latestOnBranch = db.prepare(
+    `SELECT ${RECORD_COLUMNS} FROM judged_records WHERE project_id = ? AND branch = ? AND seq <= ?
+      ORDER BY seq DESC LIMIT 1`,
+  );
+  const judgedRecords = db.prepare(
+    `SELECT ${RECORD_COLUMNS} FROM judged_records WHERE project_id = ? AND seq >= ?
+      ORDER BY seq LIMIT ?`,
+  );
+  const valuesOf = db.prepare(
+    `SELECT ${VALUE_COLUMNS} FROM metric_values WHERE seq = ? ORDER BY key`,
+  );
+  const seriesAfter = db.prepare(
+    `SELECT v.seq, v.value, r.id AS recordId, r.commit_sha AS "commit", v.created_at AS at
+       FROM metric_values v JOIN judged_records r ON r.seq = v.seq
+      WHERE v.project_id = ? AND v.key = ? AND v.branch = ? AND v.seq > ?
+      ORDER BY v.seq LIMIT ?`,
+  );
+  const insertAlert = db.prepare(
+    `INSERT INTO alerts (id, project_id, key, branch, record_id, commit_sha, value, baseline,
+       limit_value, side, test, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  );
+  const alertsAll = db.prepare(
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE project_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+  );
+  const alertsBy = db.prepare(
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE project_id = ? AND seq < ? AND status = ?
+      ORDER BY seq DESC LIMIT ?`,
+  );
+  const alertsOfRecord = db.prepare(
+    `SELECT ${ALERT_COLUMNS} FROM alerts WHERE record_id = ? ORDER BY key`,
+  );
+  const alertById = db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ?`);
+  const setAlertStatus = db.prepare('UPDATE alerts SET status = ? WHERE id = ?');
+  const cpState = db
+    .prepare('SELECT state FROM change_point_states WHERE project_id = ? AND key = ?')
+    .pluck();
+  const saveCpState = db.prepare(
+    'INSERT OR REPLACE INTO change_point_states (project_id, key, state) VALUES (?, ?, ?)',
+  );
+  const dropPointsFrom = db.prepare(
+    'DELETE FROM change_points WHERE project_id = ? AND key = ? AND idx >= ?',
+  );
+  const insertPoint = db.prepare(
+    `INSERT OR REPLACE INTO change_points (project_id, key, idx, seq, record_id, commit_sha, at,
+       before_mean, after_mean, change, p_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const resetStates = db.prepare('DELETE FROM change_point_states WHERE project_id = ?');
+  const resetPoints = db.prepare('DELETE FROM change_points WHERE project_id = ?');
+  const cpKeys = db
+    .prepare('SELECT key FROM change_point_states WHERE project_id = ? ORDER BY key')
+    .pluck();
+  const pointsIn = db.prepare(
+    `SELECT ${CHANGE_POINT_COLUMNS} FROM change_points
+      WHERE project_id = ? AND key = ? AND at >= ? AND at < ? ORDER BY idx`,
+  );
+
+  const asAlert = (row: AlertRow | undefined) => row && { ...row };
+
+  return {
+    seriesSettings: (projectId) =>
+      (settingsOf.all(projectId) as StoredSetting[]).map(
+        (row): SeriesSetting => ({
+          ...row,
+          ownerUnit: row.ownerUnit === 1,
+          ownerDirection: row.ownerDirection === 1,
+        }),
+      ),
+
+    declareSeries(projectId, units, directions) {
+      for (const [key, unit] of units) declareUnit.run(projectId, key, unit);
+      for (const [key, direction] of directions) declareDirection.run(projectId, key, direction);
+    },
+
+    setSeries(projectId, key, unit, direction) {
+      if (unit !== undefined) ownerUnit.run(projectId, key, unit);
+      if (direction !== undefined) ownerDirection.run(projectId, key, direction);
+    },
+
+    projectSettings(projectId) {
+      const row = projectSettings.get(projectId) as
+        | { defaultBranch: string | null; defaultThreshold: number; chatWebhook: string | null }
+        | undefined;
+      return {
+        defaultBranch: row?.defaultBranch ?? null,
+        defaultThreshold: row ? row.defaultThreshold === 1 : true,
+        chatWebhook: row?.chatWebhook ?? null,
+      };
+    },
+
+    updateProjectSettings(projectId, change) {
+      if (change.defaultBranch !== undefined) setDefaultBranch.run(change.defaultBranch, projectId);
+      if (change.defaultThreshold !== undefined) {
+        setDefaultThreshold.run(change.defaultThreshold ? 1 : 0, projectId);
+      }
+      if (change.chatWebhook !== undefined) setChatWebhook.run(change.chatWebhook, projectId);
+    },
+
+    thresholds: (projectId) => thresholdsOf.all(projectId) as ThresholdRow[],
+    threshold: (id) => thresholdById.get(id) as ThresholdRow | undefined,
+    createThreshold: (row) => void insertThreshold.run(...thresholdValues(row)),
+    replaceThreshold: (row) => void insertThreshold.run(...thresholdValues(row)),
+    deleteThreshold: (id) => void deleteThreshold.run(id),
+
+    pending(limit) {
+      const metrics = pendingAfter.all(progress.get(), limit) as PendingMetric[];
+      const last = metrics.at(-1);
+      return { metrics, token: last ? [last.seq] : [] };
+    },
+
+    judged(token) {
+      const [last] = token;
+      if (last !== undefined) setProgress.run(last);
+    },
+
+    storeJudged(record, values) {
+      insertRecord.run(
+        record.seq,
+        record.id,
+        record.projectId,
+        record.branch,
+        record.commit,
+        record.createdAt,
+      );
+      deleteValues.run(record.seq);
+      for (const v of values) {
+        insertValue.run(
+          v.seq,
+          v.key,
+          v.projectId,
+          v.branch,
+          v.createdAt,
+          v.value,
+          v.verdict,
+          v.baseline,
+          v.lowerLimit,
+          v.upperLimit,
+          v.test,
+          v.sampleSize,
+          v.baseBranch,
+          v.baseCommit,
+        );
+      }
+    },
+
+    baseline(q) {
+      const newest = baselineNewest.all(
+        q.projectId,
+        q.key,
+        q.branch,
+        q.throughSeq,
+        q.since ?? Number.MIN_SAFE_INTEGER,
+        q.limit,
+      ) as number[];
+      return newest.reverse();
+    },
+
+    seqOfCommit: (projectId, branch, commit, beforeSeq) =>
+      (seqOfCommit.get(projectId, commit, branch, beforeSeq) as number | null) ?? undefined,
+
+    recordAt: (seq) => recordAt.get(seq) as JudgedRecord | undefined,
+
+    latestOnBranch: (projectId, branch, throughSeq) =>
+      latestOnBranch.get(projectId, branch, throughSeq) as JudgedRecord | undefined,
+
+    hasHistory: (projectId, key, branch, beforeSeq) =>
+      hasHistory.get(projectId, key, branch, beforeSeq) !== undefined,
+
+    record: (projectId, recordId) =>
+      recordById.get(recordId, projectId) as JudgedRecord | undefined,
+    latestOfCommit: (projectId, commit) =>
+      latestOfCommit.get(projectId, commit) as JudgedRecord | undefined,
+    judgedRecords: (projectId, fromSeq, limit) =>
+      judgedRecords.all(projectId, fromSeq, limit) as JudgedRecord[],
+    valuesOf: (seq) => valuesOf.all(seq) as ReturnType<Sync<VerdictRepository>['valuesOf']>,
+    seriesAfter: (projectId, key, branch, afterSeq, limit) =>
+      seriesAfter.all(projectId, key, branch, afterSeq, limit) as ReturnType<
+        Sync<VerdictRepository>['seriesAfter']
+      >,
+
+    createAlert(a) {
+      const inserted = insertAlert.run(
+        a.id,
+        a.projectId,
+        a.key,
+        a.branch,
+        a.recordId,
+        a.commit,
+        a.value,
+        a.baseline,
+        a.limit,
+        a.side,
+        a.test,
+        a.createdAt,
+      );
+      return inserted.changes > 0;
+    },
+
+    alerts(projectId, status, limit, before) {
+      const rows = (
+        status === 'all'
+          ? alertsAll.all(projectId, before, limit + 1)
+          : alertsBy.all(projectId, before, status, limit + 1)
+      ) as AlertRow[];
+      const items = rows.slice(0, limit);
+      return {
+        items,
+        nextBefore: rows.length > limit ? (items.at(-1)?.seq ?? null) : null,
+      };
+    },
+    alertsOfRecord: (recordId) => alertsOfRecord.all(recordId) as AlertRow[],
+    alert: (id) => asAlert(alertById.get(id) as AlertRow | undefined),
+    setAlertStatus: (id, status) => void setAlertStatus.run(status, id),
+
+    changePointState: (projectId, key) => cpState.get(projectId, key) as string | undefined,
+
+    saveChangePoints(projectId, key, state, from, points) {
+      saveCpState.run(projectId, key, state);
+      dropPointsFrom.run(projectId, key, from);
+      for (const p of points) {
+        insertPoint.run(
+          projectId,
+          key,
+          p.index,
+          p.seq,
+          p.recordId,
+          p.commit,
+          p.at,
+          p.beforeMean,
+          p.afterMean,
+          p.change,
+          p.pValue,
+        );
+      }
+    },
+
+    resetChangePoints(projectId) {
+      resetStates.run(projectId);
+      resetPoints.run(projectId);
+    },
+
+    changePointKeys: (projectId) => cpKeys.all(projectId) as string[],
+    changePoints: (projectId, key, from, to) =>
+      pointsIn.all(projectId, key, from, to) as ChangePointRow[],
+  };
+}
+
+function thresholdValues(row: ThresholdRow) {
+  return [
+    row.id,
+    row.projectId,
+    row.key,
+    row.branch,
+    row.test,
+    row.lowerBoundary,
+    row.upperBoundary,
+    row.minSampleSize,
+    row.maxSampleSize,
+    row.windowSeconds,
+    row.createdAt,
+  ] as const;
+}
