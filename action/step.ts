@@ -10,6 +10,7 @@ import { loadJUnit } from '../reporter/junit-loader.js';
 import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
+import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
@@ -83,6 +84,14 @@ export async function run(
       const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>
         runner.warning(warning),
+      );
+    }
+    if (inputs.ctrfGlobs.length > 0) {
+      const { readCtrfReports } = await loadCtrf();
+      inputs.tests = await readCtrfReports(
+        inputs.ctrfGlobs,
+        (warning) => runner.warning(warning),
+        inputs.tests,
       );
     }
     client = HttpStatsClient.forInputs(transport, inputs, (line) => runner.info(line), USER_AGENT);

@@ -2,8 +2,9 @@ import pRetry from 'p-retry';
 import { Headers } from '../contract/headers.js';
 import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
-import type { PlannedRequest } from './requests.js';
+import type { AnyRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
+import { testsAnswer } from './tests/tests-answer.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -21,11 +22,13 @@ export interface Acknowledgement {
   message: string;
   /** The server answered from an earlier attempt with the same Idempotency-Key. */
   replayed: boolean;
+  /** The server takes gzip request bodies (its `Accept-Encoding`, RFC 7694). */
+  acceptsGzip?: boolean;
 }
 
 /** Sends planned requests; the real client talks HTTP, the dry-run one only prints. */
 export interface StatsClient {
-  send(request: PlannedRequest): Promise<Acknowledgement>;
+  send(request: AnyRequest): Promise<Acknowledgement>;
 }
 
 /**
@@ -66,7 +69,12 @@ export interface Exchange {
 
 /** How requests leave the process (the runner's proxy settings are the transport's concern). */
 export interface Transport {
-  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange;
+  post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange;
 }
 
 export interface HttpClientOptions {
@@ -115,7 +123,7 @@ export class HttpStatsClient implements StatsClient {
     });
   }
 
-  send(request: PlannedRequest): Promise<Acknowledgement> {
+  send(request: AnyRequest): Promise<Acknowledgement> {
     const { log, retries } = this.options;
     return pRetry(() => this.#attempt(request), {
       retries,
@@ -131,13 +139,19 @@ export class HttpStatsClient implements StatsClient {
     });
   }
 
-  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+  async #attempt(request: AnyRequest): Promise<Acknowledgement> {
     const { timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
     const timeoutMs = timeoutSeconds * 1000;
+    const json = JSON.stringify(request.body);
+    // Loaded only for a batch of test cases the server said it takes compressed.
+    const body = request.gzip
+      ? process.getBuiltinModule('node:zlib').gzipSync(json, { level: 6 })
+      : json;
     const exchange = this.transport.post(
       `${baseUrl}${request.path}`,
-      JSON.stringify(request.body),
+      body,
       {
+        ...(request.gzip ? { 'content-encoding': 'gzip' } : {}),
         'content-type': 'application/json',
         accept: 'application/json',
         'user-agent': userAgent,
@@ -209,7 +223,8 @@ function masker(secrets: (string | undefined)[]): (text: string) => string {
  * A 2xx answer as the contract's response schema parses it, or undefined where it refuses it. The
  * quick check gives the schema's result for the usual answer; anything else goes to the schema.
  */
-async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
+async function acknowledged(kind: AnyRequest['kind'], body: unknown) {
+  if (kind === 'tests') return testsAnswer(body);
   const quick = quickIngestAnswer(body);
   if (quick) return quick;
   const schemas = await loadContractSchemas();
@@ -220,7 +235,7 @@ async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
 
 /** What an answer means: the acknowledgement, or why not. */
 async function judge(
-  request: PlannedRequest,
+  request: AnyRequest,
   { status, headers, body: text }: TransportResponse,
   secrets: (string | undefined)[],
 ) {
@@ -233,6 +248,10 @@ async function judge(
   const replayed = headers[Headers.idempotentReplayed] === 'true';
   if (status >= 200 && status < 300) {
     const answer = await acknowledged(request.kind, body);
+    if (answer && request.kind === 'tests') {
+      const acceptsGzip = /\bgzip\b/i.test(String(headers['accept-encoding'] ?? ''));
+      return { ...answer, replayed, acceptsGzip };
+    }
     if (answer) return { ...answer, replayed };
   }
   const error = (body as { error?: unknown } | undefined)?.error;
@@ -254,7 +273,15 @@ async function judge(
 export class DryRunStatsClient implements StatsClient {
   constructor(private readonly print: (line: string) => void) {}
 
-  async send(request: PlannedRequest): Promise<Acknowledgement> {
+  async send(request: AnyRequest): Promise<Acknowledgement> {
+    if (request.kind === 'tests') {
+      // Thousands of cases: their count, not their text.
+      const cases = (request.body as { cases: unknown[] }).cases.length;
+      this.print(
+        `dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey}): ${cases} test cases`,
+      );
+      return { id: '', message: 'dry run: not sent', replayed: false };
+    }
     const body = structuredClone(request.body) as { chatWebhook?: { url: string } };
     if (body.chatWebhook) body.chatWebhook.url = '***';
     this.print(`dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey})`);

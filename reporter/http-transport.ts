@@ -37,7 +37,7 @@ const tls = () => Promise.all([import('node:https'), import('node:tls')]);
 interface PostOptions {
   method: 'POST';
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface Inputs {
   metrics: Record<string, unknown> | undefined;
   /** Globs of JUnit XML reports (`junit-files`, one per line). */
   junitGlobs: string[];
+  /** Globs of CTRF JSON reports (`ctrf-files`, one per line). */
+  ctrfGlobs: string[];
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
   status: JobStatus | undefined;
@@ -169,12 +171,20 @@ export function parseInputs(
     metrics = { ...metrics, ...jsonObject('metrics', inlineMetrics) };
   }
 
-  const junitGlobs = read('junit-files')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
+  const globs = (name: string) =>
+    read(name)
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+  const junitGlobs = globs('junit-files');
+  const ctrfGlobs = globs('ctrf-files');
 
-  if (eventType === undefined && metrics === undefined && junitGlobs.length === 0) {
+  if (
+    eventType === undefined &&
+    metrics === undefined &&
+    junitGlobs.length === 0 &&
+    ctrfGlobs.length === 0
+  ) {
     throw new InputError(
       'event-type',
       'set event-type to send an event, metrics, metrics-file or junit-files to send a metric, or both',
@@ -206,6 +216,7 @@ export function parseInputs(
         : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
     junitGlobs,
+    ctrfGlobs,
     status: status.status,
     warnings,
     chat:

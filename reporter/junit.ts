@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import sax from 'sax';
 import { glob } from 'tinyglobby';
 import { InputError } from './input-error.js';
+import { CaseTable } from './tests/case-table.js';
 
 export interface TestCounts {
   total: number;
@@ -23,12 +24,20 @@ export interface TestResults {
   /** Failed and errored tests, in report order: at most MAX_FAILURES. */
   failures: TestFailure[];
   files: string[];
+  /** Every test case (sent to POST /stats/ingest-tests), when the reports were read for them. */
+  cases?: CaseTable;
 }
 
 export const MAX_FAILURES = 50;
 export const MAX_MESSAGE_LENGTH = 200;
 /** Suite and test names are cut too (parametrised tests can have very long ones). */
 export const MAX_NAME_LENGTH = 200;
+/**
+ * Surefire's retries inside one testcase: `flakyFailure`/`flakyError` are failed attempts of a
+ * test that passed in the end, `rerunFailure`/`rerunError` those of one that failed every time.
+ * Either way they are attempts; the outcome is the testcase's own.
+ */
+const RETRY_ELEMENTS = new Set(['flakyFailure', 'flakyError', 'rerunFailure', 'rerunError']);
 /** Of a failure's text, only this much is kept while reading (its first line is what we need). */
 const MAX_TEXT_KEPT = 4 * 1024;
 
@@ -53,6 +62,13 @@ interface Suite {
 
 interface Case {
   suite: string;
+  /** The enclosing `testsuite`'s name, the `classname` and `file` attributes, as written. */
+  suiteName: string;
+  classname: string | undefined;
+  file: string | undefined;
+  line: number | undefined;
+  /** Failed attempts before the last (Surefire's flakyFailure/flakyError, rerunFailure/rerunError). */
+  retries: number;
   name: string;
   time: number;
   outcome: 'passed' | 'failed' | 'errors' | 'skipped';
@@ -89,6 +105,10 @@ export function readReport(path: string, into: TestResults): Promise<void> {
     if (current) {
       depthInCase += 1;
       if (depthInCase !== 1) return;
+      if (RETRY_ELEMENTS.has(tag.name)) {
+        current.retries += 1;
+        return;
+      }
       const outcome =
         tag.name === 'failure'
           ? 'failed'
@@ -109,8 +129,14 @@ export function readReport(path: string, into: TestResults): Promise<void> {
     if (tag.name === 'testsuites' || tag.name === 'testsuite') {
       suites.push({ name: attrs.name ?? '', time: seconds(attrs.time), sum: 0 });
     } else if (tag.name === 'testcase') {
+      const line = Number(attrs.line);
       current = {
         suite: attrs.classname || suites.at(-1)?.name || '',
+        suiteName: suites.at(-1)?.name ?? '',
+        classname: attrs.classname || undefined,
+        file: attrs.file || undefined,
+        line: Number.isInteger(line) && line >= 1 ? line : undefined,
+        retries: 0,
         name: attrs.name ?? '',
         time: seconds(attrs.time) ?? 0,
         outcome: 'passed',
@@ -151,6 +177,19 @@ export function readReport(path: string, into: TestResults): Promise<void> {
           message: firstLine(current.message ?? current.text),
         });
       }
+      into.cases?.add({
+        suite: current.suiteName,
+        ...(current.classname === undefined ? {} : { classname: current.classname }),
+        name: current.name,
+        ...(current.file === undefined ? {} : { file: current.file }),
+        ...(current.line === undefined ? {} : { line: current.line }),
+        duration_ms: current.time * 1000,
+        status: current.outcome === 'errors' ? 'error' : current.outcome,
+        ...(current.outcome === 'failed' || current.outcome === 'errors'
+          ? { message: firstLine(current.message ?? current.text) }
+          : {}),
+        attempts: current.retries + 1,
+      });
       close(current.time);
       current = undefined;
       return;
@@ -223,6 +262,7 @@ export async function readJUnitReports(
     counts: { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0, duration_ms: 0 },
     failures: [],
     files: [],
+    cases: new CaseTable(),
   };
   for (const file of files) await readReport(file, results);
   results.counts.duration_ms = Math.round(results.counts.duration_ms);

@@ -60,6 +60,7 @@ describe('parseInputs', () => {
       event: { type: 'build', description: undefined, payload: {}, color: undefined },
       metrics: undefined,
       junitGlobs: [],
+      ctrfGlobs: [],
       status: undefined,
       warnings: [],
       chat: undefined,

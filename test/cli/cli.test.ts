@@ -211,6 +211,8 @@ describe('ci-stats report on GitLab CI', () => {
       records: [
         { kind: 'event', stored: true, replayed: false, error: null },
         { kind: 'metric', stored: true, replayed: false, error: null },
+        // Every test case of the report, in one batch (docs/tests.md).
+        { kind: 'tests', stored: true, replayed: false, error: null },
       ],
     });
     const event = (await events()).events.find((e) => e.id === summary.records[0].id);
@@ -428,7 +430,10 @@ describe('dry run', () => {
     expect(run.stdout).toContain('dry run: POST /stats/ingest-metrics');
     expect(run.stdout).toContain('"url": "***"');
     expect(run.stdout).toContain('"provider": "jenkins"');
-    expect(run.stdout).toContain('dry run: 2 request(s) validated, nothing sent');
+    expect(run.stdout).toMatch(
+      /dry run: POST \/stats\/ingest-tests \(Idempotency-Key [^)]+\): 34 test cases/,
+    );
+    expect(run.stdout).toContain('dry run: 3 request(s) validated, nothing sent');
     expect((await events()).events.length).toBe(before);
     expectNoSecrets(run);
   });

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { Exchange, Transport, TransportResponse } from '../../reporter/client.js';
 
 export interface SentRequest {
@@ -21,8 +22,20 @@ export class FakeTransport implements Transport {
     return this;
   }
 
-  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange {
-    this.sent.push({ url, body: JSON.parse(body), headers, timeoutMs });
+  post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange {
+    // A compressed body (a batch of test cases) is recorded as what it decompresses to.
+    const text =
+      typeof body === 'string'
+        ? body
+        : headers['content-encoding'] === 'gzip'
+          ? gunzipSync(body).toString('utf8')
+          : Buffer.from(body).toString('utf8');
+    this.sent.push({ url, body: JSON.parse(text), headers, timeoutMs });
     const next = this.#answers.shift() ?? { status: 200, body: '{"message":"ok","id":"id-1"}' };
     const response =
       next === 'silence'
