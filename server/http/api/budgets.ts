@@ -3,7 +3,8 @@ import type { RouteOptions } from 'fastify';
 /** The two budgets: E7/E8 (what CI sends) and every other API request (reads, settings). */
 export type Budget = 'ingest' | 'other';
 
-const INGEST_PATHS = ['/ingest-events', '/ingest-metrics'];
+// A run's test cases are what CI sends too: a 100,000-test run is 20 batches.
+const INGEST_PATHS = ['/ingest-events', '/ingest-metrics', '/ingest-tests'];
 
 /**
  * E7 and E8 (under whichever prefix) spend the ingest budget; everything else the other. Known
