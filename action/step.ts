@@ -1,3 +1,4 @@
+import type { AnnotationProperties } from '@actions/core';
 import {
   DryRunStatsClient,
   HttpStatsClient,
@@ -13,13 +14,17 @@ import { describeReport, type SummaryTable, summaryTable } from '../reporter/sum
 
 const USER_AGENT = 'ci-stats-action/1';
 
-/** The runner's protocol, as far as the step uses it: the entry passes action/runner.ts (which speaks it as @actions/core does), tests a stand-in. */
+/**
+ * The runner's protocol, as far as the step uses it: the part of @actions/core it calls (the entry
+ * passes @actions/core's own functions; tests pass a stand-in that records the calls).
+ */
 export interface Runner {
   getInput(name: string): string;
   setSecret(secret: string): void;
   setOutput(name: string, value: string): void;
   setFailed(message: string): void;
-  warning(message: string): void;
+  warning(message: string, properties?: AnnotationProperties): void;
+  error(message: string, properties?: AnnotationProperties): void;
   info(message: string): void;
   summary: {
     addHeading(text: string, level: number): Runner['summary'];

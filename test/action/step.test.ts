@@ -35,6 +35,9 @@ class StandIn implements Runner {
   warning(message: string): void {
     this.calls.push(['warning', message]);
   }
+  error(message: string): void {
+    this.calls.push(['error', message]);
+  }
   info(message: string): void {
     this.calls.push(['info', message]);
   }
