@@ -11,6 +11,8 @@ import { loadJUnit } from '../reporter/junit-loader.js';
 import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
+import { parseVerdictInputs } from './verdict/verdict-inputs.js';
+import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
@@ -52,14 +54,17 @@ async function writeSummary(
   runner: Runner,
   table: SummaryTable,
   env: NodeJS.ProcessEnv,
+  verdict: VerdictOutcome | undefined,
 ): Promise<void> {
   if (!env.GITHUB_STEP_SUMMARY) return;
   try {
-    await runner.summary
+    const summary = runner.summary
       .addHeading(table.heading, 3)
       .addTable(table.rows)
-      .addRaw(table.footer, true)
-      .write();
+      .addRaw(table.footer, true);
+    // The verdict as the pull request shows it (a blank line first, so Markdown renders).
+    if (verdict) summary.addRaw(`\n${verdict.markdown}\n`, true);
+    await summary.write();
   } catch (error) {
     runner.warning(`Could not write the job summary: ${(error as Error).message}`);
   }
@@ -82,6 +87,7 @@ export async function run(
   try {
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
+    const verdictInputs = parseVerdictInputs((name) => runner.getInput(name));
     const context = readActionContext(env, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();
@@ -103,7 +109,16 @@ export async function run(
     const failures = outcome.results.filter((result) => result.error !== undefined);
     const message = describeReport(outcome);
     setOutputs(runner, failures.length === 0, ids, message);
-    await writeSummary(runner, summaryTable(outcome, inputs.baseUrl, inputs.projectId), env);
+    const verdict =
+      client && ids.metric && context.github
+        ? await verdictStep(runner, client, inputs, verdictInputs, context.github, ids.metric)
+        : undefined;
+    await writeSummary(
+      runner,
+      summaryTable(outcome, inputs.baseUrl, inputs.projectId),
+      env,
+      verdict,
+    );
 
     if (failures.length === 0) runner.info(message);
     // The server refusing a request (wrong key, foreign project...) is a configuration error.
@@ -113,6 +128,9 @@ export async function run(
     ) {
       runner.setFailed(message);
     } else runner.warning(`${message} (fail-on-error is false, so the step goes on)`);
+    if (verdictInputs.failOnRegression && verdict && verdict.regressions.length > 0) {
+      runner.setFailed(verdict.regressions.map(regressionLine).join('\n'));
+    }
   } catch (error) {
     // A bad input always fails the step, whatever fail-on-error says.
     const message =

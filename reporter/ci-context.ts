@@ -17,6 +17,8 @@ export interface CiFacts {
     number: number;
     source_branch: string | null;
     target_branch: string | null;
+    /** The commit the pull request is compared with (its base), when the CI tells it. */
+    base_sha?: string;
   } | null;
   actor: string | null;
 }
@@ -47,9 +49,12 @@ function pullRequest(
   number: string | null | undefined,
   source: string | null,
   target: string | null,
+  baseSha: string | null = null,
 ): CiFacts['pull_request'] {
   const parsed = pullNumber(number);
-  return parsed === null ? null : { number: parsed, source_branch: source, target_branch: target };
+  if (parsed === null) return null;
+  const pull = { number: parsed, source_branch: source, target_branch: target };
+  return baseSha === null ? pull : { ...pull, base_sha: baseSha };
 }
 
 /** `git@github.com:org/repo.git`, `https://host/org/repo.git` -> `org/repo`. */
@@ -143,6 +148,7 @@ const PROVIDERS: Provider[] = [
           env.CI_MERGE_REQUEST_IID,
           value(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME),
           value(env.CI_MERGE_REQUEST_TARGET_BRANCH_NAME),
+          value(env.CI_MERGE_REQUEST_DIFF_BASE_SHA),
         ),
         actor: value(env.GITLAB_USER_LOGIN),
       }),

@@ -4,6 +4,7 @@ import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
 import type { PlannedRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
+import { COMPARE_PATH, type Comparison, readComparison } from './verdict/comparison.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -67,6 +68,14 @@ export interface Exchange {
 /** How requests leave the process (the runner's proxy settings are the transport's concern). */
 export interface Transport {
   post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange;
+  /** Any method; `body` undefined for none (a GET). */
+  request(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange;
 }
 
 export interface HttpClientOptions {
@@ -132,18 +141,57 @@ export class HttpStatsClient implements StatsClient {
   }
 
   async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
+    const answer = await this.#exchange('POST', request.path, JSON.stringify(request.body), {
+      'content-type': 'application/json',
+      [Headers.idempotencyKey]: request.idempotencyKey,
+    });
+    const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
+    return judge(request, answer, [this.options.apiKey, webhook]);
+  }
+
+  /**
+   * The server's verdict on a stored metric record (`GET /stats/compare`), with the same retries
+   * and deadline as a send. Throws a SendFailure when there is none to be had.
+   */
+  compare(projectId: string, recordId: string): Promise<Comparison> {
+    const path = `${COMPARE_PATH}?${new URLSearchParams({ projectId, record: recordId })}`;
+    return pRetry(
+      async () => {
+        const answer = await this.#exchange('GET', path, undefined, {});
+        const comparison =
+          answer.status === 200 ? readComparison(parseJson(answer.body)) : undefined;
+        if (comparison) return comparison;
+        if (answer.status === 200)
+          throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
+        throw failureOf(answer, [this.options.apiKey]);
+      },
+      {
+        retries: this.options.retries,
+        ...BACKOFF,
+        shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
+        onFailedAttempt: async ({ error, retriesLeft }) => {
+          const failure = error as SendFailure;
+          if (failure.kind === 'unavailable' && retriesLeft > 0 && failure.retryAfterMs)
+            await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
+        },
+      },
+    );
+  }
+
+  /** One attempt: the answer within the deadline, or a SendFailure. */
+  async #exchange(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<TransportResponse> {
     const { timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
     const timeoutMs = timeoutSeconds * 1000;
-    const exchange = this.transport.post(
-      `${baseUrl}${request.path}`,
-      JSON.stringify(request.body),
-      {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'user-agent': userAgent,
-        [Headers.apiKey]: apiKey,
-        [Headers.idempotencyKey]: request.idempotencyKey,
-      },
+    const exchange = this.transport.request(
+      method,
+      `${baseUrl}${path}`,
+      body,
+      { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey, ...headers },
       timeoutMs,
     );
     let timer: NodeJS.Timeout | undefined;
@@ -153,9 +201,8 @@ export class HttpStatsClient implements StatsClient {
         reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
       }, timeoutMs);
     });
-    let answer: TransportResponse;
     try {
-      answer = await Promise.race([
+      return await Promise.race([
         exchange.response.catch((error: Error) => {
           throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
         }),
@@ -165,8 +212,15 @@ export class HttpStatsClient implements StatsClient {
       clearTimeout(timer);
       exchange.abandon();
     }
-    const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
-    return judge(request, answer, [apiKey, webhook]);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
+    return undefined;
   }
 }
 
@@ -221,33 +275,36 @@ async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
 /** What an answer means: the acknowledgement, or why not. */
 async function judge(
   request: PlannedRequest,
-  { status, headers, body: text }: TransportResponse,
+  answer: TransportResponse,
   secrets: (string | undefined)[],
 ) {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON (a proxy's error page): the status says enough.
+  const replayed = answer.headers[Headers.idempotentReplayed] === 'true';
+  if (answer.status >= 200 && answer.status < 300) {
+    const acknowledgement = await acknowledged(request.kind, parseJson(answer.body));
+    if (acknowledgement) return { ...acknowledgement, replayed };
   }
-  const replayed = headers[Headers.idempotentReplayed] === 'true';
-  if (status >= 200 && status < 300) {
-    const answer = await acknowledged(request.kind, body);
-    if (answer) return { ...answer, replayed };
-  }
+  throw failureOf(answer, secrets);
+}
+
+/** Why an answer is not the one wanted: refused for good, or worth another attempt. */
+function failureOf(
+  { status, headers, body: text }: TransportResponse,
+  secrets: (string | undefined)[],
+): SendFailure {
+  const body = parseJson(text);
   const error = (body as { error?: unknown } | undefined)?.error;
   const mask = masker(secrets);
   const said = typeof error === 'string' ? `: ${mask(error)}` : '';
   const reason = `HTTP ${status}${said}${issuesText(body, mask)}`;
-  if (!isRetryableStatus(status)) throw new SendFailure(reason, 'refused');
+  if (!isRetryableStatus(status)) return new SendFailure(reason, 'refused');
   const wait = parseRetryAfter(headers[Headers.retryAfter]);
   if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
-    throw new SendFailure(
+    return new SendFailure(
       `${reason} (the server asks to wait ${Math.round(wait / 1000)} s)`,
       'final',
     );
   }
-  throw new SendFailure(reason, 'unavailable', wait);
+  return new SendFailure(reason, 'unavailable', wait);
 }
 
 /** `dry-run`: validates and prints what would be sent, with the webhook URL masked. */

@@ -18,14 +18,24 @@ export interface TestFailure {
   message: string;
 }
 
+/** A failed test whose report says where it is: an annotation on a check run. */
+export interface LocatedFailure extends TestFailure {
+  file: string;
+  line: number;
+}
+
 export interface TestResults {
   counts: TestCounts;
   /** Failed and errored tests, in report order: at most MAX_FAILURES. */
   failures: TestFailure[];
+  /** The failed tests with a `file` (and `line`) attribute, at most MAX_LOCATED; not sent. */
+  located: LocatedFailure[];
   files: string[];
 }
 
 export const MAX_FAILURES = 50;
+/** Failures kept with their place in the code: GitHub takes 50 annotations per request. */
+export const MAX_LOCATED = 1000;
 export const MAX_MESSAGE_LENGTH = 200;
 /** Suite and test names are cut too (parametrised tests can have very long ones). */
 export const MAX_NAME_LENGTH = 200;
@@ -58,6 +68,9 @@ interface Case {
   outcome: 'passed' | 'failed' | 'errors' | 'skipped';
   message: string | undefined;
   text: string;
+  /** The `file` and `line` attributes (pytest, jest-junit, PHPUnit write them). */
+  file: string | undefined;
+  line: number;
   /** Depth of the failure/error element whose text is being read, if any. */
   reading: boolean;
 }
@@ -116,6 +129,8 @@ export function readReport(path: string, into: TestResults): Promise<void> {
         outcome: 'passed',
         message: undefined,
         text: '',
+        file: attrs.file?.trim() || undefined,
+        line: Math.max(1, Math.trunc(Number(attrs.line)) || 1),
         reading: false,
       };
       depthInCase = 0;
@@ -138,18 +153,19 @@ export function readReport(path: string, into: TestResults): Promise<void> {
         return;
       }
       if (name !== 'testcase') return;
-      const { counts, failures } = into;
+      const { counts, failures, located } = into;
       counts.total += 1;
       counts[current.outcome] += 1;
-      if (
-        (current.outcome === 'failed' || current.outcome === 'errors') &&
-        failures.length < MAX_FAILURES
-      ) {
-        failures.push({
+      if (current.outcome === 'failed' || current.outcome === 'errors') {
+        const failure = {
           suite: current.suite.slice(0, MAX_NAME_LENGTH),
           name: current.name.slice(0, MAX_NAME_LENGTH),
           message: firstLine(current.message ?? current.text),
-        });
+        };
+        if (failures.length < MAX_FAILURES) failures.push(failure);
+        if (current.file && located.length < MAX_LOCATED) {
+          located.push({ ...failure, file: current.file, line: current.line });
+        }
       }
       close(current.time);
       current = undefined;
@@ -222,6 +238,7 @@ export async function readJUnitReports(
   const results: TestResults = {
     counts: { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0, duration_ms: 0 },
     failures: [],
+    located: [],
     files: [],
   };
   for (const file of files) await readReport(file, results);

@@ -1,6 +1,7 @@
 import type { Exchange, Transport, TransportResponse } from '../../reporter/client.js';
 
 export interface SentRequest {
+  method: string;
   url: string;
   body: unknown;
   headers: Record<string, string>;
@@ -22,7 +23,23 @@ export class FakeTransport implements Transport {
   }
 
   post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange {
-    this.sent.push({ url, body: JSON.parse(body), headers, timeoutMs });
+    return this.request('POST', url, body, headers, timeoutMs);
+  }
+
+  request(
+    method: string,
+    url: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange {
+    this.sent.push({
+      method,
+      url,
+      body: body === undefined ? undefined : JSON.parse(body),
+      headers,
+      timeoutMs,
+    });
     const next = this.#answers.shift() ?? { status: 200, body: '{"message":"ok","id":"id-1"}' };
     const response =
       next === 'silence'
