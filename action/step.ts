@@ -47,6 +47,9 @@ function maskSecrets(runner: Runner): void {
     const token = webhook.split(/[?#]/)[0]?.split('/').at(-1);
     if (token) runner.setSecret(token);
   }
+  // The runner masks its own token; one given from elsewhere (a PAT in a secret) is masked too.
+  const githubToken = runner.getInput('github-token').trim();
+  if (githubToken) runner.setSecret(githubToken);
 }
 
 /** The job summary, when the runner offers one (a local run does not). */

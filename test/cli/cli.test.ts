@@ -159,7 +159,13 @@ describe('ci-stats report on GitLab CI', () => {
       build_number: '322',
       build_url: 'https://gitlab.com/acme/backend/-/pipelines/1234567999',
       job: 'lint',
-      pull_request: { number: 57, source_branch: 'fix/timeout', target_branch: 'main' },
+      pull_request: {
+        number: 57,
+        source_branch: 'fix/timeout',
+        target_branch: 'main',
+        // CI_MERGE_REQUEST_DIFF_BASE_SHA: the base the server compares the merge request with.
+        base_sha: '9f8e7d6c5b4a39281706f5e4d3c2b1a098765432',
+      },
       actor: 'rsmith',
     };
     const counts = { total: 13, passed: 7, failed: 2, errors: 1, skipped: 3, duration_ms: 5952 };
