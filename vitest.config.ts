@@ -31,6 +31,7 @@ const SERVER_TESTS = [
   'test/docs/examples.test.ts',
   'test/browser/**/*.test.ts',
   'test/cli/cli.test.ts',
+  'test/cli/tests-report.test.ts',
   'test/action/dist.test.ts',
 ];
 

@@ -11,6 +11,7 @@ import { loadJUnit } from '../reporter/junit-loader.js';
 import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
+import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import { parseVerdictInputs } from './verdict/verdict-inputs.js';
 import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
 
@@ -91,11 +92,20 @@ export async function run(
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
     const verdictInputs = parseVerdictInputs((name) => runner.getInput(name));
+    for (const { input, detail } of inputs.warnings) runner.warning(`Input "${input}": ${detail}`);
     const context = readActionContext(env, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>
         runner.warning(warning),
+      );
+    }
+    if (inputs.ctrfGlobs.length > 0) {
+      const { readCtrfReports } = await loadCtrf();
+      inputs.tests = await readCtrfReports(
+        inputs.ctrfGlobs,
+        (warning) => runner.warning(warning),
+        inputs.tests,
       );
     }
     client = HttpStatsClient.forInputs(transport, inputs, (line) => runner.info(line), USER_AGENT);

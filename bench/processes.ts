@@ -10,8 +10,14 @@ export interface Service {
   stdout: string;
 }
 
-export async function startProcess(args: string[], env: Record<string, string>): Promise<Service> {
+/** Starts `node ...args` (in `cwd`, this process's by default) and waits for its URL. */
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<Service> {
   const child = spawn(process.execPath, args, {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

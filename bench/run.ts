@@ -1,11 +1,20 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { bodiesScenario, floodScenario, stalledScenario } from './abuse.js';
+import { againstFromArgs } from './against.js';
 import { withBenchDatabase } from './bench-database.js';
 import { changePointScenario } from './change-points.js';
-import { median } from './median.js';
+import {
+  API_KEY,
+  serverEnv as benchServerEnv,
+  CONNECTIONS,
+  ingestBodies,
+  type Measurement,
+  measure,
+  summarise,
+  type Target,
+} from './load.js';
 import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
@@ -26,9 +35,14 @@ import { seedHistoryPostgres } from './seed-postgres.js';
  *   with BENCH_DATABASE_URL, again on PostgreSQL (a database `statsbench_…` of its own).
  */
 
+// `npm run bench -- --against <ref>`: this tree's ingest against another commit's (bench/against.ts).
+if (process.argv.includes('--against')) {
+  await againstFromArgs(process.argv.slice(2));
+  process.exit(0);
+}
+
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = 50;
 const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 1_000_000);
 /** Metric records and events (each) of the statistics scenario. */
 const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
@@ -45,69 +59,8 @@ const SCENARIOS = new Set(
 );
 /** A PostgreSQL cluster to run the ingest scenario on too (see withBenchDatabase). */
 const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL;
-const API_KEY = 'bench-api-key-0123456789abcdefghijklmnopqrstuvwxyz';
 /** The server's DURABILITY; `full`, the default, is what the targets are about. */
 const DURABILITY = process.env.BENCH_DURABILITY ?? 'full';
-
-interface Target {
-  name: string;
-  url: string;
-  method: 'GET' | 'POST';
-  body?: string;
-  headers: Record<string, string>;
-  /** Send a fresh Idempotency-Key with every request, as the Action does. */
-  idempotent?: boolean;
-}
-
-interface Measurement {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function measure(target: Target, seconds = SECONDS): Promise<Measurement> {
-  let sequence = 0;
-  const result = await autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    body: target.body,
-    connections: CONNECTIONS,
-    duration: seconds,
-    ...(target.idempotent
-      ? {
-          requests: [
-            {
-              setupRequest: (request: autocannon.Request) => {
-                sequence += 1;
-                const key = `bench-${Date.now()}-${sequence}`;
-                return { ...request, headers: { ...target.headers, 'idempotency-key': key } };
-              },
-            },
-          ],
-        }
-      : {}),
-  });
-  return {
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
-}
-
-function summarise(runs: Measurement[]) {
-  return {
-    rps: Math.round(median(runs.map((r) => r.rps))),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-  };
-}
 
 /** Runs every target once per round, rotating the order, after a short warm-up of each. */
 async function rounds(targets: Target[]): Promise<Record<string, ReturnType<typeof summarise>>> {
@@ -116,7 +69,7 @@ async function rounds(targets: Target[]): Promise<Record<string, ReturnType<type
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
     for (const target of order) {
-      const m = await measure(target);
+      const m = await measure(target, SECONDS);
       runs.get(target.name)?.push(m);
       process.stderr.write(
         `round ${round + 1} ${target.name}: ${m.rps} req/s p50 ${m.p50} ms p99 ${m.p99} ms\n`,
@@ -170,15 +123,7 @@ async function publishPage(
 }
 
 function targetsFor(server: string, reference: string, projectId: string, page = { etag: '' }) {
-  const payload = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
-  const eventBody = JSON.stringify({
-    projectId,
-    eventType: 'build',
-    description: 'bench run',
-    payload,
-    color: 65280,
-  });
-  const metricBody = JSON.stringify({ projectId, payload });
+  const { event: eventBody, metric: metricBody } = ingestBodies(projectId);
   const json = { 'content-type': 'application/json', 'x-api-key': API_KEY };
   return {
     reference: {
@@ -280,18 +225,7 @@ function table(
   return lines.join('\n');
 }
 
-/** The production server's settings: a database of its own, the bench's key, any free port. */
-const serverEnv = (databasePath: string) => ({
-  DATABASE_PATH: databasePath,
-  BOOTSTRAP_API_KEY: API_KEY,
-  PORT: '0',
-  LOG_LEVEL: 'info',
-  DURABILITY,
-  // One key sends everything here: limits far above what it sends, so that the limiter's
-  // bookkeeping is measured but never refuses (the flood scenario measures refusals).
-  RATE_LIMIT_INGEST_PER_MINUTE: '10000000',
-  RATE_LIMIT_OTHER_PER_MINUTE: '10000000',
-});
+const serverEnv = (databasePath: string) => benchServerEnv(databasePath, DURABILITY);
 
 async function scenario(
   dir: string,

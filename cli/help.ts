@@ -30,7 +30,8 @@ Options:
   --status <status>           success, failure or cancelled (default: from --junit reports)
   --metrics <json>            JSON object of metrics
   --metrics-file <path>       JSON file with a metrics object (--metrics is merged over it)
-  --junit <glob>              JUnit XML reports to count (repeatable)
+  --junit <glob>              JUnit XML reports to count (repeatable); every case is sent
+  --ctrf <glob>               CTRF JSON reports, likewise (repeatable)
   --chat-title <text>         notification title
   --chat-description <text>   notification text
   --chat-color <color>        notification colour

@@ -12,6 +12,7 @@ import { loadJUnit } from '../reporter/junit-loader.js';
 import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
+import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import type { Comparison } from '../reporter/verdict/comparison.js';
 import { verdictTerminal } from '../reporter/verdict/verdict-terminal.js';
 import { REPORT_HELP } from './help.js';
@@ -68,6 +69,7 @@ const NAMES: Record<string, string> = {
   'chat-webhook-url': 'CI_STATS_CHAT_WEBHOOK_URL',
   'metrics/metrics-file': '--metrics/--metrics-file',
   'junit-files': '--junit',
+  'ctrf-files': '--ctrf',
   'include-context': '--no-context',
 };
 const nameOf = (input: string) => NAMES[input] ?? `--${input}`;
@@ -93,6 +95,7 @@ function parse(args: string[]) {
         ...Object.fromEntries(STRING_OPTIONS.map((name) => [name, { type: 'string' as const }])),
         ...Object.fromEntries(BOOLEAN_OPTIONS.map((name) => [name, { type: 'boolean' as const }])),
         junit: { type: 'string', multiple: true },
+        ctrf: { type: 'string', multiple: true },
         h: { type: 'boolean' },
       },
     }).values as Record<string, string | boolean | string[] | undefined>;
@@ -116,6 +119,8 @@ function inputReader(values: ReturnType<typeof parse>, env: NodeJS.ProcessEnv) {
         return env.CI_STATS_CHAT_WEBHOOK_URL ?? '';
       case 'junit-files':
         return ((values.junit as string[] | undefined) ?? []).join('\n');
+      case 'ctrf-files':
+        return ((values.ctrf as string[] | undefined) ?? []).join('\n');
       case 'include-context':
         return values['no-context'] ? 'false' : '';
       case 'fail-on-error':
@@ -169,6 +174,7 @@ export async function reportCommand(
     const warn = (message: string) => console.err(`warning: ${message}`);
 
     const inputs = parseInputs(inputReader(values, env));
+    for (const { input, detail } of inputs.warnings) warn(`${nameOf(input)}: ${detail}`);
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, warn, cwd);
@@ -178,6 +184,14 @@ export async function reportCommand(
           `${inputs.tests.files.length} JUnit report(s): ${total} tests, ${failed} failed, ${errors} errors, ${skipped} skipped`,
         );
       }
+    }
+    if (inputs.ctrfGlobs.length > 0) {
+      const { readCtrfReports } = await loadCtrf();
+      const before = inputs.tests?.files.length ?? 0;
+      inputs.tests = await readCtrfReports(inputs.ctrfGlobs, warn, inputs.tests, cwd);
+      const files = (inputs.tests?.files.length ?? 0) - before;
+      if (inputs.tests && files > 0)
+        info(`${files} CTRF report(s): ${inputs.tests.cases?.size ?? 0} test cases in all`);
     }
     if (!inputs.event && !inputs.metrics && !inputs.tests) {
       warn('nothing to send: no event type, no metrics, and no JUnit report found');

@@ -35,6 +35,7 @@ export const OwnError = {
   notFound: 'Not found.',
   bodyTooLarge: 'Request body is too large.',
   unsupportedMediaType: 'Unsupported Media Type: send application/json.',
+  unsupportedEncoding: 'Unsupported Content-Encoding: send the body as is or with gzip.',
   adminUnauthorized: 'Unauthorized',
   ingestOnly: 'Forbidden: This API key can only ingest events and metrics.',
   apiKeyNotFound: 'API key not found.',

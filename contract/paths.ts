@@ -37,6 +37,8 @@ export const Paths = {
   createShareLink: '/stats/create-share-link',
   getShareLinks: '/stats/get-share-links',
   revokeShareLink: '/stats/revoke-share-link',
+  /** Tests as data (docs/tests.md). */
+  ingestTests: '/stats/ingest-tests',
   health: '/healthz',
 } as const;
 

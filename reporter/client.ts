@@ -2,8 +2,9 @@ import pRetry from 'p-retry';
 import { Headers } from '../contract/headers.js';
 import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
-import type { PlannedRequest } from './requests.js';
+import type { AnyRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
+import { testsAnswer } from './tests/tests-answer.js';
 import { COMPARE_PATH, type Comparison, readComparison } from './verdict/comparison.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
@@ -22,11 +23,13 @@ export interface Acknowledgement {
   message: string;
   /** The server answered from an earlier attempt with the same Idempotency-Key. */
   replayed: boolean;
+  /** The server takes gzip request bodies (its `Accept-Encoding`, RFC 7694). */
+  acceptsGzip?: boolean;
 }
 
 /** Sends planned requests; the real client talks HTTP, the dry-run one only prints. */
 export interface StatsClient {
-  send(request: PlannedRequest): Promise<Acknowledgement>;
+  send(request: AnyRequest): Promise<Acknowledgement>;
 }
 
 /**
@@ -67,12 +70,17 @@ export interface Exchange {
 
 /** How requests leave the process (the runner's proxy settings are the transport's concern). */
 export interface Transport {
-  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange;
+  post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange;
   /** Any method; `body` undefined for none (a GET). */
   request(
     method: string,
     url: string,
-    body: string | undefined,
+    body: string | Uint8Array | undefined,
     headers: Record<string, string>,
     timeoutMs: number,
   ): Exchange;
@@ -124,7 +132,7 @@ export class HttpStatsClient implements StatsClient {
     });
   }
 
-  send(request: PlannedRequest): Promise<Acknowledgement> {
+  send(request: AnyRequest): Promise<Acknowledgement> {
     const { log, retries } = this.options;
     return pRetry(() => this.#attempt(request), {
       retries,
@@ -140,58 +148,79 @@ export class HttpStatsClient implements StatsClient {
     });
   }
 
-  async #attempt(request: PlannedRequest): Promise<Acknowledgement> {
-    const answer = await this.#exchange('POST', request.path, JSON.stringify(request.body), {
-      'content-type': 'application/json',
-      [Headers.idempotencyKey]: request.idempotencyKey,
-    });
-    const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
-    return judge(request, answer, [this.options.apiKey, webhook]);
-  }
-
   /**
    * The server's verdict on a stored metric record (`GET /stats/compare`), with the same retries
    * and deadline as a send. Throws a SendFailure when there is none to be had.
    */
   compare(projectId: string, recordId: string): Promise<Comparison> {
+    const { retries, timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
     const path = `${COMPARE_PATH}?${new URLSearchParams({ projectId, record: recordId })}`;
-    return pRetry(
-      async () => {
-        const answer = await this.#exchange('GET', path, undefined, {});
-        const comparison =
-          answer.status === 200 ? readComparison(parseJson(answer.body)) : undefined;
-        if (comparison) return comparison;
-        if (answer.status === 200)
-          throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
-        throw failureOf(answer, [this.options.apiKey]);
+    const attempt = async () => {
+      const timeoutMs = timeoutSeconds * 1000;
+      const exchange = this.transport.request(
+        'GET',
+        `${baseUrl}${path}`,
+        undefined,
+        { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey },
+        timeoutMs,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          this.abandonedRequests = true;
+          reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
+        }, timeoutMs);
+      });
+      let answer: TransportResponse;
+      try {
+        answer = await Promise.race([
+          exchange.response.catch((error: Error) => {
+            throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
+          }),
+          deadline,
+        ]);
+      } finally {
+        clearTimeout(timer);
+        exchange.abandon();
+      }
+      const body = parseJson(answer.body);
+      const comparison = answer.status === 200 ? readComparison(body) : undefined;
+      if (comparison) return comparison;
+      if (answer.status === 200)
+        throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
+      throw failureOf(answer.status, answer.headers, body, [apiKey]);
+    };
+    return pRetry(attempt, {
+      retries,
+      ...BACKOFF,
+      shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
+      onFailedAttempt: async ({ error, retriesLeft }) => {
+        const failure = error as SendFailure;
+        if (failure.kind === 'unavailable' && retriesLeft > 0 && failure.retryAfterMs)
+          await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
       },
-      {
-        retries: this.options.retries,
-        ...BACKOFF,
-        shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
-        onFailedAttempt: async ({ error, retriesLeft }) => {
-          const failure = error as SendFailure;
-          if (failure.kind === 'unavailable' && retriesLeft > 0 && failure.retryAfterMs)
-            await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
-        },
-      },
-    );
+    });
   }
 
-  /** One attempt: the answer within the deadline, or a SendFailure. */
-  async #exchange(
-    method: string,
-    path: string,
-    body: string | undefined,
-    headers: Record<string, string>,
-  ): Promise<TransportResponse> {
+  async #attempt(request: AnyRequest): Promise<Acknowledgement> {
     const { timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
     const timeoutMs = timeoutSeconds * 1000;
-    const exchange = this.transport.request(
-      method,
-      `${baseUrl}${path}`,
+    const json = JSON.stringify(request.body);
+    // Loaded only for a batch of test cases the server said it takes compressed.
+    const body = request.gzip
+      ? process.getBuiltinModule('node:zlib').gzipSync(json, { level: 6 })
+      : json;
+    const exchange = this.transport.post(
+      `${baseUrl}${request.path}`,
       body,
-      { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey, ...headers },
+      {
+        ...(request.gzip ? { 'content-encoding': 'gzip' } : {}),
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': userAgent,
+        [Headers.apiKey]: apiKey,
+        [Headers.idempotencyKey]: request.idempotencyKey,
+      },
       timeoutMs,
     );
     let timer: NodeJS.Timeout | undefined;
@@ -201,8 +230,9 @@ export class HttpStatsClient implements StatsClient {
         reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
       }, timeoutMs);
     });
+    let answer: TransportResponse;
     try {
-      return await Promise.race([
+      answer = await Promise.race([
         exchange.response.catch((error: Error) => {
           throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
         }),
@@ -212,15 +242,8 @@ export class HttpStatsClient implements StatsClient {
       clearTimeout(timer);
       exchange.abandon();
     }
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // Not JSON (a proxy's error page): the status says enough.
-    return undefined;
+    const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
+    return judge(request, answer, [apiKey, webhook]);
   }
 }
 
@@ -263,7 +286,8 @@ function masker(secrets: (string | undefined)[]): (text: string) => string {
  * A 2xx answer as the contract's response schema parses it, or undefined where it refuses it. The
  * quick check gives the schema's result for the usual answer; anything else goes to the schema.
  */
-async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
+async function acknowledged(kind: AnyRequest['kind'], body: unknown) {
+  if (kind === 'tests') return testsAnswer(body);
   const quick = quickIngestAnswer(body);
   if (quick) return quick;
   const schemas = await loadContractSchemas();
@@ -274,24 +298,35 @@ async function acknowledged(kind: PlannedRequest['kind'], body: unknown) {
 
 /** What an answer means: the acknowledgement, or why not. */
 async function judge(
-  request: PlannedRequest,
-  answer: TransportResponse,
+  request: AnyRequest,
+  { status, headers, body: text }: TransportResponse,
   secrets: (string | undefined)[],
 ) {
-  const replayed = answer.headers[Headers.idempotentReplayed] === 'true';
-  if (answer.status >= 200 && answer.status < 300) {
-    const acknowledgement = await acknowledged(request.kind, parseJson(answer.body));
-    if (acknowledgement) return { ...acknowledgement, replayed };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
   }
-  throw failureOf(answer, secrets);
+  const replayed = headers[Headers.idempotentReplayed] === 'true';
+  if (status >= 200 && status < 300) {
+    const answer = await acknowledged(request.kind, body);
+    if (answer && request.kind === 'tests') {
+      const acceptsGzip = /\bgzip\b/i.test(String(headers['accept-encoding'] ?? ''));
+      return { ...answer, replayed, acceptsGzip };
+    }
+    if (answer) return { ...answer, replayed };
+  }
+  throw failureOf(status, headers, body, secrets);
 }
 
 /** Why an answer is not the one wanted: refused for good, or worth another attempt. */
 function failureOf(
-  { status, headers, body: text }: TransportResponse,
+  status: number,
+  headers: TransportResponse['headers'],
+  body: unknown,
   secrets: (string | undefined)[],
 ): SendFailure {
-  const body = parseJson(text);
   const error = (body as { error?: unknown } | undefined)?.error;
   const mask = masker(secrets);
   const said = typeof error === 'string' ? `: ${mask(error)}` : '';
@@ -307,11 +342,28 @@ function failureOf(
   return new SendFailure(reason, 'unavailable', wait);
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
+    return undefined;
+  }
+}
+
 /** `dry-run`: validates and prints what would be sent, with the webhook URL masked. */
 export class DryRunStatsClient implements StatsClient {
   constructor(private readonly print: (line: string) => void) {}
 
-  async send(request: PlannedRequest): Promise<Acknowledgement> {
+  async send(request: AnyRequest): Promise<Acknowledgement> {
+    if (request.kind === 'tests') {
+      // Thousands of cases: their count, not their text.
+      const cases = (request.body as { cases: unknown[] }).cases.length;
+      this.print(
+        `dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey}): ${cases} test cases`,
+      );
+      return { id: '', message: 'dry run: not sent', replayed: false };
+    }
     const body = structuredClone(request.body) as { chatWebhook?: { url: string } };
     if (body.chatWebhook) body.chatWebhook.url = '***';
     this.print(`dry run: POST ${request.path} (Idempotency-Key ${request.idempotencyKey})`);

@@ -38,7 +38,7 @@ interface PostOptions {
   method: string;
   headers: Record<string, string>;
   /** Undefined for a request without a body (GET). */
-  body: string | undefined;
+  body: string | Uint8Array | undefined;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { isJsonObject } from '../contract/json.js';
+import { type JobStatus, parseJobStatus } from './ci-status.js';
 import { parseColor } from './color.js';
 import { InputError } from './input-error.js';
 import type { TestResults } from './junit.js';
 
-export type JobStatus = 'success' | 'failure' | 'cancelled';
+export type { JobStatus } from './ci-status.js';
 
 /** Everything the step was told, parsed and checked; nothing here has been sent. */
 export interface Inputs {
@@ -23,9 +24,13 @@ export interface Inputs {
   metrics: Record<string, unknown> | undefined;
   /** Globs of JUnit XML reports (`junit-files`, one per line). */
   junitGlobs: string[];
+  /** Globs of CTRF JSON reports (`ctrf-files`, one per line). */
+  ctrfGlobs: string[];
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
   status: JobStatus | undefined;
+  /** What was set but not usable, and left out rather than lose the record (the entry prints them). */
+  warnings: InputWarning[];
   chat:
     | {
         webhookUrl: string;
@@ -39,6 +44,12 @@ export interface Inputs {
   timeoutSeconds: number;
   retries: number;
   dryRun: boolean;
+}
+
+/** An input that was set but is not usable; like InputError, but the report goes on without it. */
+export interface InputWarning {
+  input: string;
+  detail: string;
 }
 
 /** Reads one input as the runner passes it ('' when unset). */
@@ -136,13 +147,9 @@ export function parseInputs(
     optional('payload') === undefined ? undefined : jsonObject('payload', text('payload'));
   const eventColor = color('color', read('color'));
 
-  const statusText = text('status').toLowerCase();
-  if (statusText !== '' && !['success', 'failure', 'cancelled'].includes(statusText)) {
-    throw new InputError(
-      'status',
-      `must be success, failure or cancelled, not "${read('status')}"`,
-    );
-  }
+  const warnings: InputWarning[] = [];
+  const status = parseJobStatus(read('status'));
+  if (status.warning) warnings.push({ input: 'status', detail: status.warning });
 
   const inlineMetrics = optional('metrics');
   const metricsFile = optional('metrics-file');
@@ -164,12 +171,20 @@ export function parseInputs(
     metrics = { ...metrics, ...jsonObject('metrics', inlineMetrics) };
   }
 
-  const junitGlobs = read('junit-files')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
+  const globs = (name: string) =>
+    read(name)
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+  const junitGlobs = globs('junit-files');
+  const ctrfGlobs = globs('ctrf-files');
 
-  if (eventType === undefined && metrics === undefined && junitGlobs.length === 0) {
+  if (
+    eventType === undefined &&
+    metrics === undefined &&
+    junitGlobs.length === 0 &&
+    ctrfGlobs.length === 0
+  ) {
     throw new InputError(
       'event-type',
       'set event-type to send an event, metrics, metrics-file or junit-files to send a metric, or both',
@@ -201,7 +216,9 @@ export function parseInputs(
         : { type: eventType, description, payload: payload ?? {}, color: eventColor },
     metrics,
     junitGlobs,
-    status: statusText === '' ? undefined : (statusText as JobStatus),
+    ctrfGlobs,
+    status: status.status,
+    warnings,
     chat:
       webhookUrl === undefined
         ? undefined

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import sax from 'sax';
 import { glob } from 'tinyglobby';
 import { InputError } from './input-error.js';
+import { CaseTable } from './tests/case-table.js';
 
 export interface TestCounts {
   total: number;
@@ -28,9 +29,11 @@ export interface TestResults {
   counts: TestCounts;
   /** Failed and errored tests, in report order: at most MAX_FAILURES. */
   failures: TestFailure[];
-  /** The failed tests with a `file` (and `line`) attribute, at most MAX_LOCATED; not sent. */
-  located: LocatedFailure[];
+  /** The failed tests with a `file` (and `line`) attribute, at most MAX_LOCATED (JUnit only). */
+  located?: LocatedFailure[];
   files: string[];
+  /** Every test case (sent to POST /stats/ingest-tests), when the reports were read for them. */
+  cases?: CaseTable;
 }
 
 export const MAX_FAILURES = 50;
@@ -39,6 +42,12 @@ export const MAX_LOCATED = 1000;
 export const MAX_MESSAGE_LENGTH = 200;
 /** Suite and test names are cut too (parametrised tests can have very long ones). */
 export const MAX_NAME_LENGTH = 200;
+/**
+ * Surefire's retries inside one testcase: `flakyFailure`/`flakyError` are failed attempts of a
+ * test that passed in the end, `rerunFailure`/`rerunError` those of one that failed every time.
+ * Either way they are attempts; the outcome is the testcase's own.
+ */
+const RETRY_ELEMENTS = new Set(['flakyFailure', 'flakyError', 'rerunFailure', 'rerunError']);
 /** Of a failure's text, only this much is kept while reading (its first line is what we need). */
 const MAX_TEXT_KEPT = 4 * 1024;
 
@@ -63,14 +72,18 @@ interface Suite {
 
 interface Case {
   suite: string;
+  /** The enclosing `testsuite`'s name, the `classname` and `file` attributes, as written. */
+  suiteName: string;
+  classname: string | undefined;
+  file: string | undefined;
+  line: number | undefined;
+  /** Failed attempts before the last (Surefire's flakyFailure/flakyError, rerunFailure/rerunError). */
+  retries: number;
   name: string;
   time: number;
   outcome: 'passed' | 'failed' | 'errors' | 'skipped';
   message: string | undefined;
   text: string;
-  /** The `file` and `line` attributes (pytest, jest-junit, PHPUnit write them). */
-  file: string | undefined;
-  line: number;
   /** Depth of the failure/error element whose text is being read, if any. */
   reading: boolean;
 }
@@ -102,6 +115,10 @@ export function readReport(path: string, into: TestResults): Promise<void> {
     if (current) {
       depthInCase += 1;
       if (depthInCase !== 1) return;
+      if (RETRY_ELEMENTS.has(tag.name)) {
+        current.retries += 1;
+        return;
+      }
       const outcome =
         tag.name === 'failure'
           ? 'failed'
@@ -122,15 +139,19 @@ export function readReport(path: string, into: TestResults): Promise<void> {
     if (tag.name === 'testsuites' || tag.name === 'testsuite') {
       suites.push({ name: attrs.name ?? '', time: seconds(attrs.time), sum: 0 });
     } else if (tag.name === 'testcase') {
+      const line = Number(attrs.line);
       current = {
         suite: attrs.classname || suites.at(-1)?.name || '',
+        suiteName: suites.at(-1)?.name ?? '',
+        classname: attrs.classname || undefined,
+        file: attrs.file || undefined,
+        line: Number.isInteger(line) && line >= 1 ? line : undefined,
+        retries: 0,
         name: attrs.name ?? '',
         time: seconds(attrs.time) ?? 0,
         outcome: 'passed',
         message: undefined,
         text: '',
-        file: attrs.file?.trim() || undefined,
-        line: Math.max(1, Math.trunc(Number(attrs.line)) || 1),
         reading: false,
       };
       depthInCase = 0;
@@ -153,7 +174,9 @@ export function readReport(path: string, into: TestResults): Promise<void> {
         return;
       }
       if (name !== 'testcase') return;
-      const { counts, failures, located } = into;
+      const { counts, failures } = into;
+      into.located ??= [];
+      const located = into.located;
       counts.total += 1;
       counts[current.outcome] += 1;
       if (current.outcome === 'failed' || current.outcome === 'errors') {
@@ -164,9 +187,22 @@ export function readReport(path: string, into: TestResults): Promise<void> {
         };
         if (failures.length < MAX_FAILURES) failures.push(failure);
         if (current.file && located.length < MAX_LOCATED) {
-          located.push({ ...failure, file: current.file, line: current.line });
+          located.push({ ...failure, file: current.file, line: current.line ?? 1 });
         }
       }
+      into.cases?.add({
+        suite: current.suiteName,
+        ...(current.classname === undefined ? {} : { classname: current.classname }),
+        name: current.name,
+        ...(current.file === undefined ? {} : { file: current.file }),
+        ...(current.line === undefined ? {} : { line: current.line }),
+        duration_ms: current.time * 1000,
+        status: current.outcome === 'errors' ? 'error' : current.outcome,
+        ...(current.outcome === 'failed' || current.outcome === 'errors'
+          ? { message: firstLine(current.message ?? current.text) }
+          : {}),
+        attempts: current.retries + 1,
+      });
       close(current.time);
       current = undefined;
       return;
@@ -240,6 +276,7 @@ export async function readJUnitReports(
     failures: [],
     located: [],
     files: [],
+    cases: new CaseTable(),
   };
   for (const file of files) await readReport(file, results);
   results.counts.duration_ms = Math.round(results.counts.duration_ms);

@@ -1,10 +1,12 @@
 import type { Acknowledgement, StatsClient } from './client.js';
 import type { Inputs } from './inputs.js';
 import type { ReportContext } from './report-context.js';
-import { type PlannedRequest, planRequests } from './requests.js';
+import { type AnyRequest, planRequests } from './requests.js';
+import { sendTests } from './tests/send-tests.js';
+import { uniqueId } from './unique-id.js';
 
 export interface RecordResult {
-  request: PlannedRequest;
+  request: AnyRequest;
   /** Set when the server acknowledged the record. */
   acknowledgement?: Acknowledgement;
   /** Set when it did not, after the retries. */
@@ -25,7 +27,8 @@ export async function report(
   context: ReportContext,
   inputs: Inputs,
 ): Promise<Report> {
-  const planned = await planRequests(inputs, context);
+  const execution = uniqueId();
+  const planned = await planRequests(inputs, context, execution);
   const results: RecordResult[] = [];
   for (const request of planned) {
     try {
@@ -34,5 +37,9 @@ export async function report(
       results.push({ request, error: error as Error });
     }
   }
+  // Every test case, after the event (the run's cases name it).
+  const event = results.find((result) => result.request.kind === 'event')?.acknowledgement?.id;
+  const tests = await sendTests(client, context, inputs, execution, event || undefined);
+  if (tests) results.push(tests);
   return { results, dryRun: inputs.dryRun };
 }

@@ -6,6 +6,7 @@ import { jsonFits } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import type { IngestMetricRequest } from '../contract/metrics.js';
 import { Paths } from '../contract/paths.js';
+import type { IngestTestsRequest } from '../contract/tests/ingest-tests.js';
 import { STATUS_COLORS } from './color.js';
 import { InputError } from './input-error.js';
 import type { Inputs, JobStatus } from './inputs.js';
@@ -23,7 +24,21 @@ export interface PlannedRequest {
   body: IngestEventRequest | IngestMetricRequest;
   /** The same for every retry of this request, so a retry can never store a second record. */
   idempotencyKey: string;
+  gzip?: undefined;
 }
+
+/** A batch of test cases (reporter/tests/send-tests.ts). */
+export interface TestsRequest {
+  kind: 'tests';
+  path: typeof Paths.ingestTests;
+  body: IngestTestsRequest;
+  idempotencyKey: string;
+  /** Send the body compressed: the server said it takes gzip. */
+  gzip: boolean;
+}
+
+/** Whatever the client sends. */
+export type AnyRequest = PlannedRequest | TestsRequest;
 
 /** Which input a field of the request body comes from, for error messages. */
 const INPUT_OF: Record<RecordKind, Record<string, string>> = {
@@ -74,11 +89,7 @@ async function validated<T>(kind: RecordKind, body: T): Promise<T> {
  * reusable workflow called twice, the same run, job and step names; without the execution id two
  * legs sending the same body would be taken for retries of one request, and one record lost.
  */
-export function idempotencyKey(
-  context: ReportContext,
-  kind: RecordKind,
-  execution: string,
-): string {
+export function idempotencyKey(context: ReportContext, kind: string, execution: string): string {
   const { github, ci } = context;
   const run =
     github && Number.isInteger(github.runId)

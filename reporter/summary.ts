@@ -36,12 +36,14 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
       chatWebhook?: unknown;
     };
     const details =
-      request.kind === 'event'
-        ? `<code>${escapeHtml(body.eventType ?? '')}</code>${body.chatWebhook ? ' + Discord notification' : ''}`
-        : `${Object.keys(body.payload)
-            .filter((k) => k !== 'github' && k !== 'ci')
-            .map((k) => `<code>${escapeHtml(k)}</code>`)
-            .join(', ')}`;
+      request.kind === 'tests'
+        ? escapeHtml(acknowledgement?.message ?? 'test cases')
+        : request.kind === 'event'
+          ? `<code>${escapeHtml(body.eventType ?? '')}</code>${body.chatWebhook ? ' + Discord notification' : ''}`
+          : `${Object.keys(body.payload)
+              .filter((k) => k !== 'github' && k !== 'ci')
+              .map((k) => `<code>${escapeHtml(k)}</code>`)
+              .join(', ')}`;
     const result = report.dryRun
       ? 'validated (dry run)'
       : acknowledgement
@@ -50,7 +52,7 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
           : '✅ stored'
         : `❌ ${escapeHtml(error?.message ?? '')}`;
     return [
-      { data: request.kind === 'event' ? 'Event' : 'Metric' },
+      { data: request.kind === 'event' ? 'Event' : request.kind === 'tests' ? 'Tests' : 'Metric' },
       { data: details },
       { data: result },
       { data: acknowledgement?.id ? `<code>${escapeHtml(acknowledgement.id)}</code>` : '' },

@@ -7,7 +7,9 @@ import {
 } from '../contract/admin.js';
 import { CreateApiKeyRequest } from '../contract/api-keys.js';
 import { SpecError } from '../contract/error-texts.js';
+import type { Config } from './config.js';
 import type { adminService } from './services/admin-service.js';
+import { backupDatabase, restoreDatabase } from './storage/database-backup.js';
 
 /** The options any admin command may take (each command's help says which it uses). */
 export const OPTIONS = {
@@ -40,13 +42,31 @@ export class CommandError extends Error {
   }
 }
 
-export interface AdminCommand {
+interface CommandText {
   /** Its arguments, as `--help` shows them. */
   usage: string;
   /** What it does and what it prints, in a few words. */
   summary: string;
+}
+
+/** A command on the data, through the admin service (the storage opened and migrated). */
+export interface ServiceCommand extends CommandText {
   run(admin: ReturnType<typeof adminService>, values: Values): Promise<unknown>;
 }
+
+/**
+ * A command on the database as a whole (backup, restore): given the configuration and its one
+ * argument, a file; the storage is not opened for it (a restore must find the database unused,
+ * and neither may migrate what it copies).
+ */
+export interface DatabaseCommand extends CommandText {
+  file(config: Pick<Config, 'databasePath' | 'databaseUrl'>, file: string): Promise<unknown>;
+}
+
+export type AdminCommand = ServiceCommand | DatabaseCommand;
+
+export const isDatabaseCommand = (command: AdminCommand): command is DatabaseCommand =>
+  'file' in command;
 
 const required = (values: Values, name: 'account' | 'key' | 'name'): string => {
   const value = values[name];
@@ -132,6 +152,18 @@ export const COMMANDS: Record<string, AdminCommand> = {
       );
       return admin.createProject(accountId, name);
     },
+  },
+  backup: {
+    usage: '<file>',
+    summary:
+      "Write a consistent copy of the live database to <file> (a new file) while servers keep serving: SQLite's online backup, or pg_dump --format=custom on PostgreSQL. Prints { file, bytes, ... }.",
+    file: backupDatabase,
+  },
+  restore: {
+    usage: '<file>',
+    summary:
+      'Replace the database with the backup in <file>, checked first (integrity, a schema this version knows); refused while a server has the database open. The old database is kept aside. Prints { schema, previous, ... }.',
+    file: restoreDatabase,
   },
   'project:list': {
     usage: '--account <accountId>',

@@ -5,8 +5,10 @@ import {
   COMMANDS,
   CommandError,
   commandHelp,
+  isDatabaseCommand,
   OPTIONS,
   overview,
+  type ServiceCommand,
 } from './admin-cli-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type AnyDomainError, DomainError } from './domain/domain-errors.js';
@@ -52,11 +54,17 @@ if (name === 'help' || (name === undefined && values.help)) {
   if (rest.length === 1 && known(rest[0])) help(commandHelp(rest[0]));
   fail(`unknown command: ${rest.join(' ')}`, 2);
 }
-if (!known(name) || rest.length > 0) {
-  fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
-}
+if (!known(name)) fail(`unknown command: ${positionals.join(' ') || '(none)'}`, 2);
 if (values.help) help(commandHelp(name));
-const command = COMMANDS[name] as AdminCommand;
+const chosen = COMMANDS[name] as AdminCommand;
+const wanted = isDatabaseCommand(chosen) ? 1 : 0;
+if (rest.length !== wanted) {
+  fail(
+    wanted === 1 ? `${name} takes one file` : `unknown command: ${positionals.join(' ')}`,
+    2,
+    wanted === 1 ? commandHelp(name) : overview(),
+  );
+}
 
 let config: Config;
 try {
@@ -64,6 +72,16 @@ try {
 } catch (error) {
   fail(error instanceof ConfigError ? error.message : String(error), 2);
 }
+
+if (isDatabaseCommand(chosen)) {
+  try {
+    process.stdout.write(`${JSON.stringify(await chosen.file(config, rest[0] as string))}\n`);
+    process.exit(0);
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error), 1, commandHelp(name));
+  }
+}
+const command = chosen as ServiceCommand;
 
 // A PostgreSQL database exists before it is named (the operator creates it); only a SQLite file
 // would be made up by a typo.

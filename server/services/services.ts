@@ -20,6 +20,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { testIngestService } from './tests/test-ingest-service.js';
 
 export interface ServiceOptions {
   mailDomain: string;
@@ -44,6 +45,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const records = recordService(storage, access);
   const stats = statsService(storage, access);
   const shareLinks = shareLinkService(storage, access);
+  const once = idempotency();
   return {
     credentials: verified,
     apiKeys,
@@ -62,7 +64,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
-    ingest: ingestService(storage, access, idempotency(), options.secrets),
+    ingest: ingestService(storage, access, once, options.secrets),
+    testIngest: testIngestService(storage, access, once),
     records,
     stats,
     shareLinks,

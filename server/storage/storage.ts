@@ -7,6 +7,7 @@ import type { SeriesSum } from '../domain/series-sum.js';
 import type { SiteFields } from '../domain/site-update.js';
 import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
+import type { TestRepository } from './tests/test-repository.js';
 
 /**
  * What the services need from a database, and all they know of it. Every method returns a
@@ -361,6 +362,7 @@ export interface Repositories {
   shareLinks: ShareLinkRepository;
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
+  tests: TestRepository;
 }
 
 export interface Storage extends Repositories {

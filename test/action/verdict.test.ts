@@ -160,7 +160,18 @@ describe('the verdict on the pull request', () => {
     const report = join(dir, 'junit.xml');
     writeFileSync(report, `<testsuite name="s">${cases}</testsuite>`);
     const runner = new StandIn(inputs({ check: 'true', 'junit-files': report }));
-    await run(runner, server(clean), runnerEnv());
+    // The metric, the batch of test cases (POST /stats/ingest-tests), then the comparison.
+    const transport = new FakeTransport().answer(
+      { status: 200, body: '{"message":"ok","id":"m1"}' },
+      { status: 200, body: '{"message":"ok","runId":"r1","cases":120}' },
+      { status: 200, body: JSON.stringify(clean) },
+    );
+    await run(runner, transport, runnerEnv());
+    expect(transport.sent.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual([
+      'POST /stats/ingest-metrics',
+      'POST /stats/ingest-tests',
+      'GET /stats/compare',
+    ]);
     const requests = [...github.calls('POST', '/check-runs'), ...github.calls('PATCH', '')];
     const sizes = requests
       .filter((r) => r.path.includes('check-runs'))

@@ -217,6 +217,8 @@ describe('ci-stats report on GitLab CI', () => {
       records: [
         { kind: 'event', stored: true, replayed: false, error: null },
         { kind: 'metric', stored: true, replayed: false, error: null },
+        // Every test case of the report, in one batch (docs/tests.md).
+        { kind: 'tests', stored: true, replayed: false, error: null },
       ],
     });
     const event = (await events()).events.find((e) => e.id === summary.records[0].id);
@@ -226,6 +228,36 @@ describe('ci-stats report on GitLab CI', () => {
     expect(metric?.payload).toMatchObject({ tests: { total: 7, failed: 1, errors: 1 } });
     // Progress goes to stderr, so stdout is the object alone.
     expect(run.stderr).toContain('1 JUnit report(s)');
+  });
+
+  it("records GitLab's failed and canceled builds (the README's snippet); an unknown status is a warning, not a lost build", async () => {
+    const stored: Record<string, unknown>[] = [];
+    for (const status of ['failed', 'canceled', 'Failed', 'ABORTED']) {
+      const run = await runCli(
+        ['report', '--event-type', 'build', '--status', status, '--json'],
+        settings(ciEnv('gitlab-branch')),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const id = JSON.parse(run.stdout).records[0].id;
+      stored.push((await events()).events.find((e) => e.id === id)?.payload ?? {});
+    }
+    expect(stored.map((payload) => payload.status)).toEqual([
+      'failure',
+      'cancelled',
+      'failure',
+      'cancelled',
+    ]);
+
+    const run = await runCli(
+      ['report', '--event-type', 'build', '--status', 'exploded', '--json'],
+      settings(ciEnv('gitlab-branch')),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('warning: --status: "exploded" is not one ci-stats knows');
+    const id = JSON.parse(run.stdout).records[0].id;
+    const event = (await events()).events.find((e) => e.id === id);
+    expect(event?.eventType).toBe('build');
+    expect(event?.payload).not.toHaveProperty('status');
   });
 
   it('--no-context leaves the ci object out', async () => {
@@ -404,7 +436,10 @@ describe('dry run', () => {
     expect(run.stdout).toContain('dry run: POST /stats/ingest-metrics');
     expect(run.stdout).toContain('"url": "***"');
     expect(run.stdout).toContain('"provider": "jenkins"');
-    expect(run.stdout).toContain('dry run: 2 request(s) validated, nothing sent');
+    expect(run.stdout).toMatch(
+      /dry run: POST \/stats\/ingest-tests \(Idempotency-Key [^)]+\): 34 test cases/,
+    );
+    expect(run.stdout).toContain('dry run: 3 request(s) validated, nothing sent');
     expect((await events()).events.length).toBe(before);
     expectNoSecrets(run);
   });

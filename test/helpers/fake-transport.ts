@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { Exchange, Transport, TransportResponse } from '../../reporter/client.js';
 
 export interface SentRequest {
@@ -22,21 +23,33 @@ export class FakeTransport implements Transport {
     return this;
   }
 
-  post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Exchange {
+  post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange {
     return this.request('POST', url, body, headers, timeoutMs);
   }
 
   request(
     method: string,
     url: string,
-    body: string | undefined,
+    body: string | Uint8Array | undefined,
     headers: Record<string, string>,
     timeoutMs: number,
   ): Exchange {
+    // A compressed body (a batch of test cases) is recorded as what it decompresses to.
+    const text =
+      body === undefined || typeof body === 'string'
+        ? body
+        : headers['content-encoding'] === 'gzip'
+          ? gunzipSync(body).toString('utf8')
+          : Buffer.from(body).toString('utf8');
     this.sent.push({
       method,
       url,
-      body: body === undefined ? undefined : JSON.parse(body),
+      body: text === undefined ? undefined : JSON.parse(text),
       headers,
       timeoutMs,
     });

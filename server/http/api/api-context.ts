@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SpecError } from '../../../contract/error-texts.js';
 import { Areas, HostedAreas } from '../../../contract/paths.js';
 import { adminArea } from '../admin/admin-routes.js';
@@ -15,6 +16,13 @@ import { healthRoutes } from './routes/health-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
+import { testRoutes } from './tests/test-routes.js';
+
+/** The `/stats` area: the statistics, and tests as data in a folder of their own. */
+const statsAndTestRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(statsRoutes);
+  await app.register(testRoutes);
+};
 
 /**
  * The JSON API, in a context of its own: JSON bodies only, zod schemas on every route (the
@@ -37,7 +45,7 @@ export async function apiContext(app: FastifyInstance) {
     [Areas.forwarding, 'Email forwarding', SpecError.unauthorizedForwarding, emailForwardingRoutes],
     [Areas.pagesite, 'Site', SpecError.unauthorizedSite, pagesiteRoutes, publicSiteRoutes],
     [Areas.account, 'Account', SpecError.unauthorizedSite, accountRoutes],
-    [Areas.stats, 'Statistics', SpecError.unauthorizedStats, statsRoutes],
+    [Areas.stats, 'Statistics', SpecError.unauthorizedStats, statsAndTestRoutes],
   ] as const;
   for (const [prefix, tag, unauthorized, routes, publicRoutes] of areas) {
     await app.register(apiArea(tag, unauthorized, routes, publicRoutes), { prefix });

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { budgetOf } from './budgets.js';
+import type { FastifyInstance, preParsingHookHandler } from 'fastify';
+import { budgetOfRoute } from './budgets.js';
 
 interface Slots {
   running: number;
@@ -17,8 +17,8 @@ interface Slots {
 export function capKeyConcurrency(app: FastifyInstance, limit: number): void {
   if (limit === 0) return;
   const byKey = new Map<string, Slots>();
-  app.addHook('preParsing', (request, reply, payload, done) => {
-    if (request.account === undefined || budgetOf(request) !== 'other') {
+  const wait: preParsingHookHandler = (request, reply, payload, done) => {
+    if (request.account === undefined) {
       done(null, payload);
       return;
     }
@@ -40,5 +40,11 @@ export function capKeyConcurrency(app: FastifyInstance, limit: number): void {
     };
     if (slots.running < limit) start();
     else slots.waiting.push(start);
+  };
+  // Only on the routes of the `other` budget: ingest requests run no hook for it.
+  app.addHook('onRoute', (route) => {
+    if (budgetOfRoute(route) !== 'other') return;
+    const hooks = route.preParsing;
+    route.preParsing = hooks === undefined ? [wait] : [...[hooks].flat(), wait];
   });
 }

@@ -267,4 +267,69 @@ export const pgMigrations: PgMigration[] = [
       DELETE FROM sessions;
     `,
   },
+  {
+    version: 5,
+    name: 'tests as data: test identities, runs, results, messages, quarantine',
+    sql: `
+      -- As SQLite's migration 7 (sqlite/sqlite-migrations.ts), with PostgreSQL's types.
+      CREATE TABLE test_cases (
+        id         BIGSERIAL PRIMARY KEY,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        key        TEXT NOT NULL,
+        suite      TEXT NOT NULL,
+        classname  TEXT,
+        name       TEXT NOT NULL,
+        file       TEXT,
+        line       INTEGER,
+        first_seen BIGINT NOT NULL,
+        UNIQUE (project_id, key)
+      );
+      CREATE TABLE test_runs (
+        id           BIGSERIAL PRIMARY KEY,
+        project_id   TEXT NOT NULL REFERENCES projects(id),
+        key          TEXT NOT NULL,
+        build_id     TEXT NOT NULL,
+        attempt      INTEGER NOT NULL,
+        commit_sha   TEXT,
+        branch       TEXT,
+        pull_request INTEGER,
+        event_id     TEXT,
+        created_at   BIGINT NOT NULL,
+        passed       INTEGER NOT NULL DEFAULT 0,
+        failed       INTEGER NOT NULL DEFAULT 0,
+        errors       INTEGER NOT NULL DEFAULT 0,
+        skipped      INTEGER NOT NULL DEFAULT 0,
+        flaky        INTEGER NOT NULL DEFAULT 0,
+        duration_ms  BIGINT NOT NULL DEFAULT 0,
+        UNIQUE (project_id, key)
+      );
+      CREATE INDEX test_runs_by_time ON test_runs(project_id, created_at);
+      CREATE TABLE test_messages (
+        id         BIGSERIAL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        text       TEXT NOT NULL,
+        UNIQUE (project_id, text)
+      );
+      -- Integers only; the smallest types that hold them (a row is about 50 bytes with its
+      -- header, the index by test about 30 more: BENCHMARKS.md).
+      CREATE TABLE test_results (
+        run_id      INTEGER NOT NULL,
+        test_id     INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        message_id  INTEGER,
+        status      SMALLINT NOT NULL,
+        attempts    SMALLINT NOT NULL,
+        PRIMARY KEY (run_id, test_id)
+      );
+      CREATE INDEX test_results_by_test ON test_results(test_id, run_id);
+      CREATE TABLE test_quarantine (
+        project_id TEXT NOT NULL,
+        test_key   TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        automatic  BOOLEAN NOT NULL,
+        PRIMARY KEY (project_id, test_key)
+      );
+    `,
+  },
 ];

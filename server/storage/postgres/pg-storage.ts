@@ -12,6 +12,7 @@ import { pgProjects } from './pg-projects.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
+import { pgTests } from './pg-tests.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
 
 export interface PgStorageOptions {
@@ -80,6 +81,7 @@ export async function openPgStorage({
     stats: guarded(ingest.stats(sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),
     idempotency: guarded(ingest.idempotency(sql), observe),
+    tests: guarded(pgTests(sql), observe),
   });
 
   return {

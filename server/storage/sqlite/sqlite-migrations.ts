@@ -277,4 +277,78 @@ export const migrations: Migration[] = [
       DELETE FROM sessions;
     `,
   },
+  {
+    version: 7,
+    name: 'tests as data: test identities, runs, results, messages, quarantine',
+    sql: `
+      -- Each project's tests, stored once; key is the test's id in the API (a hash of its
+      -- normalised suite, class, name and file: domain/tests/test-identity.ts).
+      CREATE TABLE test_cases (
+        id         INTEGER PRIMARY KEY,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        key        TEXT NOT NULL,
+        suite      TEXT NOT NULL,
+        classname  TEXT,
+        name       TEXT NOT NULL,
+        file       TEXT,
+        line       INTEGER,
+        first_seen INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX test_cases_by_key ON test_cases(project_id, key);
+
+      -- A run: (project, build id, attempt), made by its first batch; its counts are made again
+      -- from its results after each batch.
+      CREATE TABLE test_runs (
+        id           INTEGER PRIMARY KEY,
+        project_id   TEXT NOT NULL REFERENCES projects(id),
+        key          TEXT NOT NULL,
+        build_id     TEXT NOT NULL,
+        attempt      INTEGER NOT NULL,
+        commit_sha   TEXT,
+        branch       TEXT,
+        pull_request INTEGER,
+        event_id     TEXT,
+        created_at   INTEGER NOT NULL,
+        passed       INTEGER NOT NULL DEFAULT 0,
+        failed       INTEGER NOT NULL DEFAULT 0,
+        errors       INTEGER NOT NULL DEFAULT 0,
+        skipped      INTEGER NOT NULL DEFAULT 0,
+        flaky        INTEGER NOT NULL DEFAULT 0,
+        duration_ms  INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE UNIQUE INDEX test_runs_by_key ON test_runs(project_id, key);
+      CREATE INDEX test_runs_by_time ON test_runs(project_id, created_at);
+
+      -- Failure messages (first lines), stored once per project.
+      CREATE TABLE test_messages (
+        id         INTEGER PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        text       TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX test_messages_by_text ON test_messages(project_id, text);
+
+      -- One row per test per run, only integers: status 0 passed, 1 failed, 2 error, 3 skipped.
+      -- Clustered by run (a batch appends); the index gives a test's history.
+      CREATE TABLE test_results (
+        run_id      INTEGER NOT NULL,
+        test_id     INTEGER NOT NULL,
+        status      INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        attempts    INTEGER NOT NULL,
+        message_id  INTEGER,
+        PRIMARY KEY (run_id, test_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX test_results_by_test ON test_results(test_id, run_id);
+
+      -- Quarantined tests: their failures do not fail a build that reports with --quarantine.
+      CREATE TABLE test_quarantine (
+        project_id TEXT NOT NULL,
+        test_key   TEXT NOT NULL,
+        reason     TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        automatic  INTEGER NOT NULL,
+        PRIMARY KEY (project_id, test_key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -131,8 +131,15 @@ export function sqliteRecords(
           e.branch,
           e.status,
         );
-        marks.stored('events', Number(lastInsertRowid), createdAt);
-        statsIndex.appended(Number(lastInsertRowid));
+        const seq = Number(lastInsertRowid);
+        marks.stored('events', seq, createdAt);
+        statsIndex.appendedEvent(seq, {
+          projectId: e.projectId,
+          eventType: e.eventType,
+          branch: e.branch,
+          status: e.status,
+          createdAt,
+        });
         if (record.notification) outbox.enqueue(record.notification, e.id);
       }
       return { stored: true };

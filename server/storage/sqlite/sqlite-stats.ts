@@ -28,9 +28,12 @@ export type AppendedMetric = Omit<FoldMetric, 'seq'>;
  * record rolled back is never counted.
  */
 export function sqliteStatsIndex(db: Db) {
-  const newEvents = db.prepare(
-    `SELECT seq, project_id AS projectId, event_type AS eventType, branch, status,
-            created_at AS createdAt FROM events WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`,
+  const newEventSeqs = db
+    .prepare(`SELECT seq FROM events WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`)
+    .pluck();
+  const eventAt = db.prepare(
+    `SELECT project_id AS projectId, event_type AS eventType, branch, status,
+            created_at AS createdAt FROM events WHERE seq = ?`,
   );
   const newMetricSeqs = db
     .prepare(`SELECT seq FROM metrics WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`)
@@ -43,6 +46,10 @@ export function sqliteStatsIndex(db: Db) {
   // (its seq is either gone or taken by the record stored in its place, which replaced it here);
   // a record stored by another process is read from the table.
   let appended = new Map<number, AppendedMetric>();
+  // The same for events: what the fold needs of them, kept by `append`.
+  let appendedEvents = new Map<number, FoldEvent>();
+  const eventOf = (seq: number): FoldEvent =>
+    appendedEvents.get(seq) ?? (eventAt.get(seq) as FoldEvent);
   const metricOf = (seq: number): AppendedMetric => {
     const known = appended.get(seq);
     if (known) return known;
@@ -91,12 +98,14 @@ export function sqliteStatsIndex(db: Db) {
 
   /** Folds one chunk of events after `after` into their cells; returns the last one folded. */
   function indexEvents(after: number): number {
-    const rows = newEvents.all(after) as (FoldEvent & { seq: number })[];
-    for (const { projectId, unit, start, eventType, branch, counts } of foldEvents(rows)) {
+    const seqs = newEventSeqs.all(after) as number[];
+    for (const { projectId, unit, start, eventType, branch, counts } of foldEvents(
+      seqs.map(eventOf),
+    )) {
       addEvents.run(projectId, unit, start, eventType, branch, ...counts);
       if (unit === HOUR_MS && branch !== '') addBranch.run(projectId, branch);
     }
-    return rows.at(-1)?.seq ?? after;
+    return seqs.at(-1) ?? after;
   }
 
   /** Folds one chunk of metrics after `after` into their cells and keys; returns the last one. */
@@ -146,6 +155,7 @@ export function sqliteStatsIndex(db: Db) {
     saveProgress.run(to.events, to.metrics);
     // Whatever was not folded now was rolled back.
     appended = new Map();
+    appendedEvents = new Map();
     return to;
   };
 
@@ -157,9 +167,14 @@ export function sqliteStatsIndex(db: Db) {
 
   return {
     /** Keeps a metric's leaves for the fold (called by `append`, inside the transaction). */
-    appended(seq: number, metric?: AppendedMetric): void {
+    appended(seq: number, metric: AppendedMetric): void {
       sinceFold += 1;
-      if (metric) appended.set(seq, metric);
+      appended.set(seq, metric);
+    },
+    /** Keeps what the fold needs of an event (called by `append`, inside the transaction). */
+    appendedEvent(seq: number, event: FoldEvent): void {
+      sinceFold += 1;
+      appendedEvents.set(seq, event);
     },
     /**
      * Folds what was stored since the last fold, at most once a second (or when many records

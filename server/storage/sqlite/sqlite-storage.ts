@@ -18,6 +18,7 @@ import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
+import { sqliteTests, testWrites } from './sqlite-tests.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
 import { now, type Runner, wrap } from './sync.js';
 
@@ -107,6 +108,7 @@ export async function openSqliteStorage({
     sites: sqliteSites(db, pagesChanged),
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
+    tests: sqliteTests(db, idempotency),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -119,6 +121,7 @@ export async function openSqliteStorage({
     shareLinks: wrap(tables.shareLinks, shareLinkWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
+    tests: wrap(tables.tests, testWrites, write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

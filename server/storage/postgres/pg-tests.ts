@@ -1,0 +1,220 @@
+import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js';
+import type { TestBatch, TestRepository } from '../tests/test-repository.js';
+import {
+  containsPattern,
+  MERGE_STATUS,
+  QUARANTINE_COLUMNS,
+  quarantineOf,
+  RECOUNT,
+  RESULT_COLUMNS,
+  RUN_COLUMNS,
+  resultOf,
+  runOf,
+  TEST_COLUMNS,
+  testOf,
+} from '../tests/test-rows.js';
+import { integerArray, type Sql, type TransactionSql } from './pg-database.js';
+
+type Row = Record<string, unknown>;
+const json = (rows: unknown) => JSON.stringify(rows);
+
+/**
+ * A batch in one transaction, a statement per table: the Idempotency-Key claim, the run (its row
+ * lock orders concurrent batches of one run), the tests and messages not stored yet (in key
+ * order, so that concurrent batches take their locks in the same order), the results, the run's
+ * counts.
+ */
+async function ingestIn(
+  tx: TransactionSql,
+  { run, results, at }: TestBatch,
+  claim: IdempotencyClaim | undefined,
+): Promise<AppendResult> {
+  if (claim) {
+    const fresh = await tx`
+      INSERT INTO idempotency_keys (account_id, key, fingerprint, response, created_at)
+      VALUES (${claim.accountId}, ${claim.key}, ${claim.fingerprint}, ${claim.response}, ${Date.now()})
+      ON CONFLICT DO NOTHING RETURNING 1`;
+    if (fresh.length === 0) {
+      const [earlier] = await tx<StoredAnswer[]>`
+        SELECT fingerprint, response FROM idempotency_keys
+         WHERE account_id = ${claim.accountId} AND key = ${claim.key}`;
+      return { stored: false, earlier: { ...(earlier as StoredAnswer) } };
+    }
+  }
+  const [runRow] = await tx<{ id: number }[]>`
+    INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
+                           event_id, created_at)
+    VALUES (${run.projectId}, ${run.key}, ${run.buildId}, ${run.attempt}, ${run.commit},
+            ${run.branch}, ${run.pullRequest}, ${run.eventId}, ${at})
+    ON CONFLICT (project_id, key) DO UPDATE SET
+      commit_sha = coalesce(test_runs.commit_sha, excluded.commit_sha),
+      branch = coalesce(test_runs.branch, excluded.branch),
+      pull_request = coalesce(test_runs.pull_request, excluded.pull_request),
+      event_id = coalesce(test_runs.event_id, excluded.event_id)
+    RETURNING id`;
+  const runId = Number(runRow?.id);
+
+  const tests = [...new Map(results.map((r) => [r.test.key, r.test])).values()].sort((a, b) =>
+    a.key < b.key ? -1 : 1,
+  );
+  await tx`
+    INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
+    SELECT ${run.projectId}, t.key, t.suite, t.classname, t.name, t.file, t.line, ${at}
+      FROM json_to_recordset(${json(tests)}::text::json)
+        AS t(key text, suite text, classname text, name text, file text, line int)
+    ON CONFLICT (project_id, key) DO NOTHING`;
+  const testIds = new Map(
+    (
+      await tx<{ id: number; key: string }[]>`
+        SELECT id, key FROM test_cases WHERE project_id = ${run.projectId}
+           AND key = ANY(${tests.map((t) => t.key)}::text[])`
+    ).map((row) => [row.key, Number(row.id)]),
+  );
+
+  const texts = [
+    ...new Set(results.flatMap((r) => (r.message === null ? [] : [r.message]))),
+  ].sort();
+  const messageIds = new Map<string, number>();
+  if (texts.length > 0) {
+    await tx`
+      INSERT INTO test_messages (project_id, text)
+      SELECT ${run.projectId}, t FROM unnest(${texts}::text[]) AS t
+      ON CONFLICT (project_id, text) DO NOTHING`;
+    for (const row of await tx<{ id: number; text: string }[]>`
+      SELECT id, text FROM test_messages WHERE project_id = ${run.projectId}
+         AND text = ANY(${texts}::text[])`) {
+      messageIds.set(row.text, Number(row.id));
+    }
+  }
+
+  const rows = results.map((r) => [
+    testIds.get(r.test.key),
+    r.status,
+    r.durationMs,
+    r.attempts,
+    r.message === null ? null : (messageIds.get(r.message) ?? null),
+  ]);
+  await tx`
+    INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id)
+    SELECT ${runId}, r.t, r.s, r.d, r.a, r.m
+      FROM json_to_recordset(${json(rows.map(([t, s, d, a, m]) => ({ t, s, d, a, m })))}::text::json)
+        AS r(t bigint, s smallint, d int, a smallint, m bigint)
+    ON CONFLICT (run_id, test_id) DO UPDATE SET
+      status = ${tx.unsafe(MERGE_STATUS)},
+      duration_ms = test_results.duration_ms + excluded.duration_ms,
+      attempts = test_results.attempts + excluded.attempts,
+      message_id = coalesce(test_results.message_id, excluded.message_id)`;
+  await tx`
+    UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
+      (${tx.unsafe(RECOUNT)} ${runId}) WHERE id = ${runId}`;
+  return { stored: true };
+}
+
+/** Tests as data on PostgreSQL (storage/tests/test-repository.ts); `sql` a pool or a transaction. */
+export function pgTests(sql: Sql): TestRepository {
+  return {
+    ingest: (batch, claim) =>
+      'savepoint' in sql
+        ? ingestIn(sql as unknown as TransactionSql, batch, claim)
+        : (sql.begin((tx) => ingestIn(tx, batch, claim)) as Promise<AppendResult>),
+
+    async runs(projectId, filter, limit) {
+      const rows = await sql<Row[]>`
+        SELECT * FROM (
+          SELECT ${sql.unsafe(RUN_COLUMNS)} FROM test_runs
+           WHERE project_id = ${projectId}
+             AND (${filter.branch ?? null}::text IS NULL OR branch = ${filter.branch ?? null})
+             AND created_at >= ${filter.from ?? 0} AND created_at < ${filter.to ?? Number.MAX_SAFE_INTEGER}
+           ORDER BY id DESC LIMIT ${limit}) AS newest
+         ORDER BY id`;
+      return rows.map(runOf);
+    },
+
+    async findRun(projectId, key) {
+      const [row] = await sql<Row[]>`
+        SELECT ${sql.unsafe(RUN_COLUMNS)} FROM test_runs WHERE project_id = ${projectId} AND key = ${key}`;
+      return row && runOf(row);
+    },
+
+    async results(runIds) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+         WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) ORDER BY run_id, test_id`;
+      return rows.map(resultOf);
+    },
+
+    async failures(runIds) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+         WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) AND status IN (1, 2)
+         ORDER BY run_id, test_id`;
+      return rows.map(resultOf);
+    },
+
+    async tests(projectId, ids) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(TEST_COLUMNS)} FROM test_cases
+         WHERE project_id = ${projectId} AND id = ANY(${integerArray(ids)}::bigint[]) ORDER BY id`;
+      return rows.map(testOf);
+    },
+
+    async findTest(projectId, key) {
+      const [row] = await sql<Row[]>`
+        SELECT ${sql.unsafe(TEST_COLUMNS)} FROM test_cases WHERE project_id = ${projectId} AND key = ${key}`;
+      return row && testOf(row);
+    },
+
+    async searchTests(projectId, text) {
+      const pattern = containsPattern(text);
+      const rows = await sql<{ id: number }[]>`
+        SELECT id FROM test_cases WHERE project_id = ${projectId}
+           AND (lower(suite) LIKE ${pattern} OR lower(coalesce(classname, '')) LIKE ${pattern}
+                OR lower(name) LIKE ${pattern} OR lower(coalesce(file, '')) LIKE ${pattern})
+         ORDER BY id`;
+      return rows.map((row) => Number(row.id));
+    },
+
+    async history(testId, limit) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results WHERE test_id = ${testId}
+         ORDER BY run_id DESC LIMIT ${limit}`;
+      return rows.map(resultOf);
+    },
+
+    async messages(ids) {
+      const rows = await sql<{ id: number; text: string }[]>`
+        SELECT id, text FROM test_messages WHERE id = ANY(${integerArray(ids)}::bigint[])`;
+      return new Map(rows.map((row) => [Number(row.id), row.text]));
+    },
+
+    async branches(projectId) {
+      const rows = await sql<{ branch: string; runs: number }[]>`
+        SELECT branch, count(*) AS runs FROM test_runs
+         WHERE project_id = ${projectId} AND branch IS NOT NULL
+         GROUP BY branch ORDER BY branch COLLATE "C"`;
+      return rows.map((row) => ({ branch: row.branch, runs: Number(row.runs) }));
+    },
+
+    async quarantine(projectId, entry) {
+      const rows = await sql`
+        INSERT INTO test_quarantine (project_id, test_key, reason, created_at, automatic)
+        VALUES (${projectId}, ${entry.testKey}, ${entry.reason}, ${entry.createdAt}, ${entry.automatic})
+        ON CONFLICT DO NOTHING RETURNING 1`;
+      return rows.length > 0;
+    },
+
+    async unquarantine(projectId, testKey) {
+      const rows = await sql`
+        DELETE FROM test_quarantine WHERE project_id = ${projectId} AND test_key = ${testKey}
+        RETURNING 1`;
+      return rows.length > 0;
+    },
+
+    async quarantined(projectId) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(QUARANTINE_COLUMNS)} FROM test_quarantine WHERE project_id = ${projectId}
+         ORDER BY created_at, test_key COLLATE "C"`;
+      return rows.map(quarantineOf);
+    },
+  };
+}

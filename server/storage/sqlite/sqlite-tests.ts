@@ -1,0 +1,233 @@
+import type { TestRepository } from '../tests/test-repository.js';
+import {
+  containsPattern,
+  MERGE_STATUS,
+  QUARANTINE_COLUMNS,
+  quarantineOf,
+  RECOUNT,
+  RESULT_COLUMNS,
+  RUN_COLUMNS,
+  resultOf,
+  runOf,
+  TEST_COLUMNS,
+  testOf,
+} from '../tests/test-rows.js';
+import type { Db } from './sqlite-database.js';
+import type { sqliteIdempotency } from './sqlite-idempotency.js';
+import type { Sync } from './sync.js';
+
+export const testWrites = ['ingest', 'quarantine', 'unquarantine'] as const;
+
+type Row = Record<string, unknown>;
+
+/** Tests as data on SQLite (storage/tests/test-repository.ts). */
+export function sqliteTests(
+  db: Db,
+  idempotency: ReturnType<typeof sqliteIdempotency>,
+): Sync<TestRepository> {
+  const upsertRun = db
+    .prepare(
+      `INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
+                              event_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project_id, key) DO UPDATE SET
+         commit_sha = coalesce(test_runs.commit_sha, excluded.commit_sha),
+         branch = coalesce(test_runs.branch, excluded.branch),
+         pull_request = coalesce(test_runs.pull_request, excluded.pull_request),
+         event_id = coalesce(test_runs.event_id, excluded.event_id)
+       RETURNING id`,
+    )
+    .pluck();
+  const findTestId = db
+    .prepare('SELECT id FROM test_cases WHERE project_id = ? AND key = ?')
+    .pluck();
+  const insertTest = db.prepare(
+    `INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const findMessage = db
+    .prepare('SELECT id FROM test_messages WHERE project_id = ? AND text = ?')
+    .pluck();
+  const insertMessage = db.prepare('INSERT INTO test_messages (project_id, text) VALUES (?, ?)');
+  const upsertResult = db.prepare(
+    `INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (run_id, test_id) DO UPDATE SET
+       status = ${MERGE_STATUS},
+       duration_ms = test_results.duration_ms + excluded.duration_ms,
+       attempts = test_results.attempts + excluded.attempts,
+       message_id = coalesce(test_results.message_id, excluded.message_id)`,
+  );
+  const recount = db.prepare(
+    `UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
+       (${RECOUNT} ?) WHERE id = ?`,
+  );
+  const runsOf = db.prepare(
+    `SELECT * FROM (
+       SELECT ${RUN_COLUMNS} FROM test_runs
+        WHERE project_id = @project AND (@branch IS NULL OR branch = @branch)
+          AND created_at >= @from AND created_at < @to
+        ORDER BY id DESC LIMIT @limit)
+      ORDER BY id`,
+  );
+  const runByKey = db.prepare(
+    `SELECT ${RUN_COLUMNS} FROM test_runs WHERE project_id = ? AND key = ?`,
+  );
+  const resultsOf = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results
+      WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, test_id`,
+  );
+  const failuresOf = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results
+      WHERE run_id IN (SELECT value FROM json_each(?)) AND status IN (1, 2)
+      ORDER BY run_id, test_id`,
+  );
+  const testsOf = db.prepare(
+    `SELECT ${TEST_COLUMNS} FROM test_cases
+      WHERE project_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+  );
+  const testByKey = db.prepare(
+    `SELECT ${TEST_COLUMNS} FROM test_cases WHERE project_id = ? AND key = ?`,
+  );
+  const search = db
+    .prepare(
+      `SELECT id FROM test_cases WHERE project_id = @project
+         AND (lower(suite) LIKE @text ESCAPE '\\' OR lower(coalesce(classname, '')) LIKE @text ESCAPE '\\'
+              OR lower(name) LIKE @text ESCAPE '\\' OR lower(coalesce(file, '')) LIKE @text ESCAPE '\\')
+       ORDER BY id`,
+    )
+    .pluck();
+  const historyOf = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results WHERE test_id = ? ORDER BY run_id DESC LIMIT ?`,
+  );
+  const messagesOf = db.prepare(
+    'SELECT id, text FROM test_messages WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const branchesOf = db.prepare(
+    `SELECT branch, count(*) AS runs FROM test_runs WHERE project_id = ? AND branch IS NOT NULL
+      GROUP BY branch ORDER BY branch`,
+  );
+  const addQuarantine = db.prepare(
+    `INSERT INTO test_quarantine (project_id, test_key, reason, created_at, automatic)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const removeQuarantine = db.prepare(
+    'DELETE FROM test_quarantine WHERE project_id = ? AND test_key = ?',
+  );
+  const quarantineOfProject = db.prepare(
+    `SELECT ${QUARANTINE_COLUMNS} FROM test_quarantine WHERE project_id = ?
+      ORDER BY created_at, test_key`,
+  );
+
+  return {
+    // A write of the group commit: the key, the run and its results commit together.
+    ingest({ run, results, at }, claim) {
+      if (claim) {
+        const earlier = idempotency.claim(claim);
+        if (earlier) return { stored: false, earlier };
+      }
+      const runId = upsertRun.get(
+        run.projectId,
+        run.key,
+        run.buildId,
+        run.attempt,
+        run.commit,
+        run.branch,
+        run.pullRequest,
+        run.eventId,
+        at,
+      ) as number;
+      for (const result of results) {
+        const { test } = result;
+        let testId = findTestId.get(run.projectId, test.key) as number | undefined;
+        if (testId === undefined) {
+          testId = Number(
+            insertTest.run(
+              run.projectId,
+              test.key,
+              test.suite,
+              test.classname,
+              test.name,
+              test.file,
+              test.line,
+              at,
+            ).lastInsertRowid,
+          );
+        }
+        let messageId: number | null = null;
+        if (result.message !== null) {
+          messageId =
+            (findMessage.get(run.projectId, result.message) as number | undefined) ?? null;
+          if (messageId === null) {
+            messageId = Number(insertMessage.run(run.projectId, result.message).lastInsertRowid);
+          }
+        }
+        upsertResult.run(
+          runId,
+          testId,
+          result.status,
+          result.durationMs,
+          result.attempts,
+          messageId,
+        );
+      }
+      recount.run(runId, runId);
+      return { stored: true };
+    },
+
+    runs: (projectId, filter, limit) =>
+      (
+        runsOf.all({
+          project: projectId,
+          branch: filter.branch ?? null,
+          from: filter.from ?? 0,
+          to: filter.to ?? Number.MAX_SAFE_INTEGER,
+          limit,
+        }) as Row[]
+      ).map(runOf),
+
+    findRun(projectId, key) {
+      const row = runByKey.get(projectId, key) as Row | undefined;
+      return row && runOf(row);
+    },
+
+    results: (runIds) => (resultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
+
+    failures: (runIds) => (failuresOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
+
+    tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
+
+    findTest(projectId, key) {
+      const row = testByKey.get(projectId, key) as Row | undefined;
+      return row && testOf(row);
+    },
+
+    searchTests: (projectId, text) =>
+      search.all({ project: projectId, text: containsPattern(text) }) as number[],
+
+    history: (testId, limit) => (historyOf.all(testId, limit) as Row[]).map(resultOf),
+
+    messages: (ids) =>
+      new Map(
+        (messagesOf.all(JSON.stringify(ids)) as { id: number; text: string }[]).map((m) => [
+          m.id,
+          m.text,
+        ]),
+      ),
+
+    branches: (projectId) => branchesOf.all(projectId) as { branch: string; runs: number }[],
+
+    quarantine: (projectId, entry) =>
+      addQuarantine.run(
+        projectId,
+        entry.testKey,
+        entry.reason,
+        entry.createdAt,
+        entry.automatic ? 1 : 0,
+      ).changes > 0,
+
+    unquarantine: (projectId, testKey) => removeQuarantine.run(projectId, testKey).changes > 0,
+
+    quarantined: (projectId) => (quarantineOfProject.all(projectId) as Row[]).map(quarantineOf),
+  };
+}

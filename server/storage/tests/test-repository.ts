@@ -1,0 +1,109 @@
+import type { TestResultInput } from '../../domain/tests/test-batch.js';
+import type { TestIdentity } from '../../domain/tests/test-identity.js';
+import type { AppendResult, IdempotencyClaim } from '../storage.js';
+
+/**
+ * Tests as data (docs/tests.md): each project's tests stored once (`test_cases`), its runs
+ * (`test_runs`, with their counts) and one compact row per test per run (`test_results`: two
+ * integer ids, status, duration, attempts, a message id). Times are epoch ms; statuses the
+ * codes of domain/tests/test-status.ts.
+ */
+
+/** A run as a batch names it. `key` is its id in the API (domain/tests/test-identity.ts). */
+export interface TestRunFacts {
+  projectId: string;
+  key: string;
+  buildId: string;
+  attempt: number;
+  commit: string | null;
+  branch: string | null;
+  pullRequest: number | null;
+  eventId: string | null;
+}
+
+/** One test's outcome in a batch (a test appears once per batch: the service merged repeats). */
+export type NewTestResult = TestResultInput;
+
+export interface TestBatch {
+  run: TestRunFacts;
+  results: NewTestResult[];
+  /** When the batch arrived: a run's time is that of its first batch. */
+  at: number;
+}
+
+export interface StoredTestRun extends TestRunFacts {
+  /** The storage's own id: runs are numbered in the order they were first stored. */
+  id: number;
+  createdAt: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+  /** Passed after failed attempts. */
+  flaky: number;
+  durationMs: number;
+}
+
+export interface StoredTestResult {
+  testId: number;
+  runId: number;
+  status: number;
+  durationMs: number;
+  attempts: number;
+  messageId: number | null;
+}
+
+export interface StoredTest extends TestIdentity {
+  id: number;
+  key: string;
+  line: number | null;
+  firstSeen: number;
+}
+
+export interface RunFilter {
+  branch?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+export interface QuarantineEntry {
+  testKey: string;
+  reason: string;
+  createdAt: number;
+  /** Whether the server quarantined it on its own (its flaky score above the threshold). */
+  automatic: boolean;
+}
+
+export interface TestRepository {
+  /**
+   * Stores a batch: the run (made by its first batch), its tests' identities (made once per
+   * project) and results; a test already in the run is merged (test-status.ts, attempts added);
+   * then the run's counts are made again from its results. With a claim, nothing is stored when
+   * the (account, key) already has an answer, which is returned instead.
+   */
+  ingest(batch: TestBatch, claim?: IdempotencyClaim): Promise<AppendResult>;
+  /** The project's runs matching the filter, oldest first (at most `limit`, the newest). */
+  runs(projectId: string, filter: RunFilter, limit: number): Promise<StoredTestRun[]>;
+  /** One run by its key. */
+  findRun(projectId: string, key: string): Promise<StoredTestRun | undefined>;
+  /** The results of these runs (of one project). */
+  results(runIds: readonly number[]): Promise<StoredTestResult[]>;
+  /** The failed and errored results of these runs. */
+  failures(runIds: readonly number[]): Promise<StoredTestResult[]>;
+  /** Tests by storage id. */
+  tests(projectId: string, ids: readonly number[]): Promise<StoredTest[]>;
+  findTest(projectId: string, key: string): Promise<StoredTest | undefined>;
+  /** The project's tests whose suite, class, name or file contains `text` (case-insensitive ASCII). */
+  searchTests(projectId: string, text: string): Promise<number[]>;
+  /** A test's results, newest run first, at most `limit`. */
+  history(testId: number, limit: number): Promise<StoredTestResult[]>;
+  /** The texts of message ids. */
+  messages(ids: readonly number[]): Promise<Map<number, string>>;
+  /** Each branch of the project's runs with how many runs it has. */
+  branches(projectId: string): Promise<{ branch: string; runs: number }[]>;
+  /** True when it was not quarantined yet (an existing entry keeps its reason and time). */
+  quarantine(projectId: string, entry: QuarantineEntry): Promise<boolean>;
+  /** True when it was quarantined. */
+  unquarantine(projectId: string, testKey: string): Promise<boolean>;
+  quarantined(projectId: string): Promise<QuarantineEntry[]>;
+}

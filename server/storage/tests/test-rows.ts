@@ -1,0 +1,96 @@
+import type {
+  QuarantineEntry,
+  StoredTest,
+  StoredTestResult,
+  StoredTestRun,
+} from './test-repository.js';
+
+/**
+ * The columns both backends select, under the same names, and the one mapping of their rows:
+ * SQLite and PostgreSQL differ only in SQL.
+ */
+export const RUN_COLUMNS = `id, project_id AS "projectId", key, build_id AS "buildId", attempt,
+  commit_sha AS "commit", branch, pull_request AS "pullRequest", event_id AS "eventId",
+  created_at AS "createdAt", passed, failed, errors, skipped, flaky, duration_ms AS "durationMs"`;
+
+export const RESULT_COLUMNS = `test_id AS "testId", run_id AS "runId", status,
+  duration_ms AS "durationMs", attempts, message_id AS "messageId"`;
+
+export const TEST_COLUMNS = `id, key, suite, classname, name, file, line, first_seen AS "firstSeen"`;
+
+export const QUARANTINE_COLUMNS = `test_key AS "testKey", reason, created_at AS "createdAt",
+  automatic`;
+
+const n = (value: unknown) => Number(value);
+const nOrNull = (value: unknown) => (value === null ? null : Number(value));
+
+export const runOf = (row: Record<string, unknown>): StoredTestRun => ({
+  id: n(row.id),
+  projectId: row.projectId as string,
+  key: row.key as string,
+  buildId: row.buildId as string,
+  attempt: n(row.attempt),
+  commit: row.commit as string | null,
+  branch: row.branch as string | null,
+  pullRequest: nOrNull(row.pullRequest),
+  eventId: row.eventId as string | null,
+  createdAt: n(row.createdAt),
+  passed: n(row.passed),
+  failed: n(row.failed),
+  errors: n(row.errors),
+  skipped: n(row.skipped),
+  flaky: n(row.flaky),
+  durationMs: n(row.durationMs),
+});
+
+export const resultOf = (row: Record<string, unknown>): StoredTestResult => ({
+  testId: n(row.testId),
+  runId: n(row.runId),
+  status: n(row.status),
+  durationMs: n(row.durationMs),
+  attempts: n(row.attempts),
+  messageId: nOrNull(row.messageId),
+});
+
+export const testOf = (row: Record<string, unknown>): StoredTest => ({
+  id: n(row.id),
+  key: row.key as string,
+  suite: row.suite as string,
+  classname: row.classname as string | null,
+  name: row.name as string,
+  file: row.file as string | null,
+  line: nOrNull(row.line),
+  firstSeen: n(row.firstSeen),
+});
+
+export const quarantineOf = (row: Record<string, unknown>): QuarantineEntry => ({
+  testKey: row.testKey as string,
+  reason: row.reason as string,
+  createdAt: n(row.createdAt),
+  automatic: Boolean(row.automatic),
+});
+
+/**
+ * A search text as a LIKE pattern matching it anywhere (`\` escapes LIKE's own characters);
+ * both backends compare lowercased text.
+ */
+export const containsPattern = (text: string) =>
+  `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The merge of a result already in the run with a new one (domain/tests/test-status.ts). */
+export const MERGE_STATUS = `CASE
+  WHEN test_results.status = excluded.status THEN test_results.status
+  WHEN test_results.status = 3 THEN excluded.status
+  WHEN excluded.status = 3 THEN test_results.status
+  WHEN test_results.status = 0 OR excluded.status = 0 THEN 0
+  ELSE 1 END`;
+
+/** A run's counts made again from its results. */
+export const RECOUNT = `SELECT
+  count(*) FILTER (WHERE status = 0),
+  count(*) FILTER (WHERE status = 1),
+  count(*) FILTER (WHERE status = 2),
+  count(*) FILTER (WHERE status = 3),
+  count(*) FILTER (WHERE status = 0 AND attempts > 1),
+  coalesce(sum(duration_ms), 0)
+  FROM test_results WHERE run_id = `;
