@@ -1,3 +1,4 @@
+import type { AnnotationProperties } from '@actions/core';
 import { readBenchmarkInputs } from '../reporter/benchmark-input.js';
 import {
   DryRunStatsClient,
@@ -12,16 +13,22 @@ import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
+import { parseVerdictInputs } from './verdict/verdict-inputs.js';
+import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
-/** The runner's protocol, as far as the step uses it: the entry passes action/runner.ts (which speaks it as @actions/core does), tests a stand-in. */
+/**
+ * The runner's protocol, as far as the step uses it: the part of @actions/core it calls (the entry
+ * passes @actions/core's own functions; tests pass a stand-in that records the calls).
+ */
 export interface Runner {
   getInput(name: string): string;
   setSecret(secret: string): void;
   setOutput(name: string, value: string): void;
   setFailed(message: string): void;
-  warning(message: string): void;
+  warning(message: string, properties?: AnnotationProperties): void;
+  error(message: string, properties?: AnnotationProperties): void;
   info(message: string): void;
   summary: {
     addHeading(text: string, level: number): Runner['summary'];
@@ -42,6 +49,9 @@ function maskSecrets(runner: Runner): void {
     const token = webhook.split(/[?#]/)[0]?.split('/').at(-1);
     if (token) runner.setSecret(token);
   }
+  // The runner masks its own token; one given from elsewhere (a PAT in a secret) is masked too.
+  const githubToken = runner.getInput('github-token').trim();
+  if (githubToken) runner.setSecret(githubToken);
 }
 
 /** The job summary, when the runner offers one (a local run does not). */
@@ -49,14 +59,17 @@ async function writeSummary(
   runner: Runner,
   table: SummaryTable,
   env: NodeJS.ProcessEnv,
+  verdict: VerdictOutcome | undefined,
 ): Promise<void> {
   if (!env.GITHUB_STEP_SUMMARY) return;
   try {
-    await runner.summary
+    const summary = runner.summary
       .addHeading(table.heading, 3)
       .addTable(table.rows)
-      .addRaw(table.footer, true)
-      .write();
+      .addRaw(table.footer, true);
+    // The verdict as the pull request shows it (a blank line first, so Markdown renders).
+    if (verdict) summary.addRaw(`\n${verdict.markdown}\n`, true);
+    await summary.write();
   } catch (error) {
     runner.warning(`Could not write the job summary: ${(error as Error).message}`);
   }
@@ -79,6 +92,7 @@ export async function run(
   try {
     maskSecrets(runner);
     const inputs = parseInputs((name) => runner.getInput(name));
+    const verdictInputs = parseVerdictInputs((name) => runner.getInput(name));
     for (const { input, detail } of inputs.warnings) runner.warning(`Input "${input}": ${detail}`);
     const context = readActionContext(env, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
@@ -116,7 +130,16 @@ export async function run(
     const failures = outcome.results.filter((result) => result.error !== undefined);
     const message = describeReport(outcome);
     setOutputs(runner, failures.length === 0, ids, message);
-    await writeSummary(runner, summaryTable(outcome, inputs.baseUrl, inputs.projectId), env);
+    const verdict =
+      client && ids.metric && context.github
+        ? await verdictStep(runner, client, inputs, verdictInputs, context.github, ids.metric)
+        : undefined;
+    await writeSummary(
+      runner,
+      summaryTable(outcome, inputs.baseUrl, inputs.projectId),
+      env,
+      verdict,
+    );
 
     if (failures.length === 0) runner.info(message);
     // The server refusing a request (wrong key, foreign project...) is a configuration error.
@@ -126,6 +149,9 @@ export async function run(
     ) {
       runner.setFailed(message);
     } else runner.warning(`${message} (fail-on-error is false, so the step goes on)`);
+    if (verdictInputs.failOnRegression && verdict && verdict.regressions.length > 0) {
+      runner.setFailed(verdict.regressions.map(regressionLine).join('\n'));
+    }
   } catch (error) {
     // A bad input always fails the step, whatever fail-on-error says.
     const message =

@@ -42,6 +42,8 @@ Options:
   --chat-color <color>        notification colour
   --no-context                leave the "ci" object out of the payloads
   --fail-on-error             exit 1 when the server cannot be reached after the retries
+  --compare                   print the server's verdict on the metric record (GET /stats/compare)
+  --fail-on-regression        exit 1 when that verdict finds a regression (implies --compare)
   --timeout-seconds <n>       timeout of each attempt (default 10)
   --retries <n>               retries after a network error, timeout, 429 or 5xx (default 3)
   --dry-run                   validate and print the requests without sending them

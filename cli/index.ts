@@ -16,6 +16,8 @@ const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 void main(process.argv.slice(2), nodeHttpTransport, {
   out: (text) => process.stdout.write(line(text)),
   err: (text) => process.stderr.write(line(text)),
+  // Colour only for a person at a terminal; NO_COLOR (no-color.org) turns it off.
+  colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
 }).then(({ code, abandonedRequests }) => {
   process.exitCode = code;
   // A request given up at its deadline may hold a socket open; the command is over.

@@ -14,6 +14,8 @@ import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
+import type { Comparison } from '../reporter/verdict/comparison.js';
+import { verdictTerminal } from '../reporter/verdict/verdict-terminal.js';
 import { REPORT_HELP } from './help.js';
 import { VERSION } from './version.js';
 
@@ -23,6 +25,8 @@ export const ExitCode = { ok: 0, failed: 1, usage: 2 } as const;
 export interface Console {
   out(text: string): void;
   err(text: string): void;
+  /** stdout is a terminal that shows colours (the verdict's table is coloured then). */
+  colour?: boolean;
 }
 
 const STRING_OPTIONS = [
@@ -42,7 +46,15 @@ const STRING_OPTIONS = [
   'retries',
   'benchmark-tool',
 ] as const;
-const BOOLEAN_OPTIONS = ['no-context', 'fail-on-error', 'dry-run', 'json', 'help'] as const;
+const BOOLEAN_OPTIONS = [
+  'no-context',
+  'fail-on-error',
+  'dry-run',
+  'json',
+  'help',
+  'compare',
+  'fail-on-regression',
+] as const;
 
 /** Secrets belong in the environment: on a command line they land in process lists and history. */
 const SECRET_FLAGS: Record<string, string> = {
@@ -222,12 +234,40 @@ export async function reportCommand(
         : refused || inputs.failOnError
           ? ExitCode.failed
           : ExitCode.ok;
-    if (json) console.out(JSON.stringify(jsonSummary(outcome, failures.length === 0, message)));
+    // --compare: the server's verdict on the metric record just stored, as a table.
+    const failOnRegression = values['fail-on-regression'] === true;
+    const metricId = outcome.results.find((r) => r.request.kind === 'metric')?.acknowledgement?.id;
+    let verdict: Comparison | undefined;
+    if ((values.compare || failOnRegression) && client && metricId) {
+      try {
+        verdict = await client.compare(inputs.projectId, metricId);
+      } catch (error) {
+        warn(`no verdict from the server: ${(error as Error).message}`);
+      }
+    }
+    const regressions = verdict?.keys.filter((key) => key.verdict === 'regression') ?? [];
+    const finalCode =
+      code === ExitCode.ok && failOnRegression && regressions.length > 0 ? ExitCode.failed : code;
+    if (json) {
+      const summary = jsonSummary(outcome, failures.length === 0, message);
+      console.out(JSON.stringify(verdict ? { ...summary, verdict } : summary));
+    }
     if (failures.length === 0) {
       if (!json) info(message);
     } else if (code === ExitCode.failed) console.err(`error: ${message}`);
     else console.err(`warning: ${message} (without --fail-on-error the exit code is 0)`);
-    return { code, abandonedRequests: client?.abandonedRequests ?? false };
+    if (verdict && !json) {
+      const link = `${inputs.baseUrl}/dashboard/projects/${encodeURIComponent(inputs.projectId)}`;
+      info(
+        verdictTerminal(
+          { projectId: inputs.projectId, comparison: verdict, link },
+          Boolean(console.colour),
+        ),
+      );
+    }
+    if (finalCode !== code)
+      console.err(`error: ${regressions.length} regression(s), and --fail-on-regression`);
+    return { code: finalCode, abandonedRequests: client?.abandonedRequests ?? false };
   } catch (error) {
     if (error instanceof UsageError) {
       console.err(`ci-stats report: ${error.message}\nSee ci-stats report --help.`);

@@ -5,6 +5,7 @@ import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
 import type { AnyRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
 import { testsAnswer } from './tests/tests-answer.js';
+import { COMPARE_PATH, type Comparison, readComparison } from './verdict/comparison.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -75,6 +76,14 @@ export interface Transport {
     headers: Record<string, string>,
     timeoutMs: number,
   ): Exchange;
+  /** Any method; `body` undefined for none (a GET). */
+  request(
+    method: string,
+    url: string,
+    body: string | Uint8Array | undefined,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange;
 }
 
 export interface HttpClientOptions {
@@ -134,6 +143,60 @@ export class HttpStatsClient implements StatsClient {
         if (failure.kind !== 'unavailable' || retriesLeft === 0) return;
         log(`${request.kind}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
         if (failure.retryAfterMs)
+          await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
+      },
+    });
+  }
+
+  /**
+   * The server's verdict on a stored metric record (`GET /stats/compare`), with the same retries
+   * and deadline as a send. Throws a SendFailure when there is none to be had.
+   */
+  compare(projectId: string, recordId: string): Promise<Comparison> {
+    const { retries, timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
+    const path = `${COMPARE_PATH}?${new URLSearchParams({ projectId, record: recordId })}`;
+    const attempt = async () => {
+      const timeoutMs = timeoutSeconds * 1000;
+      const exchange = this.transport.request(
+        'GET',
+        `${baseUrl}${path}`,
+        undefined,
+        { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey },
+        timeoutMs,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          this.abandonedRequests = true;
+          reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
+        }, timeoutMs);
+      });
+      let answer: TransportResponse;
+      try {
+        answer = await Promise.race([
+          exchange.response.catch((error: Error) => {
+            throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
+          }),
+          deadline,
+        ]);
+      } finally {
+        clearTimeout(timer);
+        exchange.abandon();
+      }
+      const body = parseJson(answer.body);
+      const comparison = answer.status === 200 ? readComparison(body) : undefined;
+      if (comparison) return comparison;
+      if (answer.status === 200)
+        throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
+      throw failureOf(answer.status, answer.headers, body, [apiKey]);
+    };
+    return pRetry(attempt, {
+      retries,
+      ...BACKOFF,
+      shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
+      onFailedAttempt: async ({ error, retriesLeft }) => {
+        const failure = error as SendFailure;
+        if (failure.kind === 'unavailable' && retriesLeft > 0 && failure.retryAfterMs)
           await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
       },
     });
@@ -254,19 +317,38 @@ async function judge(
     }
     if (answer) return { ...answer, replayed };
   }
+  throw failureOf(status, headers, body, secrets);
+}
+
+/** Why an answer is not the one wanted: refused for good, or worth another attempt. */
+function failureOf(
+  status: number,
+  headers: TransportResponse['headers'],
+  body: unknown,
+  secrets: (string | undefined)[],
+): SendFailure {
   const error = (body as { error?: unknown } | undefined)?.error;
   const mask = masker(secrets);
   const said = typeof error === 'string' ? `: ${mask(error)}` : '';
   const reason = `HTTP ${status}${said}${issuesText(body, mask)}`;
-  if (!isRetryableStatus(status)) throw new SendFailure(reason, 'refused');
+  if (!isRetryableStatus(status)) return new SendFailure(reason, 'refused');
   const wait = parseRetryAfter(headers[Headers.retryAfter]);
   if (wait !== undefined && wait > MAX_RETRY_AFTER_MS) {
-    throw new SendFailure(
+    return new SendFailure(
       `${reason} (the server asks to wait ${Math.round(wait / 1000)} s)`,
       'final',
     );
   }
-  throw new SendFailure(reason, 'unavailable', wait);
+  return new SendFailure(reason, 'unavailable', wait);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status says enough.
+    return undefined;
+  }
 }
 
 /** `dry-run`: validates and prints what would be sent, with the webhook URL masked. */

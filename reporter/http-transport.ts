@@ -35,9 +35,10 @@ const portOf = (url: URL) => Number(url.port) || (url.protocol === 'https:' ? 44
 const tls = () => Promise.all([import('node:https'), import('node:tls')]);
 
 interface PostOptions {
-  method: 'POST';
+  method: string;
   headers: Record<string, string>;
-  body: string | Uint8Array;
+  /** Undefined for a request without a body (GET). */
+  body: string | Uint8Array | undefined;
 }
 
 /**
@@ -131,7 +132,10 @@ function readAll(message: IncomingMessage): Promise<TransportResponse> {
  * @actions/http-client would do the same but loads undici (about 400 kB and 20 ms) at start.
  */
 export const nodeHttpTransport: Transport = {
-  post(url, body, headers): Exchange {
+  post(url, body, headers, timeoutMs): Exchange {
+    return nodeHttpTransport.request('POST', url, body, headers, timeoutMs);
+  },
+  request(method, url, body, headers): Exchange {
     const target = new URL(url);
     const proxy = proxyFor(target);
     const requests: ClientRequest[] = [];
@@ -141,8 +145,11 @@ export const nodeHttpTransport: Transport = {
       if (abandoned) request.destroy();
     };
     const options: PostOptions = {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      method,
+      headers:
+        body === undefined
+          ? headers
+          : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       body,
     };
     const answer =

@@ -19,16 +19,26 @@ export interface TestFailure {
   message: string;
 }
 
+/** A failed test whose report says where it is: an annotation on a check run. */
+export interface LocatedFailure extends TestFailure {
+  file: string;
+  line: number;
+}
+
 export interface TestResults {
   counts: TestCounts;
   /** Failed and errored tests, in report order: at most MAX_FAILURES. */
   failures: TestFailure[];
+  /** The failed tests with a `file` (and `line`) attribute, at most MAX_LOCATED (JUnit only). */
+  located?: LocatedFailure[];
   files: string[];
   /** Every test case (sent to POST /stats/ingest-tests), when the reports were read for them. */
   cases?: CaseTable;
 }
 
 export const MAX_FAILURES = 50;
+/** Failures kept with their place in the code: GitHub takes 50 annotations per request. */
+export const MAX_LOCATED = 1000;
 export const MAX_MESSAGE_LENGTH = 200;
 /** Suite and test names are cut too (parametrised tests can have very long ones). */
 export const MAX_NAME_LENGTH = 200;
@@ -165,17 +175,20 @@ export function readReport(path: string, into: TestResults): Promise<void> {
       }
       if (name !== 'testcase') return;
       const { counts, failures } = into;
+      into.located ??= [];
+      const located = into.located;
       counts.total += 1;
       counts[current.outcome] += 1;
-      if (
-        (current.outcome === 'failed' || current.outcome === 'errors') &&
-        failures.length < MAX_FAILURES
-      ) {
-        failures.push({
+      if (current.outcome === 'failed' || current.outcome === 'errors') {
+        const failure = {
           suite: current.suite.slice(0, MAX_NAME_LENGTH),
           name: current.name.slice(0, MAX_NAME_LENGTH),
           message: firstLine(current.message ?? current.text),
-        });
+        };
+        if (failures.length < MAX_FAILURES) failures.push(failure);
+        if (current.file && located.length < MAX_LOCATED) {
+          located.push({ ...failure, file: current.file, line: current.line ?? 1 });
+        }
       }
       into.cases?.add({
         suite: current.suiteName,
@@ -261,6 +274,7 @@ export async function readJUnitReports(
   const results: TestResults = {
     counts: { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0, duration_ms: 0 },
     failures: [],
+    located: [],
     files: [],
     cases: new CaseTable(),
   };

@@ -16,7 +16,14 @@ export function readActionContext(
   warn: (message: string) => void = () => undefined,
   cwd: string = process.cwd(),
 ): ReportContext {
-  return { github: readContext(env, warn), ci: detectCi(env, cwd) };
+  const github = readContext(env, warn);
+  const ci = detectCi(env, cwd);
+  // The base the server compares a pull request with (GitHub puts it in the event file only).
+  const baseSha = github.payload.pull_request?.base?.sha;
+  if (ci.facts.pull_request && typeof baseSha === 'string' && baseSha) {
+    ci.facts.pull_request.base_sha = baseSha;
+  }
+  return { github, ci };
 }
 
 /** The CLI's context: the neutral facts of whichever CI runs it (or of the local checkout). */

@@ -5,8 +5,8 @@ export interface EventPayload {
   repository?: { full_name?: string };
   pull_request?: {
     number?: number;
-    head?: { ref?: string };
-    base?: { ref?: string };
+    head?: { ref?: string; sha?: string; repo?: { full_name?: string } | null };
+    base?: { ref?: string; sha?: string; repo?: { full_name?: string } };
     html_url?: string;
   };
   release?: { tag_name?: string; html_url?: string };

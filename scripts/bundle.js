@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +17,12 @@ const ncc = createRequire(import.meta.url)('@vercel/ncc');
 /** How webpack's runtime (as ncc emits it) loads a chunk of a dynamic import from its file. */
 const CHUNK_FILE_LOAD = 'require("./"+__nccwpck_require__.u(t))';
 const CHUNK_FILE = /^(\d+)\.index\.js$/;
+/**
+ * A chunk larger than this (minified) stays a file of its own beside the bundle: scanning a
+ * string costs little, but half a megabyte of it (Octokit with its HTTP stack, @actions/core's
+ * OIDC client with undici) would cost every step to read and scan for code only a few run.
+ */
+const EMBED_LIMIT = 100_000;
 
 /**
  * The chunks' code goes into the one file as strings, compiled only when a dynamic import asks for
@@ -32,7 +39,14 @@ function embedChunks(code, chunks) {
     'function __ciStatsChunk(id){var m={exports:{}};' +
     'new Function("exports","require","module","__filename","__dirname",__ciStatsChunks[id])' +
     '(m.exports,require,m,__filename,__dirname);return m.exports}\n';
-  return prelude + code.replace(CHUNK_FILE_LOAD, '__ciStatsChunk(t)');
+  // A chunk not in the table is a file beside the bundle, loaded as webpack would.
+  return (
+    prelude +
+    code.replace(
+      CHUNK_FILE_LOAD,
+      `(Object.hasOwn(__ciStatsChunks,t)?__ciStatsChunk(t):${CHUNK_FILE_LOAD})`,
+    )
+  );
 }
 
 /**
@@ -69,7 +83,7 @@ function licenses(stats) {
  * (BENCHMARKS.md, "Reporting step time"). dist/package.json says so to Node. ncc minifies the
  * main file only, so the chunks go through terser here.
  */
-async function build(entry, file, licenseFile, shebang = false) {
+async function build(entry, file, licenseFile, { shebang = false, oneFile = false } = {}) {
   const { code, assets, stats } = await ncc(resolve(entry), {
     esm: false,
     minify: true,
@@ -80,7 +94,9 @@ async function build(entry, file, licenseFile, shebang = false) {
   for (const [name, asset] of Object.entries(assets)) {
     const id = CHUNK_FILE.exec(name)?.[1];
     if (id === undefined) continue;
-    chunks[id] = (await minify(asset.source.toString(), { compress: true, mangle: true })).code;
+    const minified = (await minify(asset.source.toString(), { compress: true, mangle: true })).code;
+    if (oneFile || minified.length <= EMBED_LIMIT) chunks[id] = minified;
+    else writeFileSync(`dist/${name}`, minified);
   }
   const body = embedChunks(code.replace(/^#!.*\n/, ''), chunks);
   writeFileSync(`dist/${file}`, shebang ? `#!/usr/bin/env node\n${body}` : body);
@@ -109,8 +125,11 @@ function cliPackage() {
 }
 
 mkdirSync('dist', { recursive: true });
+// Chunk files of an earlier build (their ids change with their contents).
+for (const name of readdirSync('dist')) if (CHUNK_FILE.test(name)) rmSync(`dist/${name}`);
 writeFileSync('dist/package.json', `${JSON.stringify(cliPackage(), null, 2)}\n`);
 copyFileSync('cli/README.md', 'dist/README.md');
 await build('action/index.ts', 'index.js', 'licenses.txt');
-await build('cli/index.ts', 'cli.js', 'cli-licenses.txt', true);
+// The CLI stays one file, whatever the size of its chunks: its package is that file.
+await build('cli/index.ts', 'cli.js', 'cli-licenses.txt', { shebang: true, oneFile: true });
 chmodSync('dist/cli.js', 0o755);

@@ -60,7 +60,12 @@ export class Conflict extends DomainError<
 
 /** The input breaks a domain rule that a schema cannot express. */
 export class Invalid extends DomainError<
-  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range' | 'channel-url' | 'read-budget'
+  | 'display-name-length'
+  | 'display-name-reserved'
+  | 'idempotency-key'
+  | 'range'
+  | 'channel-url'
+  | 'read-budget'
 > {
   readonly kind = 'invalid';
 }

@@ -2,58 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Runner, run } from '../../action/step.js';
+import { run } from '../../action/step.js';
 import { FakeTransport } from '../helpers/fake-transport.js';
+import { StandIn } from '../helpers/runner-stand-in.js';
 
-/**
- * The Action's step in process: a stand-in for @actions/core records what the step tells the
- * runner; a fake transport answers for the server.
- */
-
-class StandIn implements Runner {
-  readonly calls: [string, ...string[]][] = [];
-  readonly outputs: Record<string, string> = {};
-  readonly summaryParts: string[] = [];
-  failed: string | undefined;
-
-  constructor(private readonly inputs: Record<string, string>) {}
-
-  getInput(name: string): string {
-    return this.inputs[name] ?? '';
-  }
-  setSecret(secret: string): void {
-    this.calls.push(['setSecret', secret]);
-  }
-  setOutput(name: string, value: string): void {
-    this.calls.push(['setOutput', name, value]);
-    this.outputs[name] = value;
-  }
-  setFailed(message: string): void {
-    this.calls.push(['setFailed', message]);
-    this.failed = message;
-  }
-  warning(message: string): void {
-    this.calls.push(['warning', message]);
-  }
-  info(message: string): void {
-    this.calls.push(['info', message]);
-  }
-  readonly summary: Runner['summary'] = {
-    addHeading: (text) => {
-      this.summaryParts.push(text);
-      return this.summary;
-    },
-    addTable: (rows) => {
-      this.summaryParts.push(JSON.stringify(rows));
-      return this.summary;
-    },
-    addRaw: (text) => {
-      this.summaryParts.push(text);
-      return this.summary;
-    },
-    write: async () => undefined,
-  };
-}
+// The Action's step in process: a stand-in for @actions/core records what the step tells the
+// runner; a fake transport answers for the server.
 
 const TOKEN = 'webhook_token_abcdefghijklmnopqrstuvwxyz';
 const WEBHOOK = `https://discord.com/api/webhooks/123456789012345678/${TOKEN}`;
@@ -87,9 +41,11 @@ describe('the Action step', () => {
       ['setSecret', WEBHOOK],
       ['setSecret', TOKEN],
     ]);
-    expect(transport.sent.map((r) => r.headers['x-api-key'])).toEqual([
-      'cis_secret_key',
-      'cis_secret_key',
+    // The event, the metric, then the server's verdict on the metric (GET /stats/compare).
+    expect(transport.sent.map((r) => [r.method, r.headers['x-api-key']])).toEqual([
+      ['POST', 'cis_secret_key'],
+      ['POST', 'cis_secret_key'],
+      ['GET', 'cis_secret_key'],
     ]);
     expect(runner.outputs).toEqual({
       ok: 'true',

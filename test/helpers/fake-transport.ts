@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Exchange, Transport, TransportResponse } from '../../reporter/client.js';
 
 export interface SentRequest {
+  method: string;
   url: string;
   body: unknown;
   headers: Record<string, string>;
@@ -28,14 +29,30 @@ export class FakeTransport implements Transport {
     headers: Record<string, string>,
     timeoutMs: number,
   ): Exchange {
+    return this.request('POST', url, body, headers, timeoutMs);
+  }
+
+  request(
+    method: string,
+    url: string,
+    body: string | Uint8Array | undefined,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Exchange {
     // A compressed body (a batch of test cases) is recorded as what it decompresses to.
     const text =
-      typeof body === 'string'
+      body === undefined || typeof body === 'string'
         ? body
         : headers['content-encoding'] === 'gzip'
           ? gunzipSync(body).toString('utf8')
           : Buffer.from(body).toString('utf8');
-    this.sent.push({ url, body: JSON.parse(text), headers, timeoutMs });
+    this.sent.push({
+      method,
+      url,
+      body: text === undefined ? undefined : JSON.parse(text),
+      headers,
+      timeoutMs,
+    });
     const next = this.#answers.shift() ?? { status: 200, body: '{"message":"ok","id":"id-1"}' };
     const response =
       next === 'silence'

@@ -40,6 +40,7 @@ describe('HttpStatsClient', () => {
     });
     expect(transport.sent).toEqual([
       {
+        method: 'POST',
         url: 'https://stats.example/base/stats/ingest-events',
         body: request.body,
         headers: {

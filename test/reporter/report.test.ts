@@ -116,6 +116,7 @@ describe('report', () => {
       name: `t${i}`,
       message: 'm',
     })),
+    located: [],
     files: ['r.xml'],
   });
 
