@@ -41,6 +41,10 @@ export const OwnError = {
   apiKeyNotFound: 'API key not found.',
   projectNameTaken: 'A project with this name already exists.',
   shareLinkNotFound: 'Share link not found.',
+  channelNotFound: 'Channel not found.',
+  tooManyChannels: 'This project has as many channels as it may have (20).',
+  channelUrl:
+    'url is not a webhook of this kind: Discord https://discord.com/api/webhooks/<id>/<token>, Slack https://hooks.slack.com/services/…, Teams a workflow URL (*.logic.azure.com, *.environment.api.powerplatform.com), webhook an https:// URL.',
   methodNotAllowed: 'Method not allowed.',
   hostRequired: 'A Host header is required.',
   badUrl: 'The request path is not a valid URL.',

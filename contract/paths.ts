@@ -37,6 +37,12 @@ export const Paths = {
   createShareLink: '/stats/create-share-link',
   getShareLinks: '/stats/get-share-links',
   revokeShareLink: '/stats/revoke-share-link',
+  /** Notification channels (issue 30). */
+  createChannel: '/stats/create-channel',
+  getChannels: '/stats/get-channels',
+  updateChannel: '/stats/update-channel',
+  deleteChannel: '/stats/delete-channel',
+  testChannel: '/stats/test-channel',
   /** Tests as data (docs/tests.md). */
   ingestTests: '/stats/ingest-tests',
   health: '/healthz',

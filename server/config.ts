@@ -114,6 +114,15 @@ const EnvSchema = z
     SECRETS_KEY_FILE: z.string().optional(),
 
     DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
+    SLACK_WEBHOOK_ORIGIN: origin('SLACK_WEBHOOK_ORIGIN').default('https://hooks.slack.com'),
+    TEAMS_WEBHOOK_ORIGIN: origin('TEAMS_WEBHOOK_ORIGIN').optional(),
+    WEBHOOK_ALLOWED_HOSTS: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9.:[\]-]+(?:\s*,\s*[A-Za-z0-9.:[\]-]+)*$/,
+        'WEBHOOK_ALLOWED_HOSTS must be host names or host:port, separated by commas',
+      )
+      .optional(),
     FORWARDING_PROVIDER: z
       .enum(['none', 'improvmx'], { error: 'FORWARDING_PROVIDER must be none or improvmx' })
       .default('none'),
@@ -194,6 +203,15 @@ export type ContactsConfig =
 export interface OutboundConfig {
   /** Where chat notifications go, whatever host the client's webhook URL named. */
   discordApiOrigin: string;
+  /** Where Slack channels' messages go (the path of their URL on this origin). */
+  slackWebhookOrigin: string;
+  /** When set, Teams channels' messages go here (tests); else to their URL's own host. */
+  teamsWebhookOrigin: string | undefined;
+  /**
+   * Hosts (or host:port) a generic webhook channel may name although they resolve to private
+   * addresses (a receiver inside the operator's network); plain HTTP is accepted for them.
+   */
+  webhookAllowedHosts: string[];
   /** Total time for one outbound request, connection included. */
   timeoutMs: number;
   maxAttempts: number;
@@ -332,6 +350,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : { provider: 'none' },
     outbound: {
       discordApiOrigin: e.DISCORD_API_ORIGIN,
+      slackWebhookOrigin: e.SLACK_WEBHOOK_ORIGIN,
+      teamsWebhookOrigin: e.TEAMS_WEBHOOK_ORIGIN,
+      webhookAllowedHosts: (e.WEBHOOK_ALLOWED_HOSTS ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
       timeoutMs: e.OUTBOUND_TIMEOUT_MS,
       maxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: e.OUTBOX_RETRY_BASE_MS,

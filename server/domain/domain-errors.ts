@@ -27,7 +27,7 @@ export class Unauthorized extends DomainError<'key'> {
 
 /** The thing named does not exist (for this caller). `key` is the admin's, `api-key` an account's. */
 export class NotFound extends DomainError<
-  'profile' | 'account' | 'key' | 'api-key' | 'share-link' | 'project'
+  'profile' | 'account' | 'key' | 'api-key' | 'share-link' | 'project' | 'channel'
 > {
   readonly kind = 'not-found';
 }
@@ -42,14 +42,14 @@ export class Forbidden extends DomainError<'project' | 'ingest-only'> {
 
 /** The request contradicts what is stored. */
 export class Conflict extends DomainError<
-  'display-name-taken' | 'idempotency-key-reused' | 'project-name-taken'
+  'display-name-taken' | 'idempotency-key-reused' | 'project-name-taken' | 'too-many-channels'
 > {
   readonly kind = 'conflict';
 }
 
 /** The input breaks a domain rule that a schema cannot express. */
 export class Invalid extends DomainError<
-  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range'
+  'display-name-length' | 'display-name-reserved' | 'idempotency-key' | 'range' | 'channel-url'
 > {
   readonly kind = 'invalid';
 }

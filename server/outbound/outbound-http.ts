@@ -9,6 +9,8 @@ export interface OutboundRequest {
   url: string;
   headers?: Record<string, string>;
   json?: unknown;
+  /** A body already serialised as JSON (when its exact bytes are signed); instead of `json`. */
+  jsonText?: string;
   /** Text that must never appear in an error message (tokens, keys). */
   secrets: readonly string[];
   /** What the error messages call the service, e.g. "Discord". */
@@ -17,6 +19,11 @@ export interface OutboundRequest {
   retryAfter?: (headers: ResponseHeaders, body: unknown) => number | undefined;
   /** Sees every answer's status and headers, whatever the status (e.g. a service's rate limits). */
   onAnswer?: (status: number, headers: ResponseHeaders, body: unknown) => void;
+}
+
+/** How connections are made: a `lookup` that judges addresses (public-address.ts). */
+export interface ConnectOptions {
+  lookup?: (...args: never[]) => void;
 }
 
 export interface OutboundResponse {
@@ -35,10 +42,10 @@ export class OutboundHttp {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
 
-  constructor(timeoutMs: number) {
+  constructor(timeoutMs: number, connect: ConnectOptions = {}) {
     this.#timeoutMs = timeoutMs;
     this.#agent = new Agent({
-      connect: { timeout: Math.min(timeoutMs, 5_000) },
+      connect: { timeout: Math.min(timeoutMs, 5_000), ...connect },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
@@ -50,16 +57,17 @@ export class OutboundHttp {
     let headers: ResponseHeaders;
     let text: string;
     try {
+      const body = req.jsonText ?? (req.json === undefined ? undefined : JSON.stringify(req.json));
       const response = await request(req.url, {
         method: req.method,
         dispatcher: this.#agent,
         signal: AbortSignal.timeout(this.#timeoutMs),
         headers: {
           accept: 'application/json',
-          ...(req.json === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...req.headers,
         },
-        body: req.json === undefined ? undefined : JSON.stringify(req.json),
+        body,
       });
       status = response.statusCode;
       headers = response.headers;
@@ -67,7 +75,11 @@ export class OutboundHttp {
     } catch (error) {
       const reason =
         (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message;
-      throw new DeliveryError(redact(`${req.service}: ${reason}`, req.secrets), true);
+      // An address refused by the connection's lookup (public-address.ts) stays refused.
+      const refused = [error, (error as { cause?: unknown }).cause].some(
+        (e) => (e as { code?: unknown } | undefined)?.code === 'EPUBLICONLY',
+      );
+      throw new DeliveryError(redact(`${req.service}: ${reason}`, req.secrets), !refused);
     }
 
     const body = parseJson(text);

@@ -1,4 +1,6 @@
+import { wants } from '../domain/channels/channel-rules.js';
 import { DeliveryError } from '../outbound/delivery-error.js';
+import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import type { DiscordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
@@ -9,12 +11,13 @@ export interface Executors {
   discord: DiscordNotifier;
   forwarding: ForwardingProvider | undefined;
   contacts: ContactsProvider | undefined;
-  /** The alias locks (shared with E2) and who forwards for an alias now. */
-  storage: Pick<Storage, 'lock' | 'profiles'>;
+  channels: ChannelSender;
+  /** The alias locks (shared with E2), who forwards for an alias now, and the channels. */
+  storage: Pick<Storage, 'lock' | 'profiles' | 'channels'>;
 }
 
 /** Carries out one job against the service it names. */
-export function jobExecutor({ discord, forwarding, contacts, storage }: Executors) {
+export function jobExecutor({ discord, forwarding, contacts, channels, storage }: Executors) {
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
@@ -32,6 +35,14 @@ export function jobExecutor({ discord, forwarding, contacts, storage }: Executor
             await provider.removeAlias(job.alias);
           }
         });
+      }
+      case 'channel-message': {
+        // The channel as it is now: a deleted one is never sent to, and rules changed since the
+        // event was stored are judged again, so a channel hears only what it asks for now.
+        const channel = await storage.channels.get(job.channelId);
+        if (!channel) throw new DeliveryError('the channel was deleted', false);
+        if (!wants(channel.rules, job.event)) return;
+        return channels.send(channel, job.event, job.messageId);
       }
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');

@@ -3,6 +3,7 @@ import {
   parseDiscordWebhookUrl,
 } from '../../contract/discord-webhook.js';
 import type { IngestEventRequest } from '../../contract/events.js';
+import type { EventSummary } from '../domain/channels/event-summary.js';
 import { isSealed, type SecretBox } from './secret-box.js';
 
 /** E7's chat notification; the message is built at delivery from these fields. */
@@ -35,7 +36,18 @@ export interface UpsertContactJob {
   alias: string;
 }
 
-export type OutboxJob = ChatNotificationJob | RemoveAliasJob | UpsertContactJob;
+/**
+ * A message to one of the project's channels (issue 30). It holds no secret: the channel's URL
+ * stays sealed in its row and is opened only to send, so a deleted channel is never sent to.
+ */
+export interface ChannelMessageJob {
+  kind: 'channel-message';
+  channelId: string;
+  messageId: string;
+  event: EventSummary;
+}
+
+export type OutboxJob = ChatNotificationJob | RemoveAliasJob | UpsertContactJob | ChannelMessageJob;
 
 /**
  * The notification an event asks for, if any: the chatWebhook's description and colour, else

@@ -20,9 +20,14 @@ export const outboxWorkerPlugin = fp(
         maxAttempts: config.outbound.maxAttempts,
       },
       log: app.logger.child({ component: 'outbox' }),
-      // One lane per webhook: a slow or rate-limited webhook never holds up another's messages.
+      // One lane per webhook or channel: a slow or rate-limited one never holds up another's
+      // messages, and a channel's messages go in the order of their events.
       laneOf: (job) =>
-        job.kind === 'chat-notification' ? `discord:${job.webhook.webhookId}` : undefined,
+        job.kind === 'chat-notification'
+          ? `discord:${job.webhook.webhookId}`
+          : job.kind === 'channel-message'
+            ? `channel:${job.channelId}`
+            : undefined,
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
     });
     // Jobs are sent once the change that queued them has committed.

@@ -18,6 +18,9 @@ export const servicesPlugin = fp(
         contacts: app.providers.contacts !== undefined,
         log: app.logger,
         secrets: app.secrets,
+        publicUrl: app.config.publicUrl,
+        webhookAllowedHosts: app.config.outbound.webhookAllowedHosts,
+        sendSample: (channel) => app.providers.channels.sample(channel),
       }),
     );
   },

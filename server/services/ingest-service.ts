@@ -5,6 +5,7 @@ import { branchOf, seriesOf, statusOf } from '../domain/record-facts.js';
 import { chatNotification } from '../outbox/outbox-jobs.js';
 import type { SecretBox } from '../outbox/secret-box.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
+import type { ChannelDispatch } from './channels/channel-dispatch.js';
 import type { Answer, Idempotency } from './idempotency-service.js';
 import type { ProjectAccess } from './project-access.js';
 
@@ -22,6 +23,7 @@ export function ingestService(
   access: ProjectAccess,
   idempotency: Idempotency,
   secrets: SecretBox,
+  channels: ChannelDispatch,
 ) {
   return {
     async event(
@@ -32,21 +34,23 @@ export function ingestService(
       const project = await access.assertOwn(caller, event.projectId);
       const response = { message: EVENT_CREATED, id: newRecordId() };
       const createdAt = Date.now();
+      const row = {
+        id: response.id,
+        projectId: event.projectId,
+        eventType: event.eventType,
+        description: event.description ?? null,
+        payload: event.payload === undefined ? null : JSON.stringify(event.payload),
+        color: event.color ?? null,
+        createdAt,
+        branch: branchOf(event.payload),
+        status: statusOf(event.payload),
+      };
       const record = {
         kind: 'event' as const,
-        row: {
-          id: response.id,
-          projectId: event.projectId,
-          eventType: event.eventType,
-          description: event.description ?? null,
-          payload: event.payload === undefined ? null : JSON.stringify(event.payload),
-          color: event.color ?? null,
-          createdAt,
-          branch: branchOf(event.payload),
-          status: statusOf(event.payload),
-        },
+        row,
         // Queued in the same transaction as the event: it is sent exactly when the event exists.
         notification: chatNotification(event, project.name, createdAt, secrets),
+        channelJobs: await channels(row, project.name, event.payload),
       };
       return idempotency.once(
         caller.accountId,

@@ -4,6 +4,9 @@ import { type ForwardingProvider, localForwarding } from '../providers/forwardin
 import type { Storage } from '../storage/storage.js';
 import { adminService } from './admin-service.js';
 import { apiKeyService } from './api-key-service.js';
+import { channelDirectory } from './channels/channel-directory.js';
+import { channelDispatch } from './channels/channel-dispatch.js';
+import { channelService, type SampleSender } from './channels/channel-service.js';
 import { credentials } from './credentials.js';
 import { displayNameService } from './display-name-service.js';
 import { forwardingService } from './forwarding-service.js';
@@ -31,6 +34,12 @@ export interface ServiceOptions {
   log: Logger;
   /** Seals the webhook tokens of the notification jobs that E7 queues. */
   secrets: SecretBox;
+  /** The server's public origin, for links back to a project's page in messages. */
+  publicUrl: string | undefined;
+  /** WEBHOOK_ALLOWED_HOSTS. */
+  webhookAllowedHosts: readonly string[];
+  /** test-channel's sample message. */
+  sendSample: SampleSender;
 }
 
 /**
@@ -45,6 +54,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const records = recordService(storage, access);
   const stats = statsService(storage, access);
   const shareLinks = shareLinkService(storage, access);
+  const directory = channelDirectory(storage);
   const once = idempotency();
   return {
     credentials: verified,
@@ -64,8 +74,20 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     site: siteService(storage),
     publicPage: publicPageService(storage, options.mailDomain),
     projects,
-    ingest: ingestService(storage, access, once, options.secrets),
+    ingest: ingestService(
+      storage,
+      access,
+      once,
+      options.secrets,
+      channelDispatch(storage, directory, options.publicUrl),
+    ),
     testIngest: testIngestService(storage, access, once),
+    channels: channelService(storage, access, {
+      secrets: options.secrets,
+      allowedHosts: options.webhookAllowedHosts,
+      directory,
+      sendSample: options.sendSample,
+    }),
     records,
     stats,
     shareLinks,

@@ -1,4 +1,6 @@
 import type { ApiKeyInfo, KeyScope } from '../../contract/api-keys.js';
+import type { ChannelKind } from '../../contract/channel-targets.js';
+import type { ChannelRules } from '../../contract/channels.js';
 import type { Project } from '../../contract/projects.js';
 import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
@@ -176,7 +178,14 @@ export interface MetricRow {
 
 /** A record to store; a metric comes with its series (numeric leaves), read once by the service. */
 export type NewRecord =
-  | { kind: 'event'; row: EventRow; notification: OutboxJob | undefined }
+  | {
+      kind: 'event';
+      row: EventRow;
+      /** E7's chatWebhook notification (get-events shows its state). */
+      notification: OutboxJob | undefined;
+      /** The messages to the project's channels its rules want (issue 30). */
+      channelJobs?: readonly OutboxJob[];
+    }
   | { kind: 'metric'; row: MetricRow; series: [string, number][] };
 
 /** The first answer to an (account, Idempotency-Key), stored with the record it acknowledges. */
@@ -310,6 +319,57 @@ export interface ShareLinkRepository {
   revokeById(id: string, accountId: string): Promise<boolean>;
 }
 
+/**
+ * A notification channel as stored: its URL (`target`) and a generic webhook's signing secret
+ * sealed (secret-box.ts, context: the channel's id), its rules as given.
+ */
+export interface StoredChannel {
+  id: string;
+  projectId: string;
+  kind: ChannelKind;
+  name: string;
+  /** What may be shown of the URL. */
+  hint: string;
+  target: string;
+  secret: string | null;
+  rules: ChannelRules;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What update-channel may change. */
+export interface ChannelChange {
+  name?: string | undefined;
+  hint?: string | undefined;
+  target?: string | undefined;
+  rules?: ChannelRules | undefined;
+}
+
+/** A project's channels; `accountId` scopes every change to the owner's own projects. */
+export interface ChannelRepository {
+  /** Stores it, unless the project has `max` channels already (false). */
+  create(channel: StoredChannel, max: number): Promise<boolean>;
+  /** The project's channels, oldest first. */
+  list(projectId: string): Promise<StoredChannel[]>;
+  get(id: string): Promise<StoredChannel | undefined>;
+  /** Applies the change to one of `accountId`'s channels; undefined when it has no such channel. */
+  update(
+    id: string,
+    accountId: string,
+    change: ChannelChange,
+    updatedAt: string,
+  ): Promise<StoredChannel | undefined>;
+  delete(id: string, accountId: string): Promise<boolean>;
+  /**
+   * Reserves the channel's next sending slot, shared by every process of the database: the
+   * time (epoch ms, at least `now`) at which this message may go, at least `spacingMs` after the
+   * previous reservation. Undefined when the channel is gone.
+   */
+  reserveSlot(id: string, now: number, spacingMs: number): Promise<number | undefined>;
+  /** Nothing more goes to the channel before `at` (its platform said to wait). */
+  holdUntil(id: string, at: number): Promise<void>;
+}
+
 export interface DueJob {
   id: number;
   payload: string;
@@ -360,6 +420,7 @@ export interface Repositories {
   records: RecordRepository;
   stats: StatsRepository;
   shareLinks: ShareLinkRepository;
+  channels: ChannelRepository;
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
   tests: TestRepository;

@@ -12,13 +12,22 @@ export interface RecordedRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: unknown;
+  /** The body's bytes as text, as sent (what a signature covers). */
+  raw: string;
   at: number;
   /** What the fake answered; undefined while hanging. */
   replied?: number;
 }
 
 export type Reply =
-  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | {
+      status: number;
+      body?: unknown;
+      /** A body that is not JSON (Slack answers `ok`), sent as text/plain. */
+      text?: string;
+      headers?: Record<string, string>;
+      delayMs?: number;
+    }
   /** Accept the request and never answer. */
   | { hang: true }
   /** Close the connection without an answer. */
@@ -128,6 +137,7 @@ export class FakeService {
       query: url.searchParams,
       headers: req.headers,
       body: text === '' ? undefined : JSON.parse(text),
+      raw: text,
       at: Date.now(),
     };
     this.requests.push(recorded);
@@ -150,9 +160,10 @@ export class FakeService {
     }
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     recorded.replied = reply.status;
-    const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
+    const body = reply.text ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
+    const type = reply.text === undefined ? 'application/json' : 'text/plain';
     res.writeHead(reply.status, {
-      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(body ? { 'content-type': type } : {}),
       ...reply.headers,
     });
     res.end(body);

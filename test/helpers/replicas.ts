@@ -25,6 +25,8 @@ export function replicaEnv(
     MAIL_DOMAIN: 'mail.example.test',
     // Nothing may reach the real Discord: port 9 (discard) refuses at once.
     DISCORD_API_ORIGIN: 'http://127.0.0.1:9',
+    SLACK_WEBHOOK_ORIGIN: 'http://127.0.0.1:9',
+    TEAMS_WEBHOOK_ORIGIN: 'http://127.0.0.1:9',
     // Many requests from one key: the rate limits (per replica) have tests of their own.
     RATE_LIMIT_INGEST_PER_MINUTE: '0',
     RATE_LIMIT_OTHER_PER_MINUTE: '0',

@@ -42,6 +42,8 @@ export function testEnv(database: TestDatabase, env: Record<string, string> = {}
     MAIL_DOMAIN: 'mail.example.test',
     // Nothing in the tests may reach the real Discord: port 9 (discard) refuses at once.
     DISCORD_API_ORIGIN: 'http://127.0.0.1:9',
+    SLACK_WEBHOOK_ORIGIN: 'http://127.0.0.1:9',
+    TEAMS_WEBHOOK_ORIGIN: 'http://127.0.0.1:9',
     ...env,
   };
 }

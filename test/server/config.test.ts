@@ -33,11 +33,22 @@ describe('loadConfig', () => {
       contacts: { provider: 'none' },
       outbound: {
         discordApiOrigin: 'https://discord.com',
+        slackWebhookOrigin: 'https://hooks.slack.com',
+        teamsWebhookOrigin: undefined,
+        webhookAllowedHosts: [],
         timeoutMs: 10000,
         maxAttempts: 15,
         retryBaseMs: 2000,
       },
     });
+  });
+
+  it('reads WEBHOOK_ALLOWED_HOSTS as lower-case hosts, and refuses anything but hosts', () => {
+    const { outbound } = loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'Hooks.Internal:8443, ci.lan' });
+    expect(outbound.webhookAllowedHosts).toEqual(['hooks.internal:8443', 'ci.lan']);
+    for (const bad of ['https://ci.lan', 'ci.lan/hook', 'ci lan']) {
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: bad }), bad).toThrow(ConfigError);
+    }
   });
 
   it('treats empty variables as unset', () => {

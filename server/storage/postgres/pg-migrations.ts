@@ -332,4 +332,28 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'notification channels',
+    sql: `
+      -- A project's notification channels (issue 30): the URL (target) and a generic webhook's
+      -- signing secret sealed; next_send_at paces the channel to its platform's limits, for
+      -- every replica at once.
+      CREATE TABLE channels (
+        seq          BIGSERIAL PRIMARY KEY,
+        id           TEXT NOT NULL UNIQUE,
+        project_id   TEXT NOT NULL REFERENCES projects(id),
+        kind         TEXT NOT NULL,
+        name         TEXT NOT NULL,
+        hint         TEXT NOT NULL,
+        target       TEXT NOT NULL,
+        secret       TEXT,
+        rules        TEXT NOT NULL,
+        next_send_at BIGINT NOT NULL,
+        created_at   TEXT NOT NULL,
+        updated_at   TEXT NOT NULL
+      );
+      CREATE INDEX channels_by_project ON channels(project_id);
+    `,
+  },
 ];

@@ -129,7 +129,13 @@ function statement(
       : [],
   );
   const jobs = records.flatMap((r, n): (NewJob & { n: number })[] =>
-    r.kind === 'event' && r.notification ? [{ n, job: r.notification, eventId: r.row.id }] : [],
+    r.kind === 'event'
+      ? [
+          ...(r.notification ? [{ n, job: r.notification, eventId: r.row.id }] : []),
+          // Not tied to the event: get-events shows the chatWebhook's state only.
+          ...(r.channelJobs ?? []).map((job) => ({ n, job, eventId: undefined })),
+        ]
+      : [],
   );
   // A key already taken keeps its answer, and RETURNING reads it back: a plain SELECT in this
   // statement would miss an answer another transaction committed after the statement began

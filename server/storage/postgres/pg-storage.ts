@@ -3,6 +3,7 @@ import { STORAGE_FULL_RETRY_S, StorageFull } from '../../domain/domain-errors.js
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
+import { pgChannels } from './pg-channels.js';
 import { openPgDatabase, type PgOptions, type Sql } from './pg-database.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
@@ -77,6 +78,7 @@ export async function openPgStorage({
     sites: guarded(pgSites(sql, pagesChanged), observe),
     projects: guarded(pgProjects(sql), observe),
     shareLinks: guarded(pgShareLinks(sql), observe),
+    channels: guarded(pgChannels(sql), observe),
     records: guarded(ingest.records(sql), observe),
     stats: guarded(ingest.stats(sql), observe),
     outbox: guarded(ingest.outbox(sql), observe),

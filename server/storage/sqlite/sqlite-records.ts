@@ -141,6 +141,7 @@ export function sqliteRecords(
           createdAt,
         });
         if (record.notification) outbox.enqueue(record.notification, e.id);
+        for (const job of record.channelJobs ?? []) outbox.enqueue(job);
       }
       return { stored: true };
     },

@@ -6,6 +6,7 @@ import type { Repositories, Storage } from '../storage.js';
 import { GroupCommit } from './group-commit.js';
 import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
 import { backupSqlite, preMigrationBackupPath } from './sqlite-backup.js';
+import { channelWrites, sqliteChannels } from './sqlite-channels.js';
 import { type Db, migrate, openConnection, schemaVersion } from './sqlite-database.js';
 import { hasRoom, translatedSqliteError } from './sqlite-errors.js';
 import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
@@ -103,6 +104,7 @@ export async function openSqliteStorage({
     accounts: sqliteAccounts(db),
     stats: sqliteStats(db, marks, statsIndex),
     shareLinks: sqliteShareLinks(db),
+    channels: sqliteChannels(db),
     sessions: sqliteSessions(db),
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
@@ -119,6 +121,7 @@ export async function openSqliteStorage({
     records: wrap(tables.records, recordWrites, write),
     stats: wrap(tables.stats, [], write),
     shareLinks: wrap(tables.shareLinks, shareLinkWrites, write),
+    channels: wrap(tables.channels, channelWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
     tests: wrap(tables.tests, testWrites, write),

@@ -29,6 +29,7 @@ import { Conflict, Forbidden, NotFound } from '../../../domain/domain-errors.js'
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
+import { channelRoutes } from './channel-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 
@@ -36,6 +37,7 @@ const FOREIGN_PROJECT = new Forbidden('project');
 export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { ingest, projects, records, stats, shareLinks } = app.services;
   const publicUrl = app.config.publicUrl;
+  await app.register(channelRoutes);
 
   app.get(
     within(Areas.stats, Paths.getProjects),

@@ -1,0 +1,112 @@
+import * as z from 'zod/mini';
+import { CHANNEL_KINDS, type ChannelKind } from './channel-targets.js';
+import { requiredText } from './fields.js';
+import { Limits } from './limits.js';
+import { noNul } from './text-rule.js';
+
+/**
+ * A project's notification channels (issue 30): where messages go (a Discord, Slack or Teams
+ * webhook, or a generic receiver signed per Standard Webhooks) and which events they hear of.
+ */
+
+/**
+ * Which events a channel hears of: `builds` every build, `failures` failed builds only,
+ * `changes` a build whose status differs from the previous build's on its branch (broken and
+ * fixed), `releases` release and deploy events. A build matching any listed choice is sent once.
+ */
+export const NOTIFY_CHOICES = ['builds', 'failures', 'changes', 'releases'] as const;
+export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
+
+export const ChannelLimits = {
+  name: 100,
+  globs: 20,
+  globLength: 200,
+  eventTypes: 20,
+  mention: 100,
+  channelsPerProject: 20,
+} as const;
+
+/**
+ * Who a failure mentions, in the platform's own syntax: a Discord role `<@&id>` or user
+ * `<@id>`, a Slack user group `<!subteam^ID>`, `<!here>` or a user `<@U…>`. Only on failures.
+ */
+const MENTION =
+  /^(?:<@&?\d{1,20}>|<!subteam\^[A-Z0-9]{1,30}>|<!here>|<!channel>|<@[A-Z0-9]{1,30}>)$/;
+
+export const ChannelRules = z.strictObject({
+  notify: z.array(z.enum(NOTIFY_CHOICES)).check(z.minLength(1), z.maxLength(NOTIFY_CHOICES.length)),
+  /** Branch globs (`main`, `release/*`); empty: every branch, and events without one. */
+  branches: z.optional(
+    z.array(requiredText(ChannelLimits.globLength)).check(z.maxLength(ChannelLimits.globs)),
+  ),
+  /** Event types (`build`, `deploy`); empty: every type. */
+  eventTypes: z.optional(
+    z.array(requiredText(Limits.eventTypeLength)).check(z.maxLength(ChannelLimits.eventTypes)),
+  ),
+  mention: z.optional(
+    z.nullable(
+      z.string().check(
+        noNul,
+        z.regex(MENTION, {
+          message:
+            'must be a Discord <@&role> or <@user>, or a Slack <!subteam^ID>, <!here> or <@user>',
+        }),
+      ),
+    ),
+  ),
+});
+export type ChannelRules = z.infer<typeof ChannelRules>;
+
+const kind = z.enum(CHANNEL_KINDS);
+const webhookUrl = z.string().check(z.minLength(1), z.maxLength(Limits.webhookUrlLength), noNul);
+
+/** POST /stats/create-channel. */
+export const CreateChannelRequest = z.strictObject({
+  projectId: requiredText(Limits.projectIdLength),
+  kind,
+  name: requiredText(ChannelLimits.name),
+  url: webhookUrl,
+  rules: ChannelRules,
+});
+export type CreateChannelRequest = z.infer<typeof CreateChannelRequest>;
+
+/** POST /stats/update-channel: what is given is replaced; the URL only when a new one is given. */
+export const UpdateChannelRequest = z.strictObject({
+  channelId: requiredText(64),
+  name: z.optional(requiredText(ChannelLimits.name)),
+  url: z.optional(webhookUrl),
+  rules: z.optional(ChannelRules),
+});
+export type UpdateChannelRequest = z.infer<typeof UpdateChannelRequest>;
+
+/** POST /stats/delete-channel and /stats/test-channel. */
+export const ChannelIdRequest = z.strictObject({ channelId: requiredText(64) });
+
+/** A channel as its owner sees it: never its URL's secret part, never a signing secret. */
+export interface ChannelInfo {
+  id: string;
+  projectId: string;
+  kind: ChannelKind;
+  name: string;
+  /** The host and the start of the path, e.g. `hooks.slack.com/services/T0/B0/…`. */
+  target: string;
+  rules: ChannelRules;
+  created_at: string;
+  updated_at: string;
+}
+
+/** 201 of create-channel: a generic webhook's signing secret is shown here, once. */
+export interface CreatedChannel extends ChannelInfo {
+  /** `whsec_…` (Standard Webhooks): only for `webhook` channels, only in this answer. */
+  signingSecret?: string;
+}
+
+export interface ChannelList {
+  channels: ChannelInfo[];
+}
+
+/** test-channel: whether the platform accepted the sample, and what it said if not. */
+export interface ChannelTestResult {
+  delivered: boolean;
+  error: string | null;
+}

@@ -1,0 +1,52 @@
+import picomatch from 'picomatch';
+import type { ChannelRules, NotifyChoice } from '../../../contract/channels.js';
+import { type EventSummary, RELEASE_TYPES } from './event-summary.js';
+
+/**
+ * Whether a channel's rules want an event: its type among `eventTypes` (any when empty), its
+ * branch matching one of `branches` (globs; any when empty, and then events without a branch
+ * too), and one of the `notify` choices holding:
+ * - `releases`: a release or deploy event;
+ * - `builds`: any other event;
+ * - `failures`: one whose status is `failure`;
+ * - `changes`: one whose status is success or failure and differs from the previous event's of
+ *   its type on its branch (broken, fixed); the first one has nothing to differ from.
+ */
+export function wants(rules: ChannelRules, event: EventSummary): boolean {
+  if (rules.eventTypes?.length && !rules.eventTypes.includes(event.eventType)) return false;
+  if (rules.branches?.length) {
+    if (event.branch === null) return false;
+    const match = picomatch(rules.branches, { dot: true, nonegate: true, noextglob: true });
+    if (!match(event.branch)) return false;
+  }
+  return rules.notify.some((choice) => holds(choice, event));
+}
+
+function holds(choice: NotifyChoice, event: EventSummary): boolean {
+  const release = RELEASE_TYPES.has(event.eventType);
+  switch (choice) {
+    case 'releases':
+      return release;
+    case 'builds':
+      return !release;
+    case 'failures':
+      return !release && event.status === 'failure';
+    case 'changes':
+      return (
+        !release &&
+        isOutcome(event.status) &&
+        isOutcome(event.previousStatus) &&
+        event.status !== event.previousStatus
+      );
+  }
+}
+
+const isOutcome = (status: string | null) => status === 'success' || status === 'failure';
+
+/** Whether judging needs the previous event's status (a read at ingest). */
+export const needsPreviousStatus = (rules: ChannelRules): boolean =>
+  rules.notify.includes('changes');
+
+/** Whether this event's message mentions the channel's `mention`: failures only. */
+export const mentions = (rules: ChannelRules, event: EventSummary): boolean =>
+  Boolean(rules.mention) && event.status === 'failure';

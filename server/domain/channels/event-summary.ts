@@ -1,0 +1,153 @@
+import { isJsonObject } from '../../../contract/json.js';
+
+/**
+ * What a channel's message tells of an event, read once at ingest from the event and its
+ * payload (the reporters' `ci`, `github`, `tests` and `status`), and stored in the outbox job:
+ * the message is built from it at delivery, in each platform's format.
+ */
+export interface EventSummary {
+  projectId: string;
+  projectName: string;
+  eventType: string;
+  description: string | null;
+  status: string | null;
+  /** The status of the previous event of its type on its branch, when a rule asked for it. */
+  previousStatus: string | null;
+  branch: string | null;
+  commit: string | null;
+  /** A link to the commit, when the CI's run URL names a GitHub-like repository host. */
+  commitUrl: string | null;
+  repository: string | null;
+  /** The workflow and/or job. */
+  job: string | null;
+  runUrl: string | null;
+  buildNumber: string | null;
+  tests: TestSummary | null;
+  /** A release's version (`payload.version`, else the CI's tag), name and notes. */
+  release: {
+    version: string | null;
+    name: string | null;
+    url: string | null;
+    notes: string | null;
+  } | null;
+  createdAt: string;
+  /** The project's page on this server, when PUBLIC_URL is set. */
+  pageUrl: string | null;
+}
+
+export interface TestSummary {
+  total: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+  durationMs: number | null;
+  /** The first failing tests' names, as the payload lists them. */
+  failures: string[];
+}
+
+/** Events of these types are releases and deploys (the `releases` rule). */
+export const RELEASE_TYPES: ReadonlySet<string> = new Set(['release', 'deploy', 'deployment']);
+
+const MAX_TEXT = 2000;
+const MAX_FAILURES = 10;
+
+const str = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.slice(0, MAX_TEXT) : null;
+const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+const obj = (value: unknown): Record<string, unknown> =>
+  isJsonObject(value) ? (value as Record<string, unknown>) : {};
+
+/** Only http(s) links get into a message: a payload cannot make a `javascript:` button. */
+function link(value: unknown): string | null {
+  const text = str(value);
+  if (!text) return null;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function tests(value: unknown): TestSummary | null {
+  const t = obj(value);
+  const total = num(t.total);
+  if (total === null) return null;
+  const failures = Array.isArray(t.failures)
+    ? t.failures
+        .map((failure) => str(obj(failure).name) ?? str(failure))
+        .filter((name): name is string => name !== null)
+        .slice(0, MAX_FAILURES)
+    : [];
+  return {
+    total,
+    passed: num(t.passed) ?? 0,
+    failed: num(t.failed) ?? 0,
+    errors: num(t.errors) ?? 0,
+    skipped: num(t.skipped) ?? 0,
+    durationMs: num(t.duration_ms),
+    failures,
+  };
+}
+
+/** The commit's page: `<server>/<owner>/<repo>/commit/<sha>` when the run URL is on that server. */
+function commitUrl(runUrl: string | null, repository: string | null, commit: string | null) {
+  if (!runUrl || !repository || !commit || !/^[0-9a-f]{7,64}$/i.test(commit)) return null;
+  const url = new URL(runUrl);
+  if (!url.pathname.startsWith(`/${repository}/`)) return null;
+  return `${url.origin}/${repository}/commit/${commit}`;
+}
+
+export interface SummaryInput {
+  projectId: string;
+  projectName: string;
+  eventType: string;
+  description: string | null;
+  payload: Record<string, unknown> | null;
+  branch: string | null;
+  status: string | null;
+  createdAt: number;
+  pageUrl: string | null;
+}
+
+export function summarize(input: SummaryInput): EventSummary {
+  const payload = input.payload ?? {};
+  const ci = obj(payload.ci);
+  const github = obj(payload.github);
+  const runUrl = link(ci.build_url);
+  const repository = str(ci.repository) ?? str(github.repository);
+  const commit = str(ci.commit) ?? str(github.sha);
+  const job = [str(github.workflow), str(ci.job) ?? str(github.job)]
+    .filter((part): part is string => part !== null)
+    .filter((part, i, all) => all.indexOf(part) === i)
+    .join(' · ');
+  const isRelease = RELEASE_TYPES.has(input.eventType);
+  return {
+    projectId: input.projectId,
+    projectName: input.projectName,
+    eventType: input.eventType,
+    description: input.description,
+    status: input.status,
+    previousStatus: null,
+    branch: input.branch,
+    commit,
+    commitUrl: commitUrl(runUrl, repository, commit),
+    repository,
+    job: job === '' ? null : job,
+    runUrl,
+    buildNumber: str(ci.build_number),
+    tests: tests(payload.tests),
+    release: isRelease
+      ? {
+          version: str(payload.version) ?? str(ci.tag),
+          name: str(payload.name),
+          url: link(payload.url),
+          notes: str(payload.notes),
+        }
+      : null,
+    createdAt: new Date(input.createdAt).toISOString(),
+    pageUrl: input.pageUrl,
+  };
+}

@@ -1,0 +1,147 @@
+import type { EventSummary, TestSummary } from '../event-summary.js';
+
+/** What every platform's message says, before its own format: the same words everywhere. */
+
+export interface Look {
+  /** `Failed`, `Passed`, `Released`…: the status's word. */
+  word: string;
+  emoji: string;
+  color: number;
+  /** Adaptive Cards' named colour. */
+  teamsColor: 'good' | 'attention' | 'warning' | 'accent' | 'default';
+}
+
+const LOOKS: Record<string, Look> = {
+  success: { word: 'Passed', emoji: '✅', color: 0x2ea043, teamsColor: 'good' },
+  failure: { word: 'Failed', emoji: '❌', color: 0xcf222e, teamsColor: 'attention' },
+  cancelled: { word: 'Cancelled', emoji: '⚪', color: 0x6e7781, teamsColor: 'default' },
+};
+const RELEASE: Look = { word: 'Released', emoji: '🚀', color: 0x8250df, teamsColor: 'accent' };
+
+export function lookOf(event: EventSummary): Look {
+  if (event.release) return RELEASE;
+  const known = event.status ? LOOKS[event.status] : undefined;
+  if (known) return known;
+  const word = event.status ?? event.eventType;
+  return {
+    word: word.charAt(0).toUpperCase() + word.slice(1),
+    emoji: '🔔',
+    color: 0x5865f2,
+    teamsColor: 'default',
+  };
+}
+
+/** `Failed · web · CI · test` or `Released v1.2.0 · web`. */
+export function titleOf(event: EventSummary): string {
+  const look = lookOf(event);
+  if (event.release) {
+    const what = event.release.version ?? event.release.name ?? event.eventType;
+    return `${look.emoji} ${look.word} ${what} · ${event.projectName}`;
+  }
+  const change =
+    event.previousStatus && event.previousStatus !== event.status && event.status === 'success'
+      ? ' (fixed)'
+      : event.previousStatus === 'success' && event.status === 'failure'
+        ? ' (broken)'
+        : '';
+  const job = event.job ? ` · ${event.job}` : '';
+  return `${look.emoji} ${look.word}${change} · ${event.projectName}${job}`;
+}
+
+export const shortSha = (commit: string): string =>
+  /^[0-9a-f]{12,}$/i.test(commit) ? commit.slice(0, 7) : commit;
+
+/** `120 passed, 2 failed, 1 error, 3 skipped in 42 s`. */
+export function testLine(tests: TestSummary): string {
+  const parts = [`${tests.passed} passed`];
+  if (tests.failed) parts.push(`${tests.failed} failed`);
+  if (tests.errors) parts.push(`${tests.errors} error${tests.errors === 1 ? '' : 's'}`);
+  if (tests.skipped) parts.push(`${tests.skipped} skipped`);
+  const time = tests.durationMs === null ? '' : ` in ${duration(tests.durationMs)}`;
+  return `${parts.join(', ')} of ${tests.total}${time}`;
+}
+
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${s % 60} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** Shortens `text` to `max` characters, marking the cut with an ellipsis. */
+export function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(max - 1, 0))}…`;
+}
+
+/** At most `max` of `items`, the rest said as `… and N more`. */
+export function listed(items: readonly string[], max: number): string[] {
+  if (items.length <= max) return [...items];
+  return [...items.slice(0, max), `… and ${items.length - max} more`];
+}
+
+/** The facts every format shows, label and value (plain text) with a link where there is one. */
+export interface Fact {
+  label: string;
+  value: string;
+  url: string | null;
+}
+
+export function factsOf(event: EventSummary): Fact[] {
+  const facts: Fact[] = [];
+  if (event.release) {
+    const r = event.release;
+    if (r.version) facts.push({ label: 'Version', value: r.version, url: r.url });
+    if (r.name && r.name !== r.version) facts.push({ label: 'Name', value: r.name, url: null });
+  }
+  if (event.branch) facts.push({ label: 'Branch', value: event.branch, url: null });
+  if (event.commit) {
+    facts.push({ label: 'Commit', value: shortSha(event.commit), url: event.commitUrl });
+  }
+  if (event.runUrl || event.buildNumber) {
+    facts.push({
+      label: 'Run',
+      value: event.buildNumber ? `#${event.buildNumber}` : 'Open the run',
+      url: event.runUrl,
+    });
+  }
+  if (event.tests) facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
+  return facts;
+}
+
+/** The text under the title: the description, or a release's notes (first lines). */
+export function bodyOf(event: EventSummary): string | null {
+  const notes = event.release?.notes;
+  if (notes) return notes.split('\n').slice(0, 8).join('\n');
+  return event.description;
+}
+
+/** A sample build, for test-channel: what a failed build with tests looks like. */
+export function sampleEvent(projectId: string, projectName: string, pageUrl: string | null) {
+  return {
+    projectId,
+    projectName,
+    eventType: 'build',
+    description: 'A sample message from ci-stats: this channel is connected.',
+    status: 'failure',
+    previousStatus: 'success',
+    branch: 'main',
+    commit: '4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39',
+    commitUrl: null,
+    repository: null,
+    job: 'CI · test',
+    runUrl: null,
+    buildNumber: '42',
+    tests: {
+      total: 120,
+      passed: 117,
+      failed: 2,
+      errors: 0,
+      skipped: 1,
+      durationMs: 42_000,
+      failures: ['checkout › applies the discount', 'checkout › rounds the total'],
+    },
+    release: null,
+    createdAt: new Date().toISOString(),
+    pageUrl,
+  } satisfies EventSummary;
+}

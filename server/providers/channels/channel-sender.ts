@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { ChannelKind } from '../../../contract/channel-targets.js';
+import type { ChannelTestResult } from '../../../contract/channels.js';
+import { parseDiscordWebhookUrl } from '../../../contract/discord-webhook.js';
+import { mentions, wants } from '../../domain/channels/channel-rules.js';
+import { secretContext, targetContext } from '../../domain/channels/channel-secrets.js';
+import type { EventSummary } from '../../domain/channels/event-summary.js';
+import { discordMessage } from '../../domain/channels/messages/discord-message.js';
+import { sampleEvent } from '../../domain/channels/messages/message-parts.js';
+import { slackMessage } from '../../domain/channels/messages/slack-message.js';
+import { TeamsLimits, teamsMessage } from '../../domain/channels/messages/teams-message.js';
+import { webhookMessage } from '../../domain/channels/messages/webhook-message.js';
+import { literalAddressRefused } from '../../domain/channels/public-address.js';
+import { DeliveryError } from '../../outbound/delivery-error.js';
+import type { OutboundHttp, OutboundRequest } from '../../outbound/outbound-http.js';
+import type { SecretBox } from '../../outbox/secret-box.js';
+import type { Storage, StoredChannel } from '../../storage/storage.js';
+import { discordReadyAt, discordRetryAfter } from '../discord.js';
+import { standardWebhookHeaders } from './standard-webhooks.js';
+
+/**
+ * The least time between two messages to one channel, from each platform's published limits,
+ * with a margin for the time requests spend in transit (two sent 400 ms apart may arrive closer):
+ * Discord 5 requests per 2 s per webhook (and its X-RateLimit headers, followed as well), Slack 1
+ * message per second per webhook, Teams at most 4 requests per second. A generic receiver states
+ * its own limits with 429 and Retry-After.
+ */
+export const SPACING_MS: Record<ChannelKind, number> = {
+  discord: 450,
+  slack: 1100,
+  teams: 300,
+  webhook: 0,
+};
+
+export interface ChannelSenderOptions {
+  /** For the platforms' own hosts. */
+  http: OutboundHttp;
+  /** For generic webhooks: connects to public addresses only (public-address.ts). */
+  webhookHttp: OutboundHttp;
+  storage: Pick<Storage, 'channels' | 'projects'>;
+  secrets: SecretBox;
+  discordOrigin: string;
+  slackOrigin: string;
+  teamsOrigin: string | undefined;
+  allowedHosts: readonly string[];
+  publicUrl: string | undefined;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends a message to a channel: its URL opened from its seal only now, the request rebuilt from
+ * the validated parts (to the configured platform origins), the message in the platform's format,
+ * paced by the channel's sending slots (shared by every replica through the database), and a
+ * platform's "wait" (429 Retry-After, Discord's X-RateLimit headers) applied to the channel's
+ * next slot so no later message runs into it.
+ */
+export function channelSender(options: ChannelSenderOptions) {
+  const { storage, secrets } = options;
+  const sleep = options.sleep ?? wait;
+
+  const holdFor = (channel: StoredChannel, at: number) =>
+    storage.channels.holdUntil(channel.id, at);
+
+  function request(
+    channel: StoredChannel,
+    url: string,
+    event: EventSummary,
+    messageId: string,
+  ): { req: OutboundRequest; via: OutboundHttp } {
+    const mention = mentions(channel.rules, event) ? (channel.rules.mention ?? null) : null;
+    const parsed = new URL(url);
+    const secretParts = [url, parsed.pathname, parsed.search].filter((part) => part.length > 1);
+    const base = { method: 'POST' as const, secrets: secretParts };
+    switch (channel.kind) {
+      case 'discord': {
+        const target = parseDiscordWebhookUrl(url);
+        if (!target) throw new DeliveryError('Discord: the stored URL is no webhook URL', false);
+        const query = new URLSearchParams({ wait: 'true' });
+        if (target.threadId) query.set('thread_id', target.threadId);
+        return {
+          via: options.http,
+          req: {
+            ...base,
+            url: `${options.discordOrigin}${target.path}?${query}`,
+            json: discordMessage(event, mention),
+            service: 'Discord',
+            retryAfter: (_headers, body) => discordRetryAfter(body),
+            onAnswer: (status, headers, body) => {
+              const at = discordReadyAt(status, headers, body, Date.now());
+              if (at !== undefined) void holdFor(channel, at).catch(() => undefined);
+            },
+          },
+        };
+      }
+      case 'slack':
+        return {
+          via: options.http,
+          req: {
+            ...base,
+            url: `${options.slackOrigin}${parsed.pathname}`,
+            json: slackMessage(event, mention),
+            service: 'Slack',
+          },
+        };
+      case 'teams': {
+        const json = teamsMessage(event);
+        if (Buffer.byteLength(JSON.stringify(json)) > TeamsLimits.bytes) {
+          throw new DeliveryError('Teams: the card is over 28 KB', false);
+        }
+        return {
+          via: options.http,
+          req: {
+            ...base,
+            url: options.teamsOrigin
+              ? `${options.teamsOrigin}${parsed.pathname}${parsed.search}`
+              : url,
+            json,
+            service: 'Teams',
+          },
+        };
+      }
+      case 'webhook': {
+        if (literalAddressRefused(parsed, options.allowedHosts)) {
+          throw new DeliveryError(
+            `webhook: ${parsed.hostname} is not a public address: refused`,
+            false,
+          );
+        }
+        const secret = channel.secret && secrets.open(channel.secret, secretContext(channel.id));
+        if (!secret) throw new DeliveryError('webhook: the channel has no signing secret', false);
+        const jsonText = JSON.stringify(webhookMessage(event, mention !== null));
+        const headers = standardWebhookHeaders(
+          secret,
+          messageId,
+          Math.floor(Date.now() / 1000),
+          jsonText,
+        );
+        return {
+          via: options.webhookHttp,
+          req: {
+            ...base,
+            url: parsed.href,
+            jsonText,
+            headers,
+            secrets: [...secretParts, secret],
+            service: 'webhook',
+          },
+        };
+      }
+    }
+  }
+
+  /** `judged`: whether the channel's rules are judged again after waiting (not for a sample). */
+  async function send(
+    channel: StoredChannel,
+    event: EventSummary,
+    messageId: string,
+    judged = true,
+  ): Promise<void> {
+    const url = secrets.open(channel.target, targetContext(channel.id));
+    const { req, via } = request(channel, url, event, messageId);
+    const now = Date.now();
+    const slot = await storage.channels.reserveSlot(channel.id, now, SPACING_MS[channel.kind]);
+    if (slot === undefined) throw new DeliveryError('the channel was deleted', false);
+    if (slot > now) {
+      await sleep(slot - now);
+      // Changed while it waited for its slot: deleted, not sent; its rules judged again.
+      const current = await storage.channels.get(channel.id);
+      if (!current) throw new DeliveryError('the channel was deleted', false);
+      if (judged && !wants(current.rules, event)) return;
+    }
+    try {
+      await via.send(req);
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryAfterMs !== undefined) {
+        await holdFor(channel, Date.now() + error.retryAfterMs);
+      }
+      throw error;
+    }
+  }
+
+  return {
+    send,
+
+    /** A sample failed build to the channel now; what came of it, as test-channel answers. */
+    async sample(channel: StoredChannel): Promise<ChannelTestResult> {
+      const project = await storage.projects.find(channel.projectId);
+      const pageUrl = options.publicUrl
+        ? `${options.publicUrl}/dashboard/projects/${encodeURIComponent(channel.projectId)}`
+        : null;
+      const event = sampleEvent(channel.projectId, project?.name ?? 'your project', pageUrl);
+      try {
+        await send(channel, event, `msg_${randomUUID()}`, false);
+        return { delivered: true, error: null };
+      } catch (error) {
+        if (!(error instanceof DeliveryError)) throw error;
+        return { delivered: false, error: error.message };
+      }
+    },
+  };
+}
+
+export type ChannelSender = ReturnType<typeof channelSender>;

@@ -1,0 +1,68 @@
+import { type ChannelRow, channelOf } from '../channel-rows.js';
+import type { ChannelRepository } from '../storage.js';
+import type { Sql } from './pg-database.js';
+
+/**
+ * A project's notification channels (issue 30). The sending slots are one row's counter, so
+ * replicas sharing the database pace a channel together: each reservation is one atomic UPDATE.
+ */
+export function pgChannels(sql: Sql): ChannelRepository {
+  const columns = sql`id, project_id AS "projectId", kind, name, hint, target, secret, rules,
+                      created_at AS "createdAt", updated_at AS "updatedAt"`;
+  const owned = (id: string, accountId: string) =>
+    sql`id = ${id} AND project_id IN (SELECT id FROM projects WHERE account_id = ${accountId})`;
+  return {
+    async create(channel, max) {
+      // The count and the insert in one statement; a project's channels are created by hand,
+      // so two at the same instant past the limit is harmless.
+      const rows = await sql`
+        INSERT INTO channels
+          (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at)
+        SELECT ${channel.id}, ${channel.projectId}, ${channel.kind}, ${channel.name}, ${channel.hint},
+               ${channel.target}, ${channel.secret}, ${JSON.stringify(channel.rules)}, 0,
+               ${channel.createdAt}, ${channel.updatedAt}
+         WHERE (SELECT count(*) FROM channels WHERE project_id = ${channel.projectId}) < ${max}
+        RETURNING id`;
+      return rows.length > 0;
+    },
+
+    async list(projectId) {
+      const rows = await sql<ChannelRow[]>`
+        SELECT ${columns} FROM channels WHERE project_id = ${projectId} ORDER BY seq`;
+      return rows.map(channelOf);
+    },
+
+    async get(id) {
+      const [row] = await sql<ChannelRow[]>`SELECT ${columns} FROM channels WHERE id = ${id}`;
+      return row && channelOf(row);
+    },
+
+    async update(id, accountId, change, updatedAt) {
+      const [row] = await sql<ChannelRow[]>`
+        UPDATE channels SET name = coalesce(${change.name ?? null}, name),
+               hint = coalesce(${change.hint ?? null}, hint),
+               target = coalesce(${change.target ?? null}, target),
+               rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules)}, rules),
+               updated_at = ${updatedAt}
+         WHERE ${owned(id, accountId)}
+        RETURNING ${columns}`;
+      return row && channelOf(row);
+    },
+
+    async delete(id, accountId) {
+      const result = await sql`DELETE FROM channels WHERE ${owned(id, accountId)}`;
+      return result.count > 0;
+    },
+
+    async reserveSlot(id, now, spacingMs) {
+      const [row] = await sql<{ at: string }[]>`
+        UPDATE channels SET next_send_at = GREATEST(next_send_at, ${now}) + ${spacingMs}
+         WHERE id = ${id} RETURNING next_send_at - ${spacingMs} AS at`;
+      return row && Number(row.at);
+    },
+
+    async holdUntil(id, at) {
+      await sql`UPDATE channels SET next_send_at = GREATEST(next_send_at, ${at}) WHERE id = ${id}`;
+    },
+  };
+}

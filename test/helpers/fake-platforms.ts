@@ -1,0 +1,174 @@
+import { FakeService, type RecordedRequest, type Reply } from './fake-service.js';
+
+/**
+ * Fake chat platforms on 127.0.0.1 that enforce what the real ones document: their URL's secret,
+ * their payload's shape and size limits, and their rate limits (answered 429 as they answer it).
+ * Each counts the 429s it gave, so a test can assert pacing never earned one.
+ */
+export interface FakePlatform {
+  service: FakeService;
+  /** Requests answered 429. */
+  limited: () => number;
+  /** Requests accepted (2xx), in arrival order. */
+  accepted: () => RecordedRequest[];
+}
+
+function platform(script: (request: RecordedRequest) => Reply): FakePlatform {
+  const service = new FakeService().script(script);
+  return {
+    service,
+    limited: () => service.requests.filter((r) => r.replied === 429).length,
+    accepted: () => service.requests.filter((r) => r.replied !== undefined && r.replied < 300),
+  };
+}
+
+const chars = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
+/**
+ * Discord's execute-webhook: `/api/webhooks/<id>/<token>` with a known token (else 401, as
+ * Discord's "Invalid Webhook Token"), embeds within Discord's limits (else 400, code 50035), at
+ * most 5 requests per 2 s per webhook (else 429 with `retry_after`, and after 10 of those a ban:
+ * 403 for good), answering each message with its id and the X-RateLimit headers.
+ */
+export function fakeDiscord(tokens: Record<string, string>): FakePlatform {
+  const WINDOW_MS = 2_000;
+  const LIMIT = 5;
+  const sent = new Map<string, number[]>();
+  let rateLimited = 0;
+  let messageId = 1_000_000_000_000_000n;
+  return platform((request): Reply => {
+    if (rateLimited >= 10) return { status: 403, body: { message: 'banned', code: 40333 } };
+    const match = /^\/api\/webhooks\/(\d+)\/([^/]+)$/.exec(request.path);
+    if (request.method !== 'POST' || !match || tokens[match[1] as string] !== match[2]) {
+      return { status: 401, body: { message: 'Invalid Webhook Token', code: 50027 } };
+    }
+    const id = match[1] as string;
+    const recent = (sent.get(id) ?? []).filter((at) => request.at - at < WINDOW_MS);
+    if (recent.length >= LIMIT) {
+      rateLimited += 1;
+      const wait = (WINDOW_MS - (request.at - (recent[0] as number))) / 1000;
+      return {
+        status: 429,
+        body: { message: 'You are being rate limited.', retry_after: wait, global: false },
+        headers: { 'retry-after': String(Math.ceil(wait)), 'x-ratelimit-remaining': '0' },
+      };
+    }
+    const body = request.body as { embeds?: Record<string, unknown>[]; content?: string };
+    const embeds = body.embeds ?? [];
+    const total = embeds.reduce((n, e) => {
+      const fields = (e.fields as { name: string; value: string }[] | undefined) ?? [];
+      return (
+        n +
+        chars(e.title) +
+        chars(e.description) +
+        chars((e.footer as { text?: string } | undefined)?.text) +
+        fields.reduce((m, f) => m + f.name.length + f.value.length, 0)
+      );
+    }, 0);
+    const invalid =
+      embeds.length > 10 ||
+      chars(body.content) > 2000 ||
+      total > 6000 ||
+      embeds.some(
+        (e) =>
+          chars(e.title) > 256 ||
+          chars(e.description) > 4096 ||
+          ((e.fields as unknown[] | undefined)?.length ?? 0) > 25 ||
+          ((e.fields as { value: string }[] | undefined) ?? []).some((f) => f.value.length > 1024),
+      );
+    if (invalid || (embeds.length === 0 && !body.content)) {
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    }
+    recent.push(request.at);
+    sent.set(id, recent);
+    const resetAfter = (WINDOW_MS - (request.at - (recent[0] as number))) / 1000;
+    messageId += 1n;
+    return {
+      status: 200,
+      body: { id: String(messageId), channel_id: '1', content: body.content ?? '' },
+      headers: {
+        'x-ratelimit-limit': String(LIMIT),
+        'x-ratelimit-remaining': String(LIMIT - recent.length),
+        'x-ratelimit-reset-after': resetAfter.toFixed(3),
+        'x-ratelimit-bucket': `webhook-${id}`,
+      },
+    };
+  });
+}
+
+/**
+ * A Slack incoming webhook: `/services/<T>/<B>/<secret>` with a known secret (else 404
+ * `no_service`), `text` or `blocks` within Block Kit's limits (else 400 `invalid_blocks`), at most
+ * one message per second per webhook (else 429 `rate_limited` with Retry-After: 1); `ok` as text.
+ */
+export function fakeSlack(paths: readonly string[]): FakePlatform {
+  const last = new Map<string, number>();
+  return platform((request): Reply => {
+    if (request.method !== 'POST' || !paths.includes(request.path)) {
+      return { status: 404, text: 'no_service' };
+    }
+    const previous = last.get(request.path);
+    if (previous !== undefined && request.at - previous < 1_000) {
+      return { status: 429, text: 'rate_limited', headers: { 'retry-after': '1' } };
+    }
+    const body = request.body as { text?: string; blocks?: Record<string, unknown>[] };
+    const blocks = body.blocks ?? [];
+    const invalid =
+      blocks.length > 50 ||
+      blocks.some((block) => {
+        const text = (block.text as { text?: string } | undefined)?.text;
+        const fields = (block.fields as { text: string }[] | undefined) ?? [];
+        return (
+          (block.type === 'header' && chars(text) > 150) ||
+          chars(text) > 3000 ||
+          fields.length > 10 ||
+          fields.some((f) => f.text.length > 2000)
+        );
+      });
+    if (invalid) return { status: 400, text: 'invalid_blocks' };
+    if (!body.text && blocks.length === 0) return { status: 400, text: 'no_text' };
+    last.set(request.path, request.at);
+    return { status: 200, text: 'ok' };
+  });
+}
+
+/**
+ * A Teams workflow webhook: `/workflows/<id>/…` with its `sig` (else 401), a `message` whose
+ * attachment is an Adaptive Card (else 400), at most 28 KB (else 413), and no more than four
+ * requests per second (else 429 with Retry-After); 202 Accepted, as Power Automate answers.
+ */
+export function fakeTeams(sig: string): FakePlatform {
+  const times: number[] = [];
+  return platform((request): Reply => {
+    if (request.method !== 'POST' || !request.path.startsWith('/workflows/')) {
+      return { status: 404, body: { error: { code: 'WorkflowNotFound' } } };
+    }
+    if (request.query.get('sig') !== sig) {
+      return { status: 401, body: { error: { code: 'DirectApiAuthorizationRequired' } } };
+    }
+    const recent = times.filter((at) => request.at - at < 1_000);
+    if (recent.length >= 4) {
+      return {
+        status: 429,
+        body: { error: { code: 'TooManyRequests' } },
+        headers: { 'retry-after': '1' },
+      };
+    }
+    if (Buffer.byteLength(request.raw) > 28 * 1024) return { status: 413, body: {} };
+    const body = request.body as {
+      type?: string;
+      attachments?: { contentType?: string; content?: { type?: string; body?: unknown[] } }[];
+    };
+    const card = body.attachments?.[0];
+    if (
+      body.type !== 'message' ||
+      card?.contentType !== 'application/vnd.microsoft.card.adaptive' ||
+      card.content?.type !== 'AdaptiveCard' ||
+      !Array.isArray(card.content.body)
+    ) {
+      return { status: 400, body: { error: { code: 'InvalidRequestContent' } } };
+    }
+    times.push(request.at);
+    return { status: 202 };
+  });
+}
