@@ -96,18 +96,9 @@ async function judgeValue(
       ? defaultThreshold(direction)
       : undefined;
   const row: JudgedValue = {
-    seq: record.seq,
-    key,
-    projectId: record.projectId,
-    branch: record.branch ?? '',
-    createdAt: record.createdAt,
-    value,
+    ...uncompared(record, key, value),
     verdict: direction === null ? 'no-direction' : 'no-baseline',
-    baseline: null,
-    lowerLimit: null,
-    upperLimit: null,
     test: model?.test ?? null,
-    sampleSize: null,
     baseBranch: base.branch,
     baseCommit: base.commit,
   };
