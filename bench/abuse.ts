@@ -33,12 +33,13 @@ interface Latency {
   statuses: Record<string, number>;
 }
 
-interface Account {
+export interface Account {
   apiKey: string;
   projectId: string;
 }
 
-async function call(
+/** One request as a bench client sends it: the answer's status and text (pages are not JSON). */
+export async function call(
   origin: string,
   path: string,
   init: { method?: string; key?: string; admin?: boolean; body?: unknown } = {},
@@ -52,17 +53,18 @@ async function call(
     },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, text: await res.text() };
 }
 
-async function newAccount(origin: string): Promise<Account> {
+/** A new account with one project, made through the admin API. */
+export async function newAccount(origin: string, name = 'bench'): Promise<Account> {
   const account = await call(origin, '/admin/accounts', { admin: true, body: {} });
-  const { accountId, apiKey } = account.body as { accountId: string; apiKey: string };
+  const { accountId, apiKey } = JSON.parse(account.text) as { accountId: string; apiKey: string };
   const project = await call(origin, `/admin/accounts/${accountId}/projects`, {
     admin: true,
-    body: { name: 'bench' },
+    body: { name },
   });
-  return { apiKey, projectId: project.body.id as string };
+  return { apiKey, projectId: (JSON.parse(project.text) as { id: string }).id };
 }
 
 /**

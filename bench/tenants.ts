@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { type Account, call, newAccount } from './abuse.js';
 import { type Service, startProcess, stop } from './processes.js';
 import { seedTenant, tenantKeysOf } from './seed.js';
 import { seedTenantPostgres } from './seed-postgres.js';
@@ -31,38 +32,6 @@ interface Latency {
   p99: number;
   max: number;
   statuses: Record<string, number>;
-}
-
-interface Account {
-  apiKey: string;
-  projectId: string;
-}
-
-async function call(
-  origin: string,
-  path: string,
-  init: { key?: string; admin?: boolean; body?: unknown } = {},
-) {
-  const res = await fetch(`${origin}${path}`, {
-    method: init.body === undefined ? 'GET' : 'POST',
-    headers: {
-      ...(init.key ? { 'x-api-key': init.key } : {}),
-      ...(init.admin ? { authorization: `Bearer ${ADMIN_TOKEN}` } : {}),
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return { status: res.status, text: await res.text() };
-}
-
-async function newAccount(origin: string, name: string): Promise<Account> {
-  const account = await call(origin, '/admin/accounts', { admin: true, body: {} });
-  const { accountId, apiKey } = JSON.parse(account.text) as { accountId: string; apiKey: string };
-  const project = await call(origin, `/admin/accounts/${accountId}/projects`, {
-    admin: true,
-    body: { name },
-  });
-  return { apiKey, projectId: (JSON.parse(project.text) as { id: string }).id };
 }
 
 const summary = (times: number[], statuses: Record<string, number>): Latency => {
