@@ -133,19 +133,7 @@ export class HttpStatsClient implements StatsClient {
   }
 
   send(request: AnyRequest): Promise<Acknowledgement> {
-    const { log, retries } = this.options;
-    return pRetry(() => this.#attempt(request), {
-      retries,
-      ...BACKOFF,
-      shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
-      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        const failure = error as SendFailure;
-        if (failure.kind !== 'unavailable' || retriesLeft === 0) return;
-        log(`${request.kind}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
-        if (failure.retryAfterMs)
-          await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
-      },
-    });
+    return this.#withRetries(() => this.#attempt(request), request.kind);
   }
 
   /**
@@ -153,53 +141,69 @@ export class HttpStatsClient implements StatsClient {
    * and deadline as a send. Throws a SendFailure when there is none to be had.
    */
   compare(projectId: string, recordId: string): Promise<Comparison> {
-    const { retries, timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
+    const { userAgent, baseUrl, apiKey } = this.options;
     const path = `${COMPARE_PATH}?${new URLSearchParams({ projectId, record: recordId })}`;
-    const attempt = async () => {
-      const timeoutMs = timeoutSeconds * 1000;
-      const exchange = this.transport.request(
-        'GET',
-        `${baseUrl}${path}`,
-        undefined,
-        { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey },
-        timeoutMs,
+    return this.#withRetries(async () => {
+      const answer = await this.#answerOf(
+        this.transport.request(
+          'GET',
+          `${baseUrl}${path}`,
+          undefined,
+          { accept: 'application/json', 'user-agent': userAgent, [Headers.apiKey]: apiKey },
+          this.options.timeoutSeconds * 1000,
+        ),
       );
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          this.abandonedRequests = true;
-          reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
-        }, timeoutMs);
-      });
-      let answer: TransportResponse;
-      try {
-        answer = await Promise.race([
-          exchange.response.catch((error: Error) => {
-            throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
-          }),
-          deadline,
-        ]);
-      } finally {
-        clearTimeout(timer);
-        exchange.abandon();
-      }
       const body = parseJson(answer.body);
       const comparison = answer.status === 200 ? readComparison(body) : undefined;
       if (comparison) return comparison;
       if (answer.status === 200)
         throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
       throw failureOf(answer.status, answer.headers, body, [apiKey]);
-    };
+    });
+  }
+
+  /**
+   * Repeats attempts that failed on the network, timed out, or got 429 or 5xx, with exponential
+   * backoff and jitter, after first waiting out a Retry-After; `label` names a retry in the log.
+   */
+  #withRetries<T>(attempt: () => Promise<T>, label?: string): Promise<T> {
+    const { log, retries } = this.options;
     return pRetry(attempt, {
       retries,
       ...BACKOFF,
       shouldRetry: ({ error }) => error instanceof SendFailure && error.kind === 'unavailable',
-      onFailedAttempt: async ({ error, retriesLeft }) => {
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         const failure = error as SendFailure;
-        if (failure.kind === 'unavailable' && retriesLeft > 0 && failure.retryAfterMs)
+        if (failure.kind !== 'unavailable' || retriesLeft === 0) return;
+        if (label)
+          log(`${label}: attempt ${attemptNumber} failed (${failure.message}); trying again`);
+        if (failure.retryAfterMs)
           await new Promise((resolve) => setTimeout(resolve, failure.retryAfterMs));
       },
     });
+  }
+
+  /** The exchange's whole answer within `timeoutSeconds`, or a SendFailure (`unavailable`). */
+  async #answerOf(exchange: Exchange): Promise<TransportResponse> {
+    const { timeoutSeconds } = this.options;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.abandonedRequests = true;
+        reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
+      }, timeoutSeconds * 1000);
+    });
+    try {
+      return await Promise.race([
+        exchange.response.catch((error: Error) => {
+          throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
+        }),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      exchange.abandon();
+    }
   }
 
   async #attempt(request: AnyRequest): Promise<Acknowledgement> {
@@ -223,25 +227,7 @@ export class HttpStatsClient implements StatsClient {
       },
       timeoutMs,
     );
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.abandonedRequests = true;
-        reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
-      }, timeoutMs);
-    });
-    let answer: TransportResponse;
-    try {
-      answer = await Promise.race([
-        exchange.response.catch((error: Error) => {
-          throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
-        }),
-        deadline,
-      ]);
-    } finally {
-      clearTimeout(timer);
-      exchange.abandon();
-    }
+    const answer = await this.#answerOf(exchange);
     const webhook = (request.body as { chatWebhook?: { url?: string } }).chatWebhook?.url;
     return judge(request, answer, [apiKey, webhook]);
   }
