@@ -3,12 +3,21 @@
  * each of its keys judged against its baseline, and the alerts it raised. The server makes the
  * comparison, so the pull request, the page and the alert show one verdict.
  *
- * The shape is the contract's `Comparison` (contract/verdicts.ts, on the verdicts branch); until
- * that lands on main it is written out here, and the check below is what the reporters accept.
+ * The shapes are the contract's (contract/verdicts.ts), imported as types only so the bundles do
+ * not carry the contract's schemas; the check below is what the reporters accept. The alerts are
+ * not checked, so they stay unknown here.
  */
+import type {
+  ComparedKey,
+  Comparison as ServerComparison,
+  VerdictName,
+} from '../../contract/verdicts.js';
+
+export type { ComparedKey, VerdictName };
+
+/** Written out rather than taken from VerdictPaths, whose module holds the server's schemas. */
 export const COMPARE_PATH = '/stats/compare';
 
-export type VerdictName = 'regression' | 'improvement' | 'ok' | 'no-baseline' | 'no-direction';
 const VERDICTS: readonly string[] = [
   'regression',
   'improvement',
@@ -17,27 +26,7 @@ const VERDICTS: readonly string[] = [
   'no-direction',
 ];
 
-export interface ComparedKey {
-  key: string;
-  unit: string | null;
-  direction: 'lower' | 'higher' | null;
-  value: number;
-  baseline: number | null;
-  lower_limit: number | null;
-  upper_limit: number | null;
-  /** value / baseline − 1; null without a baseline. */
-  change: number | null;
-  test: string | null;
-  sample_size: number | null;
-  verdict: VerdictName;
-  base: { branch: string | null; commit: string | null };
-}
-
-export interface Comparison {
-  record: { id: string; branch: string | null; commit: string | null };
-  keys: ComparedKey[];
-  alerts: unknown[];
-}
+export type Comparison = Omit<ServerComparison, 'alerts'> & { alerts: unknown[] };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
