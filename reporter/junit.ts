@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import sax from 'sax';
-import { glob } from 'tinyglobby';
 import { InputError } from './input-error.js';
+import { matchingFiles } from './matching-files.js';
 import { CaseTable } from './tests/case-table.js';
 
 export interface TestCounts {
@@ -258,18 +258,9 @@ export async function readJUnitReports(
   warn: (message: string) => void,
   cwd: string = process.cwd(),
 ): Promise<TestResults | undefined> {
-  const files = new Set<string>();
-  for (const pattern of globs) {
-    const matches = await glob(pattern, {
-      cwd,
-      absolute: true,
-      onlyFiles: true,
-      dot: true,
-      expandDirectories: false,
-    });
-    if (matches.length === 0) warn(`No JUnit report matches ${pattern}`);
-    for (const file of matches.sort()) files.add(file);
-  }
+  const files = await matchingFiles(globs, cwd, (pattern) => {
+    warn(`No JUnit report matches ${pattern}`);
+  });
   if (files.size === 0) return undefined;
   const results: TestResults = {
     counts: { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0, duration_ms: 0 },

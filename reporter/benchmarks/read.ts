@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { glob } from 'tinyglobby';
 import { InputError } from '../input-error.js';
+import { matchingFiles } from '../matching-files.js';
 import { BenchmarkFormatError, type BenchmarkResult, type BenchmarkTool } from './result.js';
 import { describeJson } from './shape.js';
 import { isBenchmarkTool, unknownTool } from './tool-names.js';
@@ -127,18 +127,9 @@ export async function readBenchmarkFiles(
 ): Promise<BenchmarkFiles> {
   if (!isBenchmarkTool(toolName)) throw unknownTool(toolName);
   const tool = TOOLS[toolName];
-  const files = new Set<string>();
-  for (const pattern of patterns) {
-    const matches = await glob(pattern, {
-      cwd,
-      absolute: true,
-      onlyFiles: true,
-      dot: true,
-      expandDirectories: false,
-    });
-    if (matches.length === 0) throw new InputError('benchmark-file', `${pattern}: no such file`);
-    for (const file of matches.sort()) files.add(file);
-  }
+  const files = await matchingFiles(patterns, cwd, (pattern) => {
+    throw new InputError('benchmark-file', `${pattern}: no such file`);
+  });
   const results: BenchmarkResult[] = [];
   for (const file of files) {
     let found: BenchmarkResult[];

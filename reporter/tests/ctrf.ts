@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { glob } from 'tinyglobby';
 import type { TestCase } from '../../contract/tests/ingest-tests.js';
 import { InputError } from '../input-error.js';
 import { firstLine, MAX_FAILURES, MAX_NAME_LENGTH, type TestResults } from '../junit.js';
+import { matchingFiles } from '../matching-files.js';
 import { CaseTable } from './case-table.js';
 
 /** A test of a CTRF report (https://ctrf.io), the fields we read. */
@@ -105,18 +105,9 @@ export async function readCtrfReports(
   into: TestResults | undefined,
   cwd: string = process.cwd(),
 ): Promise<TestResults | undefined> {
-  const files = new Set<string>();
-  for (const pattern of globs) {
-    const matches = await glob(pattern, {
-      cwd,
-      absolute: true,
-      onlyFiles: true,
-      dot: true,
-      expandDirectories: false,
-    });
-    if (matches.length === 0) warn(`No CTRF report matches ${pattern}`);
-    for (const file of matches.sort()) files.add(file);
-  }
+  const files = await matchingFiles(globs, cwd, (pattern) => {
+    warn(`No CTRF report matches ${pattern}`);
+  });
   if (files.size === 0) return into;
   const results: TestResults = into ?? {
     counts: { total: 0, passed: 0, failed: 0, errors: 0, skipped: 0, duration_ms: 0 },
