@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { withBenchDatabase } from './bench-database.js';
@@ -159,7 +159,13 @@ async function paired(targets: Target[]): Promise<Map<string, Measurement[]>> {
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
     for (const target of order) {
+      const pid = pids.get(target.name);
+      const cpuBefore = pid ? cpuMicros(pid) : 0;
       const m = await measure(target, SECONDS);
+      if (pid) {
+        const perRequest = (cpuMicros(pid) - cpuBefore) / Math.max(m.total, 1);
+        cpuPerRequest.set(target.name, [...(cpuPerRequest.get(target.name) ?? []), perRequest]);
+      }
       runs.get(target.name)?.push(m);
       served.set(target.name, (served.get(target.name) ?? 0) + m.total);
       process.stderr.write(
@@ -173,8 +179,8 @@ async function paired(targets: Target[]): Promise<Map<string, Measurement[]>> {
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 
 /** Median, lowest and highest of the per-round ratios a / b. */
-function ratio(a: Measurement[], b: Measurement[], of: (m: Measurement) => number) {
-  const ratios = a.map((m, i) => of(m) / Math.max(of(b[i] as Measurement), 1e-9));
+function ratio<T>(a: T[], b: T[], of: (m: T) => number) {
+  const ratios = a.map((m, i) => of(m) / Math.max(of(b[i] as T), 1e-9));
   return { median: median(ratios), low: Math.min(...ratios), high: Math.max(...ratios) };
 }
 
@@ -202,9 +208,14 @@ export async function against(ref: string): Promise<void> {
     };
     const refTargets = ingestTargets('ref', refServer);
     const ourTargets = ingestTargets('ours', ours);
+    const pidOf = (server: Service) => server.child.pid as number;
+    pids.set(bareTarget.name, pidOf(bare));
+    for (const t of refTargets) pids.set(t.name, pidOf(refServer.service));
+    for (const t of ourTargets) pids.set(t.name, pidOf(ours.service));
     const extra: Target[] = INFLUX_URL ? [influxTarget(INFLUX_URL)] : [];
     const run = async (postgres?: Server) => {
       const pgTargets = postgres ? ingestTargets('ours on PostgreSQL', postgres) : [];
+      for (const t of pgTargets) pids.set(t.name, (postgres as Server).service.child.pid as number);
       // Each build's run of a scenario next to the other's, so that they meet the same moment.
       const pairs = refTargets.flatMap((target, i) => [target, ourTargets[i] as Target]);
       return paired([bareTarget, ...pairs, ...pgTargets, ...extra]);
@@ -227,26 +238,36 @@ export async function against(ref: string): Promise<void> {
     const of = (name: string) => runs.get(name) ?? [];
     const rps = (m: Measurement) => m.rps;
     const p99 = (m: Measurement) => m.p99;
+    const cpuOf = (name: string) => {
+      const list = cpuPerRequest.get(name);
+      return list ? Math.round(median(list)) : '';
+    };
     const lines = [
       `### ${git('rev-parse', '--short=7', 'HEAD')}${git('status', '--porcelain') ? ' (with uncommitted changes)' : ''} against ${ref} (${sha.slice(0, 7)})`,
       '',
       `${ROUNDS} paired rounds × ${SECONDS} s per target, 50 connections, DURABILITY=${DURABILITY}, ${cpus().length} CPUs, load average ${fixed(loadBefore[0] ?? 0, 1)} before and ${fixed(loadAfter[0] ?? 0, 1)} after. Medians of the rounds; ratios taken within each round (median, and lowest–highest round).`,
       '',
-      '| Target | req/s (each round) | median req/s | p99 ms | non-2xx + errors | vs bare route req/s | p99 vs bare |',
-      '|---|---|---:|---:|---:|---:|---:|',
+      '| Target | req/s (each round) | median req/s | p99 ms | non-2xx + errors | vs bare route req/s | p99 vs bare | server CPU µs per request |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
     ];
     for (const [name, list] of runs) {
       const vsBare = name === bareTarget.name ? undefined : ratio(list, of(bareTarget.name), rps);
       const p99VsBare = ratio(list, of(bareTarget.name), p99);
       lines.push(
-        `| ${name} | ${list.map(rps).join(' · ')} | ${Math.round(median(list.map(rps)))} | ${median(list.map(p99))} | ${list.reduce((n, m) => n + m.non2xx + m.errors, 0)} | ${vsBare ? spread(vsBare) : ''} | ${vsBare ? fixed(p99VsBare.median) : ''} |`,
+        `| ${name} | ${list.map(rps).join(' · ')} | ${Math.round(median(list.map(rps)))} | ${median(list.map(p99))} | ${list.reduce((n, m) => n + m.non2xx + m.errors, 0)} | ${vsBare ? spread(vsBare) : ''} | ${vsBare ? fixed(p99VsBare.median) : ''} | ${cpuOf(name)} |`,
       );
     }
-    lines.push('', '| This tree ÷ ref | req/s | p99 |', '|---|---:|---:|');
+    lines.push(
+      '',
+      '| This tree ÷ ref | req/s | p99 | server CPU per request |',
+      '|---|---:|---:|---:|',
+    );
     for (const ourTarget of ourTargets) {
       const refName = ourTarget.name.replace(/ ours$/, ' ref');
+      const cpu = (name: string) => cpuPerRequest.get(name) ?? [];
+      const cpuRatio = ratio(cpu(ourTarget.name), cpu(refName), (micros) => micros);
       lines.push(
-        `| ${ourTarget.name.replace(/ ours$/, '')} | ${spread(ratio(of(ourTarget.name), of(refName), rps))} | ${spread(ratio(of(ourTarget.name), of(refName), p99))} |`,
+        `| ${ourTarget.name.replace(/ ours$/, '')} | ${spread(ratio(of(ourTarget.name), of(refName), rps))} | ${spread(ratio(of(ourTarget.name), of(refName), p99))} | ${spread(cpuRatio)} |`,
       );
     }
     if (INFLUX_URL) {
