@@ -152,6 +152,22 @@ function influxTarget(url: string): Target {
 /** Requests each target answered, warm-up included (to put CPU profiles per request). */
 const served = new Map<string, number>();
 
+/** The server process behind each target (none for a peer such as InfluxDB). */
+const pids = new Map<string, number>();
+
+/** CPU time a process has used so far (user + system, Linux /proc), in µs. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/**
+ * Each target's server CPU per request in a round: unlike req/s it hardly moves when other work
+ * shares the machine, so it tells two builds apart on a busy one too (10 ms tick resolution).
+ */
+const cpuPerRequest = new Map<string, number[]>();
+
 /** Every target once per round, the order rotating; each round's figures kept. */
 async function paired(targets: Target[]): Promise<Map<string, Measurement[]>> {
   for (const target of targets) served.set(target.name, (await measure(target, 2)).total);
