@@ -30,7 +30,6 @@ export class JudgingWorker {
   ) {}
 
   start(): void {
-    if (process.env.EXP_NO_JUDGING) return;
     this.#stopped = false;
     this.#poll = setInterval(() => this.wake(0), POLL_MS);
     this.#poll.unref();
@@ -39,7 +38,6 @@ export class JudgingWorker {
 
   /** Some record was stored: judge it soon. */
   wake(delay = START_DELAY_MS): void {
-    if (process.env.EXP_NO_JUDGING) return;
     if (this.#running) this.#again = true;
     if (this.#stopped || this.#timer || this.#running) return;
     this.#timer = setTimeout(() => {
