@@ -23,6 +23,17 @@ export const PayloadProblem = {
 } as const;
 
 /**
+ * The serialisation each payload's check made, by payload object: storing it again would cost a
+ * second `JSON.stringify` of every ingested payload (about a microsecond per request). Weak, so a
+ * payload and its text leave memory together.
+ */
+const checkedJson = new WeakMap<object, string>();
+
+/** A payload's JSON text: the one its check made when it passed `jsonObject`, else made now. */
+export const payloadJson = (payload: Record<string, unknown>): string =>
+  checkedJson.get(payload) ?? JSON.stringify(payload);
+
+/**
  * A JSON object (not an array or null) of at most `payloadDepth` levels whose serialisation fits
  * the payload limit and holds no NUL in any string or key (named by its path). The depth is judged
  * first (without recursion), so a payload nested deeper than `JSON.stringify` can go is refused
@@ -45,6 +56,7 @@ export const jsonObject = z
       }
       const path = jsonTextMayHoldNul(json) ? nulPath(ctx.value) : undefined;
       if (path) ctx.issues.push({ code: 'custom', message: NUL_PROBLEM, input: ctx.value, path });
+      else checkedJson.set(ctx.value, json);
     }),
   )
   // What the OpenAPI document shows for it (a custom check has no JSON Schema of its own).

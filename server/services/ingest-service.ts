@@ -1,4 +1,5 @@
 import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
+import { payloadJson } from '../../contract/fields.js';
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
 import { fieldText } from '../../contract/verdicts.js';
 import { InvalidField } from '../domain/domain-errors.js';
@@ -44,7 +45,7 @@ export function ingestService(
         projectId: event.projectId,
         eventType: event.eventType,
         description: event.description ?? null,
-        payload: event.payload === undefined ? null : JSON.stringify(event.payload),
+        payload: event.payload === undefined ? null : payloadJson(event.payload),
         color: event.color ?? null,
         createdAt,
         branch: branchOf(event.payload),
@@ -81,7 +82,7 @@ export function ingestService(
         row: {
           id: response.id,
           projectId: metric.projectId,
-          payload: JSON.stringify(metric.payload),
+          payload: payloadJson(metric.payload),
           createdAt: Date.now(),
           branch: branchOf(metric.payload),
         },
