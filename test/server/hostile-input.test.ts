@@ -109,7 +109,7 @@ describe('defect 8: what is accepted is what is stored', () => {
     const before = (
       await server.call('GET', '/pagesite/get-site-configuration', { key: me.apiKey })
     ).json();
-    const res = await post('/pagesite/update-site-configuration', '{"bio":"\\udc00 hi"}');
+    const res = await post('/pagesite/update-site-configuration', '{"bio":"\\uDC00 hi"}');
     expect({ status: res.statusCode, error: res.json().error }).toEqual({
       status: 400,
       error: SpecError.invalidBody,
@@ -145,6 +145,10 @@ describe('defect 8: what is accepted is what is stored', () => {
   it.each([
     ['1e309', 'is a number too large for a 64-bit float'],
     ['-1e400', 'is a number too large for a 64-bit float'],
+    // The forms the pre-check of faithful-json.ts must not let through unwalked.
+    ['2E+308', 'is a number too large for a 64-bit float'],
+    [`1${'0'.repeat(250)}e99`, 'is a number too large for a 64-bit float'],
+    [`1${'0'.repeat(400)}.5`, 'is a number too large for a 64-bit float'],
     ['9007199254740993', 'is an integer beyond 2^53 - 1, which cannot be stored exactly'],
     ['-9007199254740993', 'is an integer beyond 2^53 - 1, which cannot be stored exactly'],
     [
