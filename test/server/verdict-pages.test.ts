@@ -239,6 +239,52 @@ describe('thresholds', () => {
   });
 });
 
+describe('project settings', () => {
+  it('sets the default branch, the default threshold and the alert webhook (never shown again)', async () => {
+    const settings = async () =>
+      api('GET', `${VerdictPaths.getProjectSettings}?projectId=${me.projectId}`);
+    await browser.get(page);
+    const webhook = 'https://discord.com/api/webhooks/123456789012345678/hook-TOKEN_abcdefghijkl';
+    const saved = await browser.post(`${page}/settings`, {
+      default_branch: 'trunk',
+      chat_webhook: webhook,
+    });
+    expectRedirect(saved, 'verdict-settings-saved');
+    expect(await settings()).toMatchObject({
+      default_branch: 'trunk',
+      default_branch_set: true,
+      default_threshold: false,
+      chat_webhook: true,
+    });
+    const shown = await browser.get(page);
+    expect(shown.body).not.toContain('hook-TOKEN');
+    expect(shown.body).toContain('One is set (it is never shown again)');
+
+    const bad = await browser.post(`${page}/settings`, {
+      default_branch: 'trunk',
+      default_threshold: 'on',
+      chat_webhook: 'https://example.com/not-discord',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad.body, 'chat_webhook')).toBe('chat_webhook must be a Discord webhook URL.');
+    expect(await settings()).toMatchObject({ default_threshold: false, chat_webhook: true });
+
+    await browser.get(page);
+    const back = await browser.post(`${page}/settings`, {
+      default_branch: '',
+      default_threshold: 'on',
+      remove_chat_webhook: 'on',
+    });
+    expectRedirect(back, 'verdict-settings-saved');
+    expect(await settings()).toMatchObject({
+      default_branch: 'main',
+      default_branch_set: false,
+      default_threshold: true,
+      chat_webhook: false,
+    });
+  });
+});
+
 describe('alerts and re-evaluation', () => {
   it('lists active alerts, dismisses and re-activates them', async () => {
     await api('POST', VerdictPaths.createThreshold, {
@@ -295,14 +341,18 @@ describe('alerts and re-evaluation', () => {
     const settings = async () =>
       api('GET', `${VerdictPaths.getProjectSettings}?projectId=${me.projectId}`);
 
-    const bad = await browser.post(`${page}/reevaluate`, { key: '', branch: '', from: 'soon' });
+    const bad = await browser.post(`${page}/reevaluate`, {
+      only_key: '',
+      only_branch: '',
+      from: 'soon',
+    });
     expect(bad.statusCode).toBe(400);
     expect(errorOf(bad.body, 'from')).toMatch(/^Enter a date and time with its zone/);
     expect((await settings()).reevaluations_queued).toBe(0);
 
     const queued = await browser.post(`${page}/reevaluate`, {
-      key: 't',
-      branch: 'main',
+      only_key: 't',
+      only_branch: 'main',
       from: '',
       to: '',
     });

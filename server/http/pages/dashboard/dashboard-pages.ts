@@ -75,6 +75,7 @@ const NOTICES = {
   'threshold-deleted': 'The threshold is deleted.',
   'alert-dismissed': 'The alert is dismissed.',
   'alert-reactivated': 'The alert is active again.',
+  'verdict-settings-saved': "The project's verdict settings are saved.",
   'reevaluation-queued':
     'The re-evaluation is queued: the verdicts and alerts change as it runs, in the background.',
 } as const;

@@ -1,6 +1,7 @@
 import {
   CreateThresholdRequest,
   ReevaluateRequest,
+  UpdateProjectRequest,
   UpdateSeriesRequest,
   UpdateThresholdRequest,
 } from '../../../../contract/verdicts.js';
@@ -130,12 +131,46 @@ export function updateSeriesOf(projectId: string, form: Form): Parsed<UpdateSeri
   return parsed(UpdateSeriesRequest.safeParse({ projectId, key: textOf(form.key), ...changed }));
 }
 
-/** The re-evaluation form: empty fields are left out (every key, branch, time). */
+/**
+ * The re-evaluation form: empty fields are left out (every key, branch, time). Its key and
+ * branch fields are `only_key` and `only_branch`, apart from the threshold form's on the page.
+ */
+export const REEVALUATE_FIELDS = {
+  key: 'only_key',
+  branch: 'only_branch',
+  from: 'from',
+  to: 'to',
+} as const;
+
 export function reevaluateOf(projectId: string, form: Form): Parsed<ReevaluateRequest> {
   const request: Record<string, unknown> = { projectId };
-  for (const field of ['key', 'branch', 'from', 'to'] as const) {
-    const value = textOf(form[field]).trim();
+  for (const [field, name] of Object.entries(REEVALUATE_FIELDS)) {
+    const value = textOf(form[name]).trim();
     if (value !== '') request[field] = value;
   }
-  return parsed(ReevaluateRequest.safeParse(request), INSTANT_TEXTS);
+  const result = parsed(ReevaluateRequest.safeParse(request), INSTANT_TEXTS);
+  if (result.ok) return result;
+  const errors: FieldErrors = {};
+  for (const [field, text] of Object.entries(result.errors)) {
+    errors[REEVALUATE_FIELDS[field as keyof typeof REEVALUATE_FIELDS] ?? field] = text;
+  }
+  return { ok: false, errors };
+}
+
+/**
+ * The project's verdict settings form: an empty default branch is automatic (null); the
+ * webhook field is write-only (never shown again), so empty keeps it and a ticked "remove"
+ * removes it.
+ */
+export function updateProjectOf(projectId: string, form: Form): Parsed<UpdateProjectRequest> {
+  const branch = textOf(form.default_branch).trim();
+  const webhook = textOf(form.chat_webhook).trim();
+  const request: Record<string, unknown> = {
+    projectId,
+    default_branch: branch === '' ? null : branch,
+    default_threshold: textOf(form.default_threshold) === 'on',
+  };
+  if (textOf(form.remove_chat_webhook) === 'on') request.chat_webhook = null;
+  else if (webhook !== '') request.chat_webhook = webhook;
+  return parsed(UpdateProjectRequest.safeParse(request));
 }

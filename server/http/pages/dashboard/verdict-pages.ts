@@ -4,8 +4,10 @@ import { layoutOf, type Notice, redirectTo, sendPage, textOf } from './dashboard
 import {
   createThresholdOf,
   type Form,
+  REEVALUATE_FIELDS,
   reevaluateOf,
   thresholdTextOf,
+  updateProjectOf,
   updateSeriesOf,
   updateThresholdOf,
 } from './verdict-form.js';
@@ -183,6 +185,22 @@ export function verdictPages(chrome: Chrome) {
       });
     }
 
+    routes(app, '/settings', async (request, reply, form) => {
+      const scope = {
+        form: 'settings' as const,
+        text: { default_branch: textOf(form.default_branch) },
+      };
+      const parsed = updateProjectOf(request.params.id, form);
+      if (!parsed.ok) return page(request, reply, { ...scope, errors: parsed.errors });
+      return change(
+        request,
+        reply,
+        scope,
+        () => verdictSettings.updateProject(request.session.accountId, parsed.value),
+        'verdict-settings-saved',
+      );
+    });
+
     routes(app, '/reevaluate', async (request, reply, form) => {
       const scope = { form: 'reevaluate' as const, text: reevaluateText(form) };
       const parsed = reevaluateOf(request.params.id, form);
@@ -213,9 +231,5 @@ const series = (form: Form) => ({
   direction: textOf(form.direction),
 });
 
-const reevaluateText = (form: Form) => ({
-  key: textOf(form.key),
-  branch: textOf(form.branch),
-  from: textOf(form.from),
-  to: textOf(form.to),
-});
+const reevaluateText = (form: Form) =>
+  Object.fromEntries(Object.values(REEVALUATE_FIELDS).map((name) => [name, textOf(form[name])]));

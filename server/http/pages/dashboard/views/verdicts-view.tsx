@@ -15,7 +15,7 @@ import { SimpleTable } from './simple-table.js';
 
 /** A form the page refused: which one, what it held, and why (beside each field). */
 export interface Refusal {
-  form: 'series' | 'create-threshold' | 'threshold' | 'alert' | 'reevaluate';
+  form: 'series' | 'create-threshold' | 'threshold' | 'alert' | 'reevaluate' | 'settings';
   /** The series key, threshold id or alert id the form was about. */
   key?: string;
   text?: Record<string, string>;
@@ -273,6 +273,8 @@ export function VerdictsView(props: VerdictsProps) {
         <AlertTable alerts={dismissed} base={base} csrf={csrf} action="reactivate" />
       </section>
 
+      <Settings base={base} csrf={csrf} settings={settings} refusal={refused('settings')} />
+
       <Reevaluate
         base={base}
         csrf={csrf}
@@ -399,6 +401,72 @@ function AlertTable({
   );
 }
 
+function Settings({
+  base,
+  csrf,
+  settings,
+  refusal,
+}: {
+  base: string;
+  csrf: string;
+  settings: ProjectSettings;
+  refusal: Refusal | undefined;
+}) {
+  const errors = refusal?.errors ?? {};
+  const branch =
+    refusal?.text?.default_branch ?? (settings.default_branch_set ? settings.default_branch : '');
+  return (
+    <form method="post" action={`${base}/settings`} class="card" novalidate>
+      <Csrf token={csrf} />
+      <h2>Project settings</h2>
+      {errors.form && <p class="error">{errors.form}</p>}
+      <TextField
+        name="default_branch"
+        label="Default branch"
+        value={branch}
+        error={errors.default_branch}
+        maxLength={NAME_LENGTH}
+        hint={`Its values judge themselves; its alerts are announced; its change points are found. Empty: automatic (now ${settings.default_branch}).`}
+      />
+      <fieldset>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="default_threshold"
+            value="on"
+            checked={settings.default_threshold}
+          />{' '}
+          Judge series without a threshold of their own by the default t_test
+        </label>
+      </fieldset>
+      <TextField
+        name="chat_webhook"
+        label="Alert webhook (Discord)"
+        value=""
+        type="url"
+        error={errors.chat_webhook}
+        hint={
+          settings.chat_webhook
+            ? 'One is set (it is never shown again). Enter another to replace it.'
+            : "None set. The default branch's regressions are announced here."
+        }
+      />
+      {settings.chat_webhook && (
+        <fieldset>
+          <label class="check">
+            <input type="checkbox" name="remove_chat_webhook" value="on" /> Remove the webhook
+          </label>
+        </fieldset>
+      )}
+      <div class="actions">
+        <button class="button" type="submit">
+          Save the settings
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function Reevaluate({
   base,
   csrf,
@@ -431,18 +499,18 @@ function Reevaluate({
       )}
       {errors.form && <p class="error">{errors.form}</p>}
       <TextField
-        name="key"
+        name="only_key"
         label="Key"
-        value={text.key}
-        error={errors.key}
+        value={text.only_key}
+        error={errors.only_key}
         maxLength={NAME_LENGTH}
         hint="An exact key, or a glob such as bench/*."
       />
       <TextField
-        name="branch"
+        name="only_branch"
         label="Branch"
-        value={text.branch}
-        error={errors.branch}
+        value={text.only_branch}
+        error={errors.only_branch}
         maxLength={NAME_LENGTH}
       />
       <TextField
