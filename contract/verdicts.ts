@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { SpecError } from './error-texts.js';
 import { type ErrorTextPicker, pickErrorText, requiredText } from './fields.js';
 import { Limits } from './limits.js';
-import { Instant } from './stats-queries.js';
+import { Instant, rangeOrdered } from './stats-queries.js';
 
 /**
  * Verdicts on series (issue 23): units and directions, thresholds, the project's default branch,
@@ -22,6 +22,7 @@ export const VerdictPaths = {
   dismissAlert: '/stats/dismiss-alert',
   reactivateAlert: '/stats/reactivate-alert',
   getChangePoints: '/stats/get-change-points',
+  reevaluate: '/stats/reevaluate',
 } as const;
 
 /** The texts of the verdict endpoints' own errors. */
@@ -110,6 +111,8 @@ export interface ProjectSettings {
   default_branch_set: boolean;
   default_threshold: boolean;
   chat_webhook: boolean;
+  /** Re-evaluations asked for (POST /stats/reevaluate) and not finished yet. */
+  reevaluations_queued: number;
 }
 
 const count = z.number();
@@ -271,4 +274,42 @@ export interface ChangePointEntry {
   after_mean: number;
   change: number | null;
   p_value: number;
+}
+
+/** The most records one re-evaluation request queues (the oldest of its range). */
+export const REEVALUATE_MAX_RECORDS = 10_000;
+
+/**
+ * POST /stats/reevaluate: judge stored values again under the current settings. `key` is an exact
+ * key or a glob (as a threshold's), `branch` the records' branch; `from` inclusive, `to`
+ * exclusive (ISO instants of the records' storing).
+ */
+export const ReevaluateRequest = z
+  .strictObject({
+    projectId,
+    key: z.optional(name),
+    branch: z.optional(name),
+    from: z.optional(Instant),
+    to: z.optional(Instant),
+  })
+  .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
+export type ReevaluateRequest = z.infer<typeof ReevaluateRequest>;
+export const reevaluateErrorText = namingErrorText(['projectId', 'key', 'branch', 'from', 'to']);
+
+/** What a re-evaluation request queued (202). */
+export interface Reevaluation {
+  /** null: nothing to re-judge, nothing queued. */
+  id: string | null;
+  projectId: string;
+  key: string | null;
+  branch: string | null;
+  from: string | null;
+  to: string | null;
+  /** Records queued: at most REEVALUATE_MAX_RECORDS, the oldest of the range. */
+  records: number;
+  /**
+   * The range holds more records than were queued: when the first one left out was stored (send
+   * again with this as `from`); null when all were queued.
+   */
+  next_from: string | null;
 }

@@ -27,6 +27,7 @@ import { statsService } from './stats-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
 import { JudgingWorker } from './verdicts/judging-worker.js';
+import { reevaluations } from './verdicts/reevaluation.js';
 import { verdictReads } from './verdicts/verdict-reads.js';
 import { verdictSettings } from './verdicts/verdict-settings.js';
 
@@ -100,6 +101,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     judging,
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),
+    reevaluations: reevaluations(storage, access, judging),
     records,
     stats,
     shareLinks,

@@ -517,6 +517,35 @@ export interface AlertRow {
 
 export type NewAlert = Omit<AlertRow, 'seq' | 'status'>;
 
+/**
+ * A re-evaluation the owner asked for (POST /stats/reevaluate): the judged records of a project
+ * at positions `nextSeq` through `lastSeq`, optionally of one branch, stored at `from` ≤ time <
+ * `to`, whose values of `key` (exact or glob; null: every key) the judging worker judges again.
+ */
+export interface ReevaluationRow {
+  id: string;
+  projectId: string;
+  key: string | null;
+  branch: string | null;
+  from: number;
+  to: number;
+  /** The first position not re-judged yet. */
+  nextSeq: number;
+  lastSeq: number;
+  createdAt: number;
+}
+
+/** Judged records of a project in a range of positions and times, optionally of one branch. */
+export interface RecordRange {
+  projectId: string;
+  branch: string | null;
+  from: number;
+  to: number;
+  fromSeq: number;
+  throughSeq: number;
+  limit: number;
+}
+
 export interface ChangePointRow {
   index: number;
   seq: number;
@@ -600,6 +629,29 @@ export interface VerdictRepository {
     afterSeq: number,
     limit: number,
   ): Promise<{ seq: number; value: number; recordId: string; commit: string | null; at: number }[]>;
+
+  /** The judged records of a range, oldest first (re-evaluation). */
+  recordsInRange(range: RecordRange): Promise<JudgedRecord[]>;
+  /** A stored metric record by its position, as judging reads it (undefined: removed since). */
+  metricAt(seq: number): Promise<PendingMetric | undefined>;
+  queueReevaluation(row: ReevaluationRow): Promise<void>;
+  /** How many re-evaluations of the project are queued, not finished. */
+  reevaluationsQueued(projectId: string): Promise<number>;
+  /** The oldest queued re-evaluation. */
+  nextReevaluation(): Promise<ReevaluationRow | undefined>;
+  /** Moves a re-evaluation on to `nextSeq`; past its last position, it is removed. */
+  advanceReevaluation(id: string, nextSeq: number): Promise<void>;
+  /**
+   * A re-judged regression's alert gets the new judgement (keeping its id and status); false
+   * when the value had no alert.
+   */
+  updateAlert(
+    recordId: string,
+    key: string,
+    judgement: Pick<AlertRow, 'value' | 'baseline' | 'limit' | 'side' | 'test'>,
+  ): Promise<boolean>;
+  /** Removes the alert of a value that re-judging found no regression. */
+  deleteAlert(recordId: string, key: string): Promise<void>;
 
   /** Stores an alert unless the (record, key) has one already; true when stored. */
   createAlert(alert: NewAlert): Promise<boolean>;

@@ -235,6 +235,7 @@ describe('project settings', () => {
       default_branch_set: true,
       default_threshold: true,
       chat_webhook: false,
+      reevaluations_queued: 0,
     });
     const bad = await post(VerdictPaths.updateProject, {
       projectId: me.projectId,

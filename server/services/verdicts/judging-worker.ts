@@ -1,9 +1,12 @@
 import type { Storage } from '../../storage/storage.js';
 import type { Logger } from '../logger.js';
 import { judgeBatch } from './judging.js';
+import { reevaluateBatch } from './reevaluation.js';
 
 /** Records judged per transaction: small, so that ingest's own commits wait little between them. */
 const BATCH = 200;
+/** Records re-judged per transaction (re-evaluation reads more per record than judging). */
+const REEVALUATE_BATCH = 100;
 /** After a record is stored, judging starts this much later: a burst of ingest goes first. */
 const START_DELAY_MS = 20;
 /** Also looks this often (records stored by another replica, or left by a failure). */
@@ -59,6 +62,18 @@ export class JudgingWorker {
     await this.#running;
   }
 
+  async #reevaluate(): Promise<number> {
+    try {
+      return await this.storage.lock('verdicts', () =>
+        this.storage.transaction((tx) => reevaluateBatch(tx, REEVALUATE_BATCH)),
+      );
+    } catch (error) {
+      // Retried at the next poll.
+      this.log.error({ err: error }, 're-evaluation failed');
+      return 0;
+    }
+  }
+
   #drain(background: boolean): Promise<void> {
     const run = (async () => {
       await this.#running;
@@ -75,7 +90,12 @@ export class JudgingWorker {
           if (background) return;
           throw error;
         }
-        if (judged < BATCH) return;
+        if (judged < BATCH) {
+          // Caught up: one batch of a queued re-evaluation, in the background only (reads that
+          // wait for catchUp never wait for one), then a wake-up for the next.
+          if (background && !this.#stopped && (await this.#reevaluate()) > 0) this.#again = true;
+          return;
+        }
         // Requests that arrived meanwhile go first.
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -23,6 +23,7 @@ import type { ChatNotificationJob } from '../../outbox/outbox-jobs.js';
 import type {
   JudgedRecord,
   JudgedValue,
+  NewAlert,
   PendingMetric,
   Repositories,
   ThresholdRow,
@@ -31,7 +32,7 @@ import { updateSeriesChangePoints } from './change-point-update.js';
 import { defaultBranchOf } from './default-branch.js';
 
 /** What judging needs of a project, read once per batch. */
-interface ProjectContext {
+export interface ProjectContext {
   name: string;
   directions: Map<string, Direction>;
   thresholds: ThresholdRow[];
@@ -59,7 +60,7 @@ export const modelOf = (row: ThresholdRow): ThresholdModel => ({
   ...(row.windowSeconds === null ? {} : { window_seconds: row.windowSeconds }),
 });
 
-async function contextOf(tx: Repositories, projectId: string): Promise<ProjectContext> {
+export async function contextOf(tx: Repositories, projectId: string): Promise<ProjectContext> {
   const [project, settings, series, thresholds] = await Promise.all([
     tx.projects.find(projectId),
     tx.verdicts.projectSettings(projectId),
@@ -177,6 +178,74 @@ export async function judgeBatch(tx: Repositories, limit: number): Promise<numbe
   return metrics.length;
 }
 
+/** A regression to raise as an alert. */
+export interface AlertCandidate {
+  row: JudgedValue;
+  side: 'lower' | 'upper';
+  limit: number;
+}
+
+/**
+ * Judges the values of one record (`series`: key and value) against their bases under the
+ * project's settings in `ctx`: the verdict rows, the regressions, and whether the record is of
+ * the default branch. Shared by judging as records arrive and by re-evaluation.
+ */
+export async function judgeSeries(
+  tx: Repositories,
+  ctx: ProjectContext,
+  record: JudgedRecord,
+  payload: Record<string, unknown>,
+  series: readonly (readonly [string, number])[],
+): Promise<{
+  values: JudgedValue[];
+  alerts: AlertCandidate[];
+  onDefault: boolean;
+  defaultBranch: string;
+}> {
+  ctx.defaultBranch ??= await defaultBranchOf(tx, record.projectId, ctx.defaultBranchSet);
+  const defaultBranch = ctx.defaultBranch;
+  // Without a branch set, the first record of main (or master) may change which one it is.
+  if (ctx.defaultBranchSet === null && (record.branch === 'main' || record.branch === 'master')) {
+    ctx.defaultBranch = undefined;
+  }
+  const pr = pullRequestOf(payload);
+  const fromPullRequest = pr !== undefined && pr.target !== record.branch;
+  const onDefault = !fromPullRequest && record.branch === defaultBranch;
+  // A key with no direction and no threshold that could match is stored, not compared: judging
+  // costs nothing more for series nobody described.
+  const compared = (key: string) =>
+    (ctx.directions.get(key) ?? null) !== null ||
+    ctx.thresholds.some((t) => keyMatches(t.key, key));
+  let recordBase: Base | undefined;
+  if (series.some(([key]) => compared(key))) {
+    if (fromPullRequest) recordBase = await pullRequestBase(tx, record, pr);
+    else if (onDefault) recordBase = await branchBase(tx, record, defaultBranch);
+  }
+
+  const values: JudgedValue[] = [];
+  const alerts: AlertCandidate[] = [];
+  for (const [key, value] of series) {
+    if (!compared(key)) {
+      values.push(uncompared(record, key, value));
+      continue;
+    }
+    let base = recordBase;
+    if (!base) {
+      // Another branch: its own history of the key, else the default branch's.
+      const own = record.branch ?? '';
+      const hasOwn = await tx.verdicts.hasHistory(record.projectId, key, own, record.seq);
+      base = await branchBase(tx, record, hasOwn ? own : defaultBranch);
+    }
+    const judged = await judgeValue(tx, ctx, record, key, value, base);
+    values.push(judged.row);
+    if (judged.row.verdict === 'regression' && judged.side) {
+      const limit = judged.side === 'upper' ? judged.row.upperLimit : judged.row.lowerLimit;
+      if (limit !== null) alerts.push({ row: judged.row, side: judged.side, limit });
+    }
+  }
+  return { values, alerts, onDefault, defaultBranch };
+}
+
 async function judgeRecord(
   tx: Repositories,
   metric: PendingMetric,
@@ -206,64 +275,16 @@ async function judgeRecord(
     commit: commitOf(payload),
     createdAt: metric.createdAt,
   };
-  ctx.defaultBranch ??= await defaultBranchOf(tx, record.projectId, ctx.defaultBranchSet);
-  const defaultBranch = ctx.defaultBranch;
-  // Without a branch set, the first record of main (or master) may change which one it is.
-  if (ctx.defaultBranchSet === null && (record.branch === 'main' || record.branch === 'master')) {
-    ctx.defaultBranch = undefined;
-  }
-  const pr = pullRequestOf(payload);
-  const fromPullRequest = pr !== undefined && pr.target !== record.branch;
-  const onDefault = !fromPullRequest && record.branch === defaultBranch;
-  const series = seriesOf(payload);
-  // A key with no direction and no threshold that could match is stored, not compared: judging
-  // costs nothing more for series nobody described.
-  const compared = (key: string) =>
-    (ctx.directions.get(key) ?? null) !== null ||
-    ctx.thresholds.some((t) => keyMatches(t.key, key));
-  let recordBase: Base | undefined;
-  if (series.some(([key]) => compared(key))) {
-    if (fromPullRequest) recordBase = await pullRequestBase(tx, record, pr);
-    else if (onDefault) recordBase = await branchBase(tx, record, defaultBranch);
-  }
-
-  const values: JudgedValue[] = [];
-  const alerts: { row: JudgedValue; side: 'lower' | 'upper'; limit: number }[] = [];
-  for (const [key, value] of series) {
-    if (!compared(key)) {
-      values.push(uncompared(record, key, value));
-      continue;
-    }
-    let base = recordBase;
-    if (!base) {
-      // Another branch: its own history of the key, else the default branch's.
-      const own = record.branch ?? '';
-      const hasOwn = await tx.verdicts.hasHistory(record.projectId, key, own, record.seq);
-      base = await branchBase(tx, record, hasOwn ? own : defaultBranch);
-    }
-    const judged = await judgeValue(tx, ctx, record, key, value, base);
-    values.push(judged.row);
-    if (judged.row.verdict === 'regression' && judged.side) {
-      const limit = judged.side === 'upper' ? judged.row.upperLimit : judged.row.lowerLimit;
-      if (limit !== null) alerts.push({ row: judged.row, side: judged.side, limit });
-    }
-  }
+  const { values, alerts, onDefault, defaultBranch } = await judgeSeries(
+    tx,
+    ctx,
+    record,
+    payload,
+    seriesOf(payload),
+  );
   await tx.verdicts.storeJudged(record, values);
   for (const alert of alerts) {
-    const created = await tx.verdicts.createAlert({
-      id: newRecordId(),
-      projectId: record.projectId,
-      key: alert.row.key,
-      branch: record.branch,
-      recordId: record.id,
-      commit: record.commit,
-      value: alert.row.value,
-      baseline: alert.row.baseline,
-      limit: alert.limit,
-      side: alert.side,
-      test: alert.row.test ?? '',
-      createdAt: record.createdAt,
-    });
+    const created = await tx.verdicts.createAlert(newAlertOf(record, alert));
     // Only the default branch's regressions are announced: a pull request's are its own.
     if (created && onDefault && ctx.webhook) {
       await tx.outbox.enqueue(alertNotification(ctx, record, alert.row, alert.side, alert.limit));
@@ -273,6 +294,22 @@ async function judgeRecord(
     ? values.map((v) => ({ projectId: record.projectId, key: v.key, branch: defaultBranch }))
     : [];
 }
+
+/** The alert of a regression of `record` (its time is the record's). */
+export const newAlertOf = (record: JudgedRecord, alert: AlertCandidate): NewAlert => ({
+  id: newRecordId(),
+  projectId: record.projectId,
+  key: alert.row.key,
+  branch: record.branch,
+  recordId: record.id,
+  commit: record.commit,
+  value: alert.row.value,
+  baseline: alert.row.baseline,
+  limit: alert.limit,
+  side: alert.side,
+  test: alert.row.test ?? '',
+  createdAt: record.createdAt,
+});
 
 /** A value stored without a comparison: no direction, no threshold. */
 const uncompared = (record: JudgedRecord, key: string, value: number): JudgedValue => ({

@@ -81,6 +81,7 @@ export function verdictSettings(
       default_branch_set: stored.defaultBranch !== null,
       default_threshold: stored.defaultThreshold,
       chat_webhook: stored.chatWebhook !== null,
+      reevaluations_queued: await storage.verdicts.reevaluationsQueued(projectId),
     };
   }
 

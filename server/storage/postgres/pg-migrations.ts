@@ -482,4 +482,23 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'verdicts: re-evaluations queued by the owner',
+    sql: `
+      -- As SQLite's migration 11 (see there), with PostgreSQL's types.
+      CREATE TABLE reevaluations (
+        id         TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        key        TEXT,
+        branch     TEXT,
+        from_at    BIGINT NOT NULL,
+        to_at      BIGINT NOT NULL,
+        next_seq   BIGINT NOT NULL,
+        last_seq   BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+    `,
+  },
 ];

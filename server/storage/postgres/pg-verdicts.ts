@@ -4,6 +4,7 @@ import type {
   JudgedRecord,
   JudgedValue,
   PendingMetric,
+  ReevaluationRow,
   SeriesSetting,
   ThresholdRow,
   VerdictRepository,
@@ -24,6 +25,10 @@ const ALERT_COLUMNS = (sql: Sql) => sql`seq, id, project_id AS "projectId", key,
 
 const RECORD_COLUMNS = (sql: Sql) => sql`seq, id, project_id AS "projectId", branch,
   commit_sha AS "commit", created_at AS "createdAt"`;
+
+const REEVALUATION_COLUMNS = (sql: Sql) => sql`id, project_id AS "projectId", key, branch,
+  from_at AS "from", to_at AS "to", next_seq AS "nextSeq", last_seq AS "lastSeq",
+  created_at AS "createdAt"`;
 
 /** Queue rows read at a time; each holds the records of one ingest statement. */
 const QUEUE_ROWS = 64;
@@ -259,6 +264,60 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
              AND v.seq > ${afterSeq}
            ORDER BY v.seq LIMIT ${limit}`,
       );
+    },
+
+    async recordsInRange(r) {
+      return copy(
+        await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
+          WHERE project_id = ${r.projectId} AND seq >= ${r.fromSeq} AND seq <= ${r.throughSeq}
+            AND created_at >= ${r.from} AND created_at < ${r.to}
+            ${r.branch === null ? sql`` : sql`AND branch = ${r.branch}`}
+          ORDER BY seq LIMIT ${r.limit}`,
+      );
+    },
+
+    async metricAt(seq) {
+      const [row] = await sql<PendingMetric[]>`
+        SELECT seq, id, project_id AS "projectId", payload, created_at AS "createdAt", branch
+          FROM metrics WHERE seq = ${seq}`;
+      return row && { ...row };
+    },
+
+    async queueReevaluation(r) {
+      await sql`
+        INSERT INTO reevaluations (id, project_id, key, branch, from_at, to_at, next_seq,
+          last_seq, created_at)
+        VALUES (${r.id}, ${r.projectId}, ${r.key}, ${r.branch}, ${r.from}, ${r.to},
+                ${r.nextSeq}, ${r.lastSeq}, ${r.createdAt})`;
+    },
+
+    async reevaluationsQueued(projectId) {
+      const [row] = await sql<{ n: number }[]>`
+        SELECT COUNT(*)::int AS n FROM reevaluations WHERE project_id = ${projectId}`;
+      return row?.n ?? 0;
+    },
+
+    async nextReevaluation() {
+      const [row] = await sql<ReevaluationRow[]>`
+        SELECT ${REEVALUATION_COLUMNS(sql)} FROM reevaluations ORDER BY created_at, id LIMIT 1`;
+      return row && { ...row };
+    },
+
+    async advanceReevaluation(id, nextSeq) {
+      await sql`UPDATE reevaluations SET next_seq = ${nextSeq} WHERE id = ${id}`;
+      await sql`DELETE FROM reevaluations WHERE next_seq > last_seq`;
+    },
+
+    async updateAlert(recordId, key, j) {
+      const rows = await sql`
+        UPDATE alerts SET value = ${j.value}, baseline = ${j.baseline}, limit_value = ${j.limit},
+               side = ${j.side}, test = ${j.test}
+         WHERE record_id = ${recordId} AND key = ${key} RETURNING 1`;
+      return rows.length > 0;
+    },
+
+    async deleteAlert(recordId, key) {
+      await sql`DELETE FROM alerts WHERE record_id = ${recordId} AND key = ${key}`;
     },
 
     async createAlert(a) {

@@ -504,4 +504,25 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: 'verdicts: re-evaluations queued by the owner',
+    sql: `
+      -- Re-evaluations the owner asked for (POST /stats/reevaluate), worked through by the
+      -- judging worker a batch at a time: next_seq is the first record not re-judged yet.
+      CREATE TABLE reevaluations (
+        id         TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        key        TEXT,
+        branch     TEXT,
+        from_at    INTEGER NOT NULL,
+        to_at      INTEGER NOT NULL,
+        next_seq   INTEGER NOT NULL,
+        last_seq   INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      -- A project's judged records in order (a re-evaluation's range), whatever their branch.
+      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+    `,
+  },
 ];

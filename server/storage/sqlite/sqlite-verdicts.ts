@@ -3,6 +3,7 @@ import type {
   ChangePointRow,
   JudgedRecord,
   PendingMetric,
+  ReevaluationRow,
   SeriesSetting,
   ThresholdRow,
   VerdictRepository,
@@ -23,6 +24,10 @@ export const verdictWrites = [
   'setAlertStatus',
   'saveChangePoints',
   'resetChangePoints',
+  'queueReevaluation',
+  'advanceReevaluation',
+  'updateAlert',
+  'deleteAlert',
 ] as const;
 
 const THRESHOLD_COLUMNS = `id, project_id AS projectId, key, branch, test,
@@ -40,6 +45,9 @@ const VALUE_COLUMNS = `seq, key, project_id AS projectId, branch, created_at AS 
 
 const RECORD_COLUMNS = `seq, id, project_id AS projectId, branch, commit_sha AS "commit",
   created_at AS createdAt`;
+
+const REEVALUATION_COLUMNS = `id, project_id AS projectId, key, branch, from_at AS "from",
+  to_at AS "to", next_seq AS nextSeq, last_seq AS lastSeq, created_at AS createdAt`;
 
 const CHANGE_POINT_COLUMNS = `idx AS "index", seq, record_id AS recordId, commit_sha AS "commit",
   at, before_mean AS beforeMean, after_mean AS afterMean, change, p_value AS pValue`;
@@ -189,6 +197,34 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       WHERE project_id = ? AND key = ? AND at >= ? AND at < ? ORDER BY idx`,
   );
 
+  const recordsInRange = db.prepare(
+    `SELECT ${RECORD_COLUMNS} FROM judged_records
+      WHERE project_id = ? AND seq >= ? AND seq <= ? AND created_at >= ? AND created_at < ?
+        AND (? IS NULL OR branch = ?)
+      ORDER BY seq LIMIT ?`,
+  );
+  const metricAt = db.prepare(
+    `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch
+       FROM metrics WHERE seq = ?`,
+  );
+  const insertReevaluation = db.prepare(
+    `INSERT INTO reevaluations (id, project_id, key, branch, from_at, to_at, next_seq, last_seq,
+       created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const oldestReevaluation = db.prepare(
+    `SELECT ${REEVALUATION_COLUMNS} FROM reevaluations ORDER BY created_at, id LIMIT 1`,
+  );
+  const reevaluationsQueued = db
+    .prepare('SELECT COUNT(*) FROM reevaluations WHERE project_id = ?')
+    .pluck();
+  const advanceReevaluation = db.prepare('UPDATE reevaluations SET next_seq = ? WHERE id = ?');
+  const finishReevaluations = db.prepare('DELETE FROM reevaluations WHERE next_seq > last_seq');
+  const updateAlert = db.prepare(
+    `UPDATE alerts SET value = ?, baseline = ?, limit_value = ?, side = ?, test = ?
+      WHERE record_id = ? AND key = ?`,
+  );
+  const deleteAlert = db.prepare('DELETE FROM alerts WHERE record_id = ? AND key = ?');
+
   const asAlert = (row: AlertRow | undefined) => row && { ...row };
 
   return {
@@ -311,6 +347,48 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       seriesAfter.all(projectId, key, branch, afterSeq, limit) as ReturnType<
         Sync<VerdictRepository>['seriesAfter']
       >,
+
+    recordsInRange: (r) =>
+      recordsInRange.all(
+        r.projectId,
+        r.fromSeq,
+        r.throughSeq,
+        r.from,
+        r.to,
+        r.branch,
+        r.branch,
+        r.limit,
+      ) as JudgedRecord[],
+
+    metricAt: (seq) => metricAt.get(seq) as PendingMetric | undefined,
+
+    queueReevaluation(r) {
+      insertReevaluation.run(
+        r.id,
+        r.projectId,
+        r.key,
+        r.branch,
+        r.from,
+        r.to,
+        r.nextSeq,
+        r.lastSeq,
+        r.createdAt,
+      );
+    },
+
+    reevaluationsQueued: (projectId) => reevaluationsQueued.get(projectId) as number,
+
+    nextReevaluation: () => oldestReevaluation.get() as ReevaluationRow | undefined,
+
+    advanceReevaluation(id, nextSeq) {
+      advanceReevaluation.run(nextSeq, id);
+      finishReevaluations.run();
+    },
+
+    updateAlert: (recordId, key, j) =>
+      updateAlert.run(j.value, j.baseline, j.limit, j.side, j.test, recordId, key).changes > 0,
+
+    deleteAlert: (recordId, key) => void deleteAlert.run(recordId, key),
 
     createAlert(a) {
       const inserted = insertAlert.run(

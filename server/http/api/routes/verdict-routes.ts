@@ -11,6 +11,8 @@ import {
   compareErrorText,
   IdRequest,
   idErrorText,
+  ReevaluateRequest,
+  reevaluateErrorText,
   thresholdErrorText,
   UpdateProjectRequest,
   UpdateSeriesRequest,
@@ -60,7 +62,7 @@ const ALERT = {
 
 /** Verdicts (issue 23): owner keys only, like every /stats route without `ingestKeys`. */
 export const verdictRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { verdictSettings: settings, verdicts } = app.services;
+  const { verdictSettings: settings, verdicts, reevaluations } = app.services;
   const path = (p: string) => within(Areas.stats, p);
 
   app.post(
@@ -95,6 +97,7 @@ export const verdictRoutes: FastifyPluginAsyncZod = async (app) => {
               default_branch_set: true,
               default_threshold: true,
               chat_webhook: false,
+              reevaluations_queued: 0,
             },
           },
           throws: [FOREIGN_PROJECT],
@@ -118,6 +121,7 @@ export const verdictRoutes: FastifyPluginAsyncZod = async (app) => {
               default_branch_set: false,
               default_threshold: true,
               chat_webhook: false,
+              reevaluations_queued: 0,
             },
           },
           throws: [FOREIGN_PROJECT],
@@ -297,5 +301,40 @@ export const verdictRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => verdicts.changePoints(request.account.accountId, request.query),
+  );
+
+  app.post(
+    path(VerdictPaths.reevaluate),
+    {
+      schema: {
+        summary: 'Judge stored values again under the current settings (queued)',
+        body: ReevaluateRequest,
+      },
+      config: {
+        invalid: reevaluateErrorText,
+        docs: {
+          success: {
+            status: 202,
+            example: {
+              reevaluation: {
+                id: ID,
+                projectId: ID,
+                key: 'bench/*',
+                branch: 'main',
+                from: AT,
+                to: null,
+                records: 412,
+                next_from: null,
+              },
+            },
+          },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send({
+        reevaluation: await reevaluations.request(request.account.accountId, request.body),
+      }),
   );
 };

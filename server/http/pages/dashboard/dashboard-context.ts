@@ -14,6 +14,7 @@ import { overviewPages } from './overview-pages.js';
 import { projectPages } from './project-pages.js';
 import { signInPages, signOutPage } from './sign-in-pages.js';
 import { sitePages } from './site-pages.js';
+import { verdictPages } from './verdict-pages.js';
 
 /** The dashboard ships no script: forms post to itself, images may be any avatar. */
 const DASHBOARD_POLICY: CspDirectives = {
@@ -79,7 +80,14 @@ export function dashboardContext(kit: PageKit) {
         'preHandler',
         formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
       );
-      for (const pages of [overviewPages, sitePages, accountPages, keyPages, projectPages]) {
+      for (const pages of [
+        overviewPages,
+        sitePages,
+        accountPages,
+        keyPages,
+        projectPages,
+        verdictPages,
+      ]) {
         await signedIn.register(pages(chrome));
       }
       await signedIn.register(signOutPage());

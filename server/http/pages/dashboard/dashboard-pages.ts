@@ -69,6 +69,15 @@ const NOTICES = {
   'project-created': 'The project is created.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'signed-out': 'You are signed out.',
+  'series-saved': "The series' unit and direction are saved.",
+  'threshold-created': 'The threshold is created: it judges the values stored from now on.',
+  'threshold-saved': 'The threshold is saved: it judges the values stored from now on.',
+  'threshold-deleted': 'The threshold is deleted.',
+  'alert-dismissed': 'The alert is dismissed.',
+  'alert-reactivated': 'The alert is active again.',
+  'verdict-settings-saved': "The project's verdict settings are saved.",
+  'reevaluation-queued':
+    'The re-evaluation is queued: the verdicts and alerts change as it runs, in the background.',
 } as const;
 export type Notice = keyof typeof NOTICES;
 

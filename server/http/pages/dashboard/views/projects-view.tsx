@@ -25,7 +25,10 @@ export function ProjectsView(props: ProjectsProps) {
       <div class="two-col">
         <section class="card" aria-labelledby="list-title">
           <h2 id="list-title">Your projects</h2>
-          <SimpleTable columns={['Name', 'Project id', 'Created']} empty="No projects yet.">
+          <SimpleTable
+            columns={['Name', 'Project id', 'Created', 'Verdicts']}
+            empty="No projects yet."
+          >
             {projects.map((project) => (
               <tr>
                 <td>
@@ -37,6 +40,12 @@ export function ProjectsView(props: ProjectsProps) {
                   <code>{project.id}</code>
                 </td>
                 <td class="muted">{project.created_at.slice(0, 10)}</td>
+                <td>
+                  <a href={`/dashboard/projects/${encodeURIComponent(project.id)}/series`}>
+                    Series and thresholds
+                    <span class="sr-only">{` of ${project.name}`}</span>
+                  </a>
+                </td>
               </tr>
             ))}
           </SimpleTable>
