@@ -592,8 +592,10 @@ export interface VerdictRepository {
   pending(limit: number): Promise<{ metrics: PendingMetric[]; token: number[] }>;
   /** Marks the records `pending` returned as judged. */
   judged(token: number[]): Promise<void>;
-  /** Stores a judged record and its values (again, by re-evaluation: replaces them). */
+  /** Stores a record judged for the first time and its values. */
   storeJudged(record: JudgedRecord, values: readonly JudgedValue[]): Promise<void>;
+  /** Replaces a judged record and its values (re-evaluation). */
+  replaceJudged(record: JudgedRecord, values: readonly JudgedValue[]): Promise<void>;
   /** The values of a baseline, oldest first: the newest `limit` of them. */
   baseline(query: BaselineQuery): Promise<number[]>;
   /** The position of the latest record of a branch with this commit, before `beforeSeq`. */

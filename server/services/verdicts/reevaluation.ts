@@ -131,7 +131,7 @@ async function rejudge(
     chosen.map((v) => [v.key, v.value] as const),
   );
   const rejudged = new Map(values.map((v) => [v.key, v]));
-  await tx.verdicts.storeJudged(
+  await tx.verdicts.replaceJudged(
     record,
     stored.map((v) => rejudged.get(v.key) ?? v),
   );

@@ -35,6 +35,19 @@ const QUEUE_ROWS = 64;
 
 /** Verdicts on PostgreSQL: see VerdictRepository (the same rows as SQLite's). */
 export function pgVerdicts(sql: Sql): VerdictRepository {
+  const insertValues = async (values: readonly JudgedValue[]) => {
+    if (values.length === 0) return;
+    await sql`
+      INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
+        baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
+      SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
+             upper_limit, test, sample_size, base_branch, base_commit
+        FROM json_to_recordset(${JSON.stringify(values.map(valueRow))}::text::json)
+          AS r(seq bigint, key text, project_id text, branch text, created_at bigint,
+               value double precision, verdict text, baseline double precision,
+               lower_limit double precision, upper_limit double precision, test text,
+               sample_size integer, base_branch text, base_commit text)`;
+  };
   return {
     async seriesSettings(projectId) {
       return copy(
@@ -166,23 +179,22 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
     },
 
     async storeJudged(record, values) {
+      // Judged once (its progress commits with it): plain inserts, no search for a row to replace.
+      await sql`
+        INSERT INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
+        VALUES (${record.seq}, ${record.id}, ${record.projectId}, ${record.branch},
+                ${record.commit}, ${record.createdAt})`;
+      await insertValues(values);
+    },
+
+    async replaceJudged(record, values) {
       await sql`
         INSERT INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
         VALUES (${record.seq}, ${record.id}, ${record.projectId}, ${record.branch},
                 ${record.commit}, ${record.createdAt})
         ON CONFLICT (seq) DO UPDATE SET branch = excluded.branch, commit_sha = excluded.commit_sha`;
       await sql`DELETE FROM metric_values WHERE seq = ${record.seq}`;
-      if (values.length === 0) return;
-      await sql`
-        INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
-          baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
-        SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
-               upper_limit, test, sample_size, base_branch, base_commit
-          FROM json_to_recordset(${JSON.stringify(values.map(valueRow))}::text::json)
-            AS r(seq bigint, key text, project_id text, branch text, created_at bigint,
-                 value double precision, verdict text, baseline double precision,
-                 lower_limit double precision, upper_limit double precision, test text,
-                 sample_size integer, base_branch text, base_commit text)`;
+      await insertValues(values);
     },
 
     async baseline(q) {

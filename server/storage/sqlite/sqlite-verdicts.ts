@@ -2,6 +2,7 @@ import type {
   AlertRow,
   ChangePointRow,
   JudgedRecord,
+  JudgedValue,
   PendingMetric,
   ReevaluationRow,
   SeriesSetting,
@@ -20,6 +21,7 @@ export const verdictWrites = [
   'deleteThreshold',
   'judged',
   'storeJudged',
+  'replaceJudged',
   'createAlert',
   'setAlertStatus',
   'saveChangePoints',
@@ -103,16 +105,50 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
        FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?`,
   );
   const setProgress = db.prepare('UPDATE verdict_progress SET metrics = MAX(metrics, ?)');
-  const insertRecord = db.prepare(
-    `INSERT OR REPLACE INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-  );
-  const deleteValues = db.prepare('DELETE FROM metric_values WHERE seq = ?');
-  const insertValue = db.prepare(
-    `INSERT OR REPLACE INTO metric_values (seq, key, project_id, branch, created_at, value,
+  // A record is judged once (its progress commits with it), so its rows are plain inserts: OR
+  // REPLACE would cost every judged metric a second search of each unique index (about half of
+  // judging's time). Re-evaluation replaces, with the statements that do.
+  const recordColumns = `judged_records (seq, id, project_id, branch, commit_sha, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)`;
+  const valueColumns = `metric_values (seq, key, project_id, branch, created_at, value,
        verdict, baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  const insertRecord = db.prepare(`INSERT INTO ${recordColumns}`);
+  const insertValue = db.prepare(`INSERT INTO ${valueColumns}`);
+  const replaceRecord = db.prepare(`INSERT OR REPLACE INTO ${recordColumns}`);
+  const deleteValues = db.prepare('DELETE FROM metric_values WHERE seq = ?');
+  const store = (
+    statements: { record: typeof insertRecord; value: typeof insertValue },
+    record: JudgedRecord,
+    values: readonly JudgedValue[],
+  ) => {
+    statements.record.run(
+      record.seq,
+      record.id,
+      record.projectId,
+      record.branch,
+      record.commit,
+      record.createdAt,
+    );
+    for (const v of values) {
+      statements.value.run(
+        v.seq,
+        v.key,
+        v.projectId,
+        v.branch,
+        v.createdAt,
+        v.value,
+        v.verdict,
+        v.baseline,
+        v.lowerLimit,
+        v.upperLimit,
+        v.test,
+        v.sampleSize,
+        v.baseBranch,
+        v.baseCommit,
+      );
+    }
+  };
   const baselineNewest = db
     .prepare(
       `SELECT value FROM metric_values
@@ -283,34 +319,12 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       if (last !== undefined) setProgress.run(last);
     },
 
-    storeJudged(record, values) {
-      insertRecord.run(
-        record.seq,
-        record.id,
-        record.projectId,
-        record.branch,
-        record.commit,
-        record.createdAt,
-      );
+    storeJudged: (record, values) =>
+      store({ record: insertRecord, value: insertValue }, record, values),
+
+    replaceJudged(record, values) {
       deleteValues.run(record.seq);
-      for (const v of values) {
-        insertValue.run(
-          v.seq,
-          v.key,
-          v.projectId,
-          v.branch,
-          v.createdAt,
-          v.value,
-          v.verdict,
-          v.baseline,
-          v.lowerLimit,
-          v.upperLimit,
-          v.test,
-          v.sampleSize,
-          v.baseBranch,
-          v.baseCommit,
-        );
-      }
+      store({ record: replaceRecord, value: insertValue }, record, values);
     },
 
     baseline(q) {
