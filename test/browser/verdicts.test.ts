@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
@@ -8,6 +10,9 @@ import {
   seriousAccessibilityViolations,
 } from '../helpers/browser.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+/** Set SCREENSHOTS_DIR to refresh the docs' screenshot of the page (docs/screenshots). */
+const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 
 /**
  * "Series and thresholds" in Chromium: the owner gives a series its direction, creates a
@@ -32,6 +37,11 @@ describeInBrowser('the Series and thresholds page in Chromium', () => {
     });
   const accessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
   const notice = () => page.locator('.notice.ok').textContent();
+  const shoot = async (name: string) => {
+    if (!SCREENSHOTS_DIR) return;
+    mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+  };
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -96,6 +106,7 @@ describeInBrowser('the Series and thresholds page in Chromium', () => {
     expect(await alertRow.count()).toBe(1);
     expect(await alertRow.locator('td').nth(2).textContent()).toBe('c3');
     await accessible();
+    await shoot('dashboard-series');
     await page.click('button:has-text("Dismiss")');
     expect(await notice()).toBe('The alert is dismissed.');
     expect(await page.locator('button:has-text("Re-activate")').count()).toBe(1);

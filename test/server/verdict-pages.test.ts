@@ -320,6 +320,34 @@ describe('alerts and re-evaluation', () => {
     const unknown = await browser.post(`${page}/alerts/dismiss`, { id: 'nope' });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.body).toContain('This alert does not exist any more.');
+
+    // An alert of another project of the same account is not this page's: untouched.
+    const second = (await api('POST', Paths.createProject, { name: 'second' })).id as string;
+    await api('POST', VerdictPaths.createThreshold, {
+      projectId: second,
+      key: 't',
+      branch: '*',
+      test: 'static',
+      upper_boundary: 10,
+    });
+    // A static threshold still wants one baseline value (min_sample_size 1).
+    for (const [i, t] of [5, 50].entries()) {
+      await api('POST', Paths.ingestMetrics, {
+        projectId: second,
+        payload: { t, directions: { t: 'lower' }, ci: { branch: 'main', commit: `s${i}` } },
+      });
+    }
+    const [theirs] = (await api('GET', `${VerdictPaths.getAlerts}?projectId=${second}`)).alerts;
+    expect(theirs).toMatchObject({ key: 't', value: 50, limit: 10, status: 'active' });
+    await browser.get(page);
+    const elsewhere = await browser.post(`${page}/alerts/dismiss`, { id: theirs.id });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(elsewhere.body).toContain('This alert does not exist any more.');
+    expect(
+      (await api('GET', `${VerdictPaths.getAlerts}?projectId=${second}`)).alerts.map(
+        (a: { status: string }) => a.status,
+      ),
+    ).toEqual(['active']);
   });
 
   it('re-evaluates under the current thresholds; refuses a bad range, queuing nothing', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
-import { type Alert, type ComparedKey, VerdictPaths } from '../../contract/verdicts.js';
+import {
+  type Alert,
+  type ComparedKey,
+  REEVALUATE_MAX_RECORDS,
+  VerdictPaths,
+} from '../../contract/verdicts.js';
+import { storeMetric } from '../helpers/seed-records.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -211,6 +217,30 @@ describe('re-evaluation', () => {
     const none = await reevaluate({ branch: 'nowhere' });
     expect(none).toMatchObject({ id: null, records: 0 });
   });
+
+  it('queues at most 10,000 records, the oldest, and says from when to ask again', async () => {
+    // One more record than a request queues, stored a millisecond apart.
+    const start = Date.parse('2026-10-01T00:00:00Z');
+    const total = REEVALUATE_MAX_RECORDS + 1;
+    for (let i = 0; i < total; i += 500) {
+      await Promise.all(
+        Array.from({ length: Math.min(500, total - i) }, (_, j) =>
+          storeMetric(server, me.projectId, start + i + j, { t: i + j, ci: { branch: 'main' } }),
+        ),
+      );
+    }
+    const first = await post(VerdictPaths.reevaluate, { projectId: me.projectId });
+    expect(first.statusCode, first.body).toBe(202);
+    expect(first.json().reevaluation).toMatchObject({
+      records: REEVALUATE_MAX_RECORDS,
+      next_from: new Date(start + REEVALUATE_MAX_RECORDS).toISOString(),
+    });
+    const rest = await post(VerdictPaths.reevaluate, {
+      projectId: me.projectId,
+      from: first.json().reevaluation.next_from,
+    });
+    expect(rest.json().reevaluation).toMatchObject({ records: 1, next_from: null });
+  }, 180_000);
 
   it('refuses bad input (naming the field, queuing nothing), an ingest-only key and a foreign project', async () => {
     await ingest('main', 'z0', { t: 1 });

@@ -126,12 +126,15 @@ export function verdictReads(storage: Storage, access: ProjectAccess, judging: J
       };
     },
 
+    /** `projectId`: only an alert of that project (a page of one project); else any of the account. */
     async setAlertStatus(
       accountId: string,
       id: string,
       status: 'active' | 'dismissed',
+      projectId?: string,
     ): Promise<Alert> {
       const row = await ownAlert(accountId, id);
+      if (projectId !== undefined && row.projectId !== projectId) throw new NotFound('alert');
       await storage.verdicts.setAlertStatus(id, status);
       return asAlert({ ...row, status });
     },

@@ -179,7 +179,7 @@ export function verdictPages(chrome: Chrome) {
           request,
           reply,
           { form: 'alert', key: id },
-          () => verdicts.setAlertStatus(request.session.accountId, id, status),
+          () => verdicts.setAlertStatus(request.session.accountId, id, status, request.params.id),
           done,
         );
       });

@@ -85,6 +85,9 @@ fieldset{border:0;padding:0;margin:0 0 1rem;min-width:0}
 .secret{display:block;font-family:var(--mono);font-size:.95rem;padding:.8rem 1rem;background:var(--surface-2);border:1px dashed var(--border);border-radius:8px;overflow-wrap:anywhere;user-select:all;margin:.5rem 0}
 .two-col{display:grid;grid-template-columns:minmax(0,1.6fr) minmax(0,1fr);gap:1rem;align-items:start}
 @media (max-width:52rem){.two-col{grid-template-columns:1fr}}
+.field-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:0 1rem;align-items:start}
+td select{min-width:8.5rem}
+td input[type=text]{min-width:5rem}
 .themes{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:.75rem}
 .theme-option{position:relative;display:block;cursor:pointer}
 .theme-option input{position:absolute;opacity:0;inset:0;cursor:pointer}

@@ -302,42 +302,44 @@ function CreateThreshold({
       <Csrf token={csrf} />
       <h2>New threshold</h2>
       {errors.form && <p class="error">{errors.form}</p>}
-      <TextField
-        name="key"
-        label="Key"
-        value={text.key}
-        error={errors.key}
-        maxLength={NAME_LENGTH}
-        hint="An exact key, or a glob such as bench/*."
-      />
-      <TextField
-        name="branch"
-        label="Branch"
-        value={text.branch ?? '*'}
-        error={errors.branch}
-        maxLength={NAME_LENGTH}
-        hint="A branch name, or * for every branch (a pull request is judged by its target's)."
-      />
-      <div class="field">
-        <label for="test">Test</label>
-        <select id="test" name="test" {...invalid('test', errors.test)}>
-          {THRESHOLD_TESTS.map((name) => (
-            <option value={name} selected={name === test}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <CellError id="test" error={errors.test} />
-      </div>
-      {NUMBER_COLUMNS.map(([field, label]) => (
+      <div class="field-grid">
         <TextField
-          name={field}
-          label={label}
-          value={text[field]}
-          error={errors[field]}
-          hint={NUMBER_HINTS[field]}
+          name="key"
+          label="Key"
+          value={text.key}
+          error={errors.key}
+          maxLength={NAME_LENGTH}
+          hint="An exact key, or a glob such as bench/*."
         />
-      ))}
+        <TextField
+          name="branch"
+          label="Branch"
+          value={text.branch ?? '*'}
+          error={errors.branch}
+          maxLength={NAME_LENGTH}
+          hint="A branch name, or * for every branch (a pull request is judged by its target's)."
+        />
+        <div class="field">
+          <label for="test">Test</label>
+          <select id="test" name="test" {...invalid('test', errors.test)}>
+            {THRESHOLD_TESTS.map((name) => (
+              <option value={name} selected={name === test}>
+                {name}
+              </option>
+            ))}
+          </select>
+          <CellError id="test" error={errors.test} />
+        </div>
+        {NUMBER_COLUMNS.map(([field, label]) => (
+          <TextField
+            name={field}
+            label={label}
+            value={text[field]}
+            error={errors[field]}
+            hint={NUMBER_HINTS[field]}
+          />
+        ))}
+      </div>
       <div class="actions">
         <button class="button" type="submit">
           Create the threshold
@@ -498,35 +500,37 @@ function Reevaluate({
         </p>
       )}
       {errors.form && <p class="error">{errors.form}</p>}
-      <TextField
-        name="only_key"
-        label="Key"
-        value={text.only_key}
-        error={errors.only_key}
-        maxLength={NAME_LENGTH}
-        hint="An exact key, or a glob such as bench/*."
-      />
-      <TextField
-        name="only_branch"
-        label="Branch"
-        value={text.only_branch}
-        error={errors.only_branch}
-        maxLength={NAME_LENGTH}
-      />
-      <TextField
-        name="from"
-        label="Stored from"
-        value={text.from}
-        error={errors.from}
-        hint="e.g. 2026-11-01T00:00:00Z"
-      />
-      <TextField
-        name="to"
-        label="Stored before"
-        value={text.to}
-        error={errors.to}
-        hint="e.g. 2026-12-01T00:00:00Z"
-      />
+      <div class="field-grid">
+        <TextField
+          name="only_key"
+          label="Key"
+          value={text.only_key}
+          error={errors.only_key}
+          maxLength={NAME_LENGTH}
+          hint="An exact key, or a glob such as bench/*."
+        />
+        <TextField
+          name="only_branch"
+          label="Branch"
+          value={text.only_branch}
+          error={errors.only_branch}
+          maxLength={NAME_LENGTH}
+        />
+        <TextField
+          name="from"
+          label="Stored from"
+          value={text.from}
+          error={errors.from}
+          hint="e.g. 2026-11-01T00:00:00Z"
+        />
+        <TextField
+          name="to"
+          label="Stored before"
+          value={text.to}
+          error={errors.to}
+          hint="e.g. 2026-12-01T00:00:00Z"
+        />
+      </div>
       <div class="actions">
         <button class="button" type="submit">
           Re-evaluate
