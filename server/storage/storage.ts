@@ -377,6 +377,19 @@ export interface ChannelRepository {
   reserveSlot(id: string, now: number, spacingMs: number): Promise<number | undefined>;
   /** Nothing more goes to the channel before `at` (its platform said to wait). */
   holdUntil(id: string, at: number): Promise<void>;
+  /** The platform's id of the message a run has on the channel, if it was sent one. */
+  runMessage(channelId: string, runKey: string): Promise<string | undefined>;
+  /**
+   * Remembers (or replaces) the message a run has on the channel; the channel's entries older
+   * than `forgetBefore` (epoch ms) go, so the table holds each channel's recent runs only.
+   */
+  rememberRunMessage(
+    channelId: string,
+    runKey: string,
+    messageId: string,
+    at: number,
+    forgetBefore: number,
+  ): Promise<void>;
 }
 
 export interface DueJob {

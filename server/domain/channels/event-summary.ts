@@ -33,6 +33,20 @@ export interface EventSummary {
   createdAt: string;
   /** The project's page on this server, when PUBLIC_URL is set. */
   pageUrl: string | null;
+  /**
+   * The run this event reports on, when the CI names it: its later reports edit the message its
+   * first one made (absent in jobs queued before runs were known: a message of its own).
+   */
+  run?: RunIdentity | null;
+}
+
+/**
+ * A job's run on the CI: `key` is the same for every report of that job of that run, re-runs
+ * (later attempts) included, so they all edit one message; `attempt` is the CI's, when told.
+ */
+export interface RunIdentity {
+  key: string;
+  attempt: number | null;
 }
 
 export interface TestSummary {
@@ -112,6 +126,25 @@ export interface SummaryInput {
   pageUrl: string | null;
 }
 
+/**
+ * The run an event reports on: the CI's build id (`ci.build_id`, else GitHub's `run_id`) with
+ * the repository, the event type and the job, since each job of a workflow reports apart and
+ * each deserves its own message. No build id: no run (every report a message of its own).
+ */
+function runOf(
+  eventType: string,
+  ci: Record<string, unknown>,
+  github: Record<string, unknown>,
+  repository: string | null,
+  job: string | null,
+): RunIdentity | null {
+  const runId = num(github.run_id);
+  const build = str(ci.build_id) ?? (runId === null ? null : String(runId));
+  if (build === null) return null;
+  const key = JSON.stringify([repository, build, eventType, job]);
+  return { key, attempt: num(github.run_attempt) };
+}
+
 export function summarize(input: SummaryInput): EventSummary {
   const payload = input.payload ?? {};
   const ci = obj(payload.ci);
@@ -149,5 +182,6 @@ export function summarize(input: SummaryInput): EventSummary {
       : null,
     createdAt: new Date(input.createdAt).toISOString(),
     pageUrl: input.pageUrl,
+    run: runOf(input.eventType, ci, github, repository, job === '' ? null : job),
   };
 }

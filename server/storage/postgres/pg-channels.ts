@@ -64,5 +64,23 @@ export function pgChannels(sql: Sql): ChannelRepository {
     async holdUntil(id, at) {
       await sql`UPDATE channels SET next_send_at = GREATEST(next_send_at, ${at}) WHERE id = ${id}`;
     },
+
+    async runMessage(channelId, runKey) {
+      const [row] = await sql<{ message_id: string }[]>`
+        SELECT message_id FROM channel_messages
+         WHERE channel_id = ${channelId} AND run_key = ${runKey}`;
+      return row?.message_id;
+    },
+
+    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
+      await sql`
+        DELETE FROM channel_messages WHERE channel_id = ${channelId} AND created_at < ${forgetBefore}`;
+      // A channel deleted meanwhile has nothing to remember (its messages went with it).
+      await sql`
+        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+        SELECT ${channelId}, ${runKey}, ${messageId}, ${at}
+         WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
+        ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`;
+    },
   };
 }

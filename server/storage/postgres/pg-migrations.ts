@@ -482,4 +482,19 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'channels: the message each run has on each channel, edited in place',
+    sql: `
+      -- As SQLite's migration 11 (see there), with PostgreSQL's types.
+      CREATE TABLE channel_messages (
+        channel_id TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+        run_key    TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (channel_id, run_key)
+      );
+      CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+    `,
+  },
 ];

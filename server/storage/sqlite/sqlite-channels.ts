@@ -3,7 +3,14 @@ import type { ChannelRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const channelWrites = ['create', 'update', 'delete', 'reserveSlot', 'holdUntil'] as const;
+export const channelWrites = [
+  'create',
+  'update',
+  'delete',
+  'reserveSlot',
+  'holdUntil',
+  'rememberRunMessage',
+] as const;
 
 const COLUMNS = `id, project_id AS projectId, kind, name, hint, target, secret, rules,
                  created_at AS createdAt, updated_at AS updatedAt`;
@@ -32,6 +39,16 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     )
     .pluck();
   const hold = db.prepare('UPDATE channels SET next_send_at = max(next_send_at, ?) WHERE id = ?');
+  const runMessage = db
+    .prepare('SELECT message_id FROM channel_messages WHERE channel_id = ? AND run_key = ?')
+    .pluck();
+  // A channel deleted meanwhile has nothing to remember (its messages went with it).
+  const remember = db.prepare(
+    `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+     ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`,
+  );
+  const forget = db.prepare('DELETE FROM channel_messages WHERE channel_id = ? AND created_at < ?');
 
   return {
     create(channel, max) {
@@ -73,6 +90,11 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
       reserve.get(now, spacingMs, id, spacingMs) as number | undefined,
     holdUntil(id, at) {
       hold.run(at, id);
+    },
+    runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
+    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
+      remember.run(channelId, runKey, messageId, at, channelId);
+      forget.run(channelId, forgetBefore);
     },
   };
 }

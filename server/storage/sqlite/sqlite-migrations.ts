@@ -504,4 +504,20 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: 'channels: the message each run has on each channel, edited in place',
+    sql: `
+      -- The platform's id of the message a run (channel-rules run key) has on a channel, so
+      -- the run's later reports edit it (Discord) instead of posting a new one.
+      CREATE TABLE channel_messages (
+        channel_id TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+        run_key    TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (channel_id, run_key)
+      ) WITHOUT ROWID;
+      CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+    `,
+  },
 ];

@@ -100,13 +100,19 @@ export function factsOf(event: EventSummary): Fact[] {
   if (event.runUrl || event.buildNumber) {
     facts.push({
       label: 'Run',
-      value: event.buildNumber ? `#${event.buildNumber}` : 'Open the run',
+      value: `${event.buildNumber ? `#${event.buildNumber}` : 'Open the run'}${attempt(event)}`,
       url: event.runUrl,
     });
   }
   if (event.tests) facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
   return facts;
 }
+
+/** ` (attempt 2)` for a re-run, so an edited message says which attempt it tells of. */
+const attempt = (event: EventSummary): string => {
+  const n = event.run?.attempt;
+  return n && n > 1 ? ` (attempt ${n})` : '';
+};
 
 /** The text under the title: the description, or a release's notes (first lines). */
 export function bodyOf(event: EventSummary): string | null {
