@@ -38,6 +38,19 @@ export interface EventSummary {
    * first one made (absent in jobs queued before runs were known: a message of its own).
    */
   run?: RunIdentity | null;
+  /** A regression alert (the `alerts` rule), when this summary tells of one, not of an event. */
+  alert?: AlertSummary | null;
+}
+
+/** A regression alert of the verdicts (docs/verdicts.md): a value beyond its limit. */
+export interface AlertSummary {
+  key: string;
+  value: number;
+  baseline: number | null;
+  limit: number;
+  side: 'lower' | 'upper';
+  /** The comparison that judged it (`percentage`, `t_test`…). */
+  test: string;
 }
 
 /**

@@ -17,8 +17,10 @@ const LOOKS: Record<string, Look> = {
   cancelled: { word: 'Cancelled', emoji: '⚪', color: 0x6e7781, teamsColor: 'default' },
 };
 const RELEASE: Look = { word: 'Released', emoji: '🚀', color: 0x8250df, teamsColor: 'accent' };
+const ALERT: Look = { word: 'Regression', emoji: '📉', color: 0xd73a49, teamsColor: 'attention' };
 
 export function lookOf(event: EventSummary): Look {
+  if (event.alert) return ALERT;
   if (event.release) return RELEASE;
   const known = event.status ? LOOKS[event.status] : undefined;
   if (known) return known;
@@ -34,6 +36,7 @@ export function lookOf(event: EventSummary): Look {
 /** `Failed · web · CI · test` or `Released v1.2.0 · web`. */
 export function titleOf(event: EventSummary): string {
   const look = lookOf(event);
+  if (event.alert) return `${look.emoji} ${look.word}: ${event.alert.key} · ${event.projectName}`;
   if (event.release) {
     const what = event.release.version ?? event.release.name ?? event.eventType;
     return `${look.emoji} ${look.word} ${what} · ${event.projectName}`;
@@ -88,6 +91,16 @@ export interface Fact {
 
 export function factsOf(event: EventSummary): Fact[] {
   const facts: Fact[] = [];
+  if (event.alert) {
+    const a = event.alert;
+    facts.push({ label: 'Value', value: String(a.value), url: null });
+    facts.push({ label: `Limit (${a.side})`, value: String(a.limit), url: null });
+    facts.push({
+      label: 'Baseline',
+      value: a.baseline === null ? 'none' : String(a.baseline),
+      url: null,
+    });
+  }
   if (event.release) {
     const r = event.release;
     if (r.version) facts.push({ label: 'Version', value: r.version, url: r.url });
