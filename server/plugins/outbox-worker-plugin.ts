@@ -25,7 +25,7 @@ export const outboxWorkerPlugin = fp(
       laneOf: (job) =>
         job.kind === 'chat-notification'
           ? `discord:${job.webhook.webhookId}`
-          : job.kind === 'channel-message'
+          : job.kind === 'channel-message' || job.kind === 'channel-digest'
             ? `channel:${job.channelId}`
             : undefined,
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),

@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../../contract/json.js';
+import type { DigestSummary } from './digest-summary.js';
 
 /**
  * What a channel's message tells of an event, read once at ingest from the event and its
@@ -40,6 +41,8 @@ export interface EventSummary {
   run?: RunIdentity | null;
   /** A regression alert (the `alerts` rule), when this summary tells of one, not of an event. */
   alert?: AlertSummary | null;
+  /** A channel's digest, when this summary is one. */
+  digest?: DigestSummary | null;
 }
 
 /** A regression alert of the verdicts (docs/verdicts.md): a value beyond its limit. */

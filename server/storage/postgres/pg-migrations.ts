@@ -484,7 +484,7 @@ export const pgMigrations: PgMigration[] = [
   },
   {
     version: 9,
-    name: 'channels: the message each run has on each channel, edited in place',
+    name: 'channels: the message each run has on each channel, edited in place; digests',
     sql: `
       -- As SQLite's migration 11 (see there), with PostgreSQL's types.
       CREATE TABLE channel_messages (
@@ -495,6 +495,8 @@ export const pgMigrations: PgMigration[] = [
         PRIMARY KEY (channel_id, run_key)
       );
       CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+      ALTER TABLE channels ADD COLUMN next_digest_at BIGINT;
+      CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
 ];

@@ -506,7 +506,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 11,
-    name: 'channels: the message each run has on each channel, edited in place',
+    name: 'channels: the message each run has on each channel, edited in place; digests',
     sql: `
       -- The platform's id of the message a run (channel-rules run key) has on a channel, so
       -- the run's later reports edit it (Discord) instead of posting a new one.
@@ -518,6 +518,10 @@ export const migrations: Migration[] = [
         PRIMARY KEY (channel_id, run_key)
       ) WITHOUT ROWID;
       CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+
+      -- When a channel's next digest is due (epoch ms); NULL: it has no digest.
+      ALTER TABLE channels ADD COLUMN next_digest_at INTEGER;
+      CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
 ];

@@ -1,3 +1,4 @@
+import { digestFacts } from '../digest-facts.js';
 import type { EventSummary, TestSummary } from '../event-summary.js';
 
 /** What every platform's message says, before its own format: the same words everywhere. */
@@ -20,6 +21,10 @@ const RELEASE: Look = { word: 'Released', emoji: '🚀', color: 0x8250df, teamsC
 const ALERT: Look = { word: 'Regression', emoji: '📉', color: 0xd73a49, teamsColor: 'attention' };
 
 export function lookOf(event: EventSummary): Look {
+  if (event.digest) {
+    const word = event.digest.every === 'day' ? 'Daily digest' : 'Weekly digest';
+    return { word, emoji: '📊', color: 0x5865f2, teamsColor: 'accent' };
+  }
   if (event.alert) return ALERT;
   if (event.release) return RELEASE;
   const known = event.status ? LOOKS[event.status] : undefined;
@@ -37,6 +42,7 @@ export function lookOf(event: EventSummary): Look {
 export function titleOf(event: EventSummary): string {
   const look = lookOf(event);
   if (event.alert) return `${look.emoji} ${look.word}: ${event.alert.key} · ${event.projectName}`;
+  if (event.digest) return `${look.emoji} ${look.word} · ${event.projectName}`;
   if (event.release) {
     const what = event.release.version ?? event.release.name ?? event.eventType;
     return `${look.emoji} ${look.word} ${what} · ${event.projectName}`;
@@ -90,6 +96,7 @@ export interface Fact {
 }
 
 export function factsOf(event: EventSummary): Fact[] {
+  if (event.digest) return digestFacts(event.digest);
   const facts: Fact[] = [];
   if (event.alert) {
     const a = event.alert;
