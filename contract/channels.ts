@@ -12,9 +12,10 @@ import { noNul } from './text-rule.js';
 /**
  * Which events a channel hears of: `builds` every build, `failures` failed builds only,
  * `changes` a build whose status differs from the previous build's on its branch (broken and
- * fixed), `releases` release and deploy events. A build matching any listed choice is sent once.
+ * fixed), `releases` release and deploy events, `alerts` the regression alerts the verdicts raise on
+ * the default branch (issue 23). A build matching any listed choice is sent once.
  */
-export const NOTIFY_CHOICES = ['builds', 'failures', 'changes', 'releases'] as const;
+export const NOTIFY_CHOICES = ['builds', 'failures', 'changes', 'releases', 'alerts'] as const;
 export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
 
 export const ChannelLimits = {
@@ -33,28 +34,46 @@ export const ChannelLimits = {
 const MENTION =
   /^(?:<@&?\d{1,20}>|<!subteam\^[A-Z0-9]{1,30}>|<!here>|<!channel>|<@[A-Z0-9]{1,30}>)$/;
 
-export const ChannelRules = z.strictObject({
-  notify: z.array(z.enum(NOTIFY_CHOICES)).check(z.minLength(1), z.maxLength(NOTIFY_CHOICES.length)),
-  /** Branch globs (`main`, `release/*`); empty: every branch, and events without one. */
-  branches: z.optional(
-    z.array(requiredText(ChannelLimits.globLength)).check(z.maxLength(ChannelLimits.globs)),
-  ),
-  /** Event types (`build`, `deploy`); empty: every type. */
-  eventTypes: z.optional(
-    z.array(requiredText(Limits.eventTypeLength)).check(z.maxLength(ChannelLimits.eventTypes)),
-  ),
-  mention: z.optional(
-    z.nullable(
-      z.string().check(
-        noNul,
-        z.regex(MENTION, {
-          message:
-            'must be a Discord <@&role> or <@user>, or a Slack <!subteam^ID>, <!here> or <@user>',
-        }),
+/** How often a digest comes (weekly: on Mondays), and at what time of day, UTC (`HH:MM`). */
+export const DIGEST_PERIODS = ['day', 'week'] as const;
+export const Digest = z.strictObject({
+  every: z.enum(DIGEST_PERIODS),
+  at: z.string().check(z.regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, { message: 'must be HH:MM (UTC)' })),
+});
+export type Digest = z.infer<typeof Digest>;
+
+export const ChannelRules = z
+  .strictObject({
+    /** Empty only beside a digest: the digest instead of single messages. */
+    notify: z.array(z.enum(NOTIFY_CHOICES)).check(z.maxLength(NOTIFY_CHOICES.length)),
+    /** Branch globs (`main`, `release/*`); empty: every branch, and events without one. */
+    branches: z.optional(
+      z.array(requiredText(ChannelLimits.globLength)).check(z.maxLength(ChannelLimits.globs)),
+    ),
+    /** Event types (`build`, `deploy`); empty: every type. */
+    eventTypes: z.optional(
+      z.array(requiredText(Limits.eventTypeLength)).check(z.maxLength(ChannelLimits.eventTypes)),
+    ),
+    mention: z.optional(
+      z.nullable(
+        z.string().check(
+          noNul,
+          z.regex(MENTION, {
+            message:
+              'must be a Discord <@&role> or <@user>, or a Slack <!subteam^ID>, <!here> or <@user>',
+          }),
+        ),
       ),
     ),
-  ),
-});
+    /** A daily or weekly digest of the project, beside (or, with `notify` empty, instead of) single messages. */
+    digest: z.optional(Digest),
+  })
+  .check(
+    z.refine((rules) => rules.notify.length > 0 || rules.digest !== undefined, {
+      path: ['notify'],
+      message: 'must name at least one choice, unless the channel has a digest',
+    }),
+  );
 export type ChannelRules = z.infer<typeof ChannelRules>;
 
 const kind = z.enum(CHANNEL_KINDS);

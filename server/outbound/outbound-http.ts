@@ -5,7 +5,7 @@ import { DeliveryError, redact } from './delivery-error.js';
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   json?: unknown;

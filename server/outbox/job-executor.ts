@@ -4,6 +4,7 @@ import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import type { DiscordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
+import { digestEvent } from '../services/channels/digest-event.js';
 import type { Storage } from '../storage/storage.js';
 import type { OutboxJob } from './outbox-jobs.js';
 
@@ -13,7 +14,7 @@ export interface Executors {
   contacts: ContactsProvider | undefined;
   channels: ChannelSender;
   /** The alias locks (shared with E2), who forwards for an alias now, and the channels. */
-  storage: Pick<Storage, 'lock' | 'profiles' | 'channels'>;
+  storage: Pick<Storage, 'lock' | 'profiles' | 'channels' | 'projects'>;
 }
 
 /** Carries out one job against the service it names. */
@@ -43,6 +44,15 @@ export function jobExecutor({ discord, forwarding, contacts, channels, storage }
         if (!channel) throw new DeliveryError('the channel was deleted', false);
         if (!wants(channel.rules, job.event)) return;
         return channels.send(channel, job.event, job.messageId);
+      }
+      case 'channel-digest': {
+        const channel = await storage.channels.get(job.channelId);
+        if (!channel) throw new DeliveryError('the channel was deleted', false);
+        // Its digest was removed since: nothing to send.
+        if (!channel.rules.digest) return;
+        const project = await storage.projects.find(channel.projectId);
+        const event = await digestEvent(storage.channels, channel, project?.name ?? '', job.dueAt);
+        return channels.send(channel, event, job.messageId);
       }
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');

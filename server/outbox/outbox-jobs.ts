@@ -47,7 +47,23 @@ export interface ChannelMessageJob {
   event: EventSummary;
 }
 
-export type OutboxJob = ChatNotificationJob | RemoveAliasJob | UpsertContactJob | ChannelMessageJob;
+/**
+ * A channel's digest for the period ending at `dueAt` (issue 30): its figures are read when it
+ * is sent, from the events of that period and the one before, with the channel's rules then.
+ */
+export interface ChannelDigestJob {
+  kind: 'channel-digest';
+  channelId: string;
+  messageId: string;
+  dueAt: number;
+}
+
+export type OutboxJob =
+  | ChatNotificationJob
+  | RemoveAliasJob
+  | UpsertContactJob
+  | ChannelMessageJob
+  | ChannelDigestJob;
 
 /**
  * The notification an event asks for, if any: the chatWebhook's description and colour, else

@@ -20,6 +20,11 @@ export interface WorkerOptions {
   laneOf?: (job: OutboxJob) => string | undefined;
   /** When a job may be sent (a service's rate limit, as it last stated it); 0 or past: now. */
   readyAt?: (job: OutboxJob) => number;
+  /**
+   * Jobs of one lane with the same key are states of one thing (a run's message): a job with a
+   * later one of its key waiting behind it in its lane is not sent, and counts as delivered.
+   */
+  coalesceKey?: (job: OutboxJob) => string | undefined;
 }
 
 /** Even with nothing due, look again this often (a clock change, a job from another process). */
@@ -39,6 +44,8 @@ interface Claimed {
   row: DueJob;
   job: OutboxJob | undefined;
   lane: string;
+  /** A later job of its lane has the same coalescing key: it is not sent. */
+  superseded?: boolean;
 }
 
 /**
@@ -86,6 +93,7 @@ export class OutboxWorker {
       window: 256,
       laneOf: () => undefined,
       readyAt: () => 0,
+      coalesceKey: () => undefined,
       ...options,
     };
   }
@@ -201,6 +209,7 @@ export class OutboxWorker {
       }
       queue.shift();
       if (queue.length === 0) this.#lanes.delete(lane);
+      next.superseded = this.#superseded(next, queue);
       this.#busy.add(lane);
       const delivery = this.#deliver(next).finally(() => {
         this.#inFlight.delete(next.row.id);
@@ -217,7 +226,14 @@ export class OutboxWorker {
     }
   }
 
-  async #deliver({ row, job }: Claimed): Promise<void> {
+  /** Whether a job waiting behind it in its lane has its coalescing key. */
+  #superseded(claimed: Claimed, rest: readonly Claimed[]): boolean {
+    const key = claimed.job && this.#options.coalesceKey(claimed.job);
+    if (key === undefined) return false;
+    return rest.some((later) => later.job && this.#options.coalesceKey(later.job) === key);
+  }
+
+  async #deliver({ row, job, superseded }: Claimed): Promise<void> {
     let recorded = true;
     try {
       // A job may wait long in its lane: sent only while its claim still holds (with several
@@ -231,7 +247,10 @@ export class OutboxWorker {
       }
       // Paused since it was started: not sent now (it stays pending).
       if (!held || this.paused) return;
-      recorded = await this.#record(row.id, await this.#attempt(row, job));
+      const outcome: Outcome = superseded
+        ? { kind: 'delivered', attempts: row.attempts }
+        : await this.#attempt(row, job);
+      recorded = await this.#record(row.id, outcome);
     } catch (error) {
       this.#options.log.error({ job: row.id, err: error }, 'outbox delivery failed');
     } finally {

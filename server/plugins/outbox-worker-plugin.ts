@@ -25,10 +25,14 @@ export const outboxWorkerPlugin = fp(
       laneOf: (job) =>
         job.kind === 'chat-notification'
           ? `discord:${job.webhook.webhookId}`
-          : job.kind === 'channel-message'
+          : job.kind === 'channel-message' || job.kind === 'channel-digest'
             ? `channel:${job.channelId}`
             : undefined,
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
+      // A run's queued reports to one channel: only the latest is sent (it tells the latest
+      // state, and edits the run's message where the platform can).
+      coalesceKey: (job) =>
+        job.kind === 'channel-message' && job.event.run ? job.event.run.key : undefined,
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

@@ -24,6 +24,9 @@ export const servicesPlugin = fp(
     // Judging runs beside the requests once the app is ready, and stops before the storage closes.
     app.addHook('onReady', async () => services.judging.start());
     app.addHook('onClose', () => services.judging.stop());
+    // Channels' digests are queued at their time, into the outbox, which sends them.
+    app.addHook('onReady', async () => services.digests.start());
+    app.addHook('onClose', () => services.digests.stop());
   },
   { name: 'services', dependencies: ['storage', 'secrets', 'outbound'] },
 );

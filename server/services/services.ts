@@ -7,6 +7,7 @@ import { apiKeyService } from './api-key-service.js';
 import { channelDirectory } from './channels/channel-directory.js';
 import { channelDispatch } from './channels/channel-dispatch.js';
 import { channelService, type SampleSender } from './channels/channel-service.js';
+import { digestScheduler } from './channels/digest-scheduler.js';
 import { credentials } from './credentials.js';
 import { displayNameService } from './display-name-service.js';
 import { forwardingService } from './forwarding-service.js';
@@ -99,6 +100,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     }),
     testQueries: testQueryService(storage, access),
     judging,
+    digests: digestScheduler(storage, options.log),
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),
     reevaluations: reevaluations(storage, access, judging),

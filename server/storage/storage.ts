@@ -344,6 +344,8 @@ export interface StoredChannel {
   rules: ChannelRules;
   createdAt: string;
   updatedAt: string;
+  /** When its next digest is due (epoch ms), stored on create; null: no digest. */
+  nextDigestAt?: number | null;
 }
 
 /** What update-channel may change. */
@@ -351,7 +353,16 @@ export interface ChannelChange {
   name?: string | undefined;
   hint?: string | undefined;
   target?: string | undefined;
-  rules?: ChannelRules | undefined;
+  /** New rules come with when their digest is next due (null: none). */
+  rules?: { rules: ChannelRules; nextDigestAt: number | null } | undefined;
+}
+
+/** How many of a project's events had this branch, type and status in a period. */
+export interface ChannelEventCount {
+  branch: string | null;
+  eventType: string;
+  status: string | null;
+  count: number;
 }
 
 /** A project's channels; `accountId` scopes every change to the owner's own projects. */
@@ -377,6 +388,30 @@ export interface ChannelRepository {
   reserveSlot(id: string, now: number, spacingMs: number): Promise<number | undefined>;
   /** Nothing more goes to the channel before `at` (its platform said to wait). */
   holdUntil(id: string, at: number): Promise<void>;
+  /** Channels whose digest is due at `now`, the earliest first: their id and due time. */
+  dueDigests(now: number, limit: number): Promise<{ id: string; dueAt: number }[]>;
+  /**
+   * Moves the channel's digest from `dueAt` to `next`, if it is still due at `dueAt` (another
+   * process did not take it meanwhile): true when this call took it.
+   */
+  takeDigest(id: string, dueAt: number, next: number | null): Promise<boolean>;
+  /** The project's events in [from, to), counted by branch, type and status (for digests). */
+  eventCounts(projectId: string, from: number, to: number): Promise<ChannelEventCount[]>;
+  /** How many regression alerts of the project are active. */
+  activeAlerts(projectId: string): Promise<number>;
+  /** The platform's id of the message a run has on the channel, if it was sent one. */
+  runMessage(channelId: string, runKey: string): Promise<string | undefined>;
+  /**
+   * Remembers (or replaces) the message a run has on the channel; the channel's entries older
+   * than `forgetBefore` (epoch ms) go, so the table holds each channel's recent runs only.
+   */
+  rememberRunMessage(
+    channelId: string,
+    runKey: string,
+    messageId: string,
+    at: number,
+    forgetBefore: number,
+  ): Promise<void>;
 }
 
 export interface DueJob {

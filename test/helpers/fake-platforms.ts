@@ -24,22 +24,45 @@ function platform(script: (request: RecordedRequest) => Reply): FakePlatform {
 
 const chars = (value: unknown) => (typeof value === 'string' ? value.length : 0);
 
+/** A message a fake Discord holds: what it shows now, and how often it was edited. */
+export interface DiscordMessageState {
+  id: string;
+  webhookId: string;
+  threadId: string | null;
+  body: { content?: string; embeds?: Record<string, unknown>[] };
+  edits: number;
+}
+
+export interface FakeDiscord extends FakePlatform {
+  /** The messages posted, in order, each as it reads now. */
+  messages: () => DiscordMessageState[];
+  /** Deletes a message as a user would in Discord: its edits then answer 404 Unknown Message. */
+  deleteMessage: (id: string) => void;
+}
+
 /**
- * Discord's execute-webhook: `/api/webhooks/<id>/<token>` with a known token (else 401, as
+ * Discord's execute-webhook and edit-webhook-message: `POST /api/webhooks/<id>/<token>` and
+ * `PATCH /api/webhooks/<id>/<token>/messages/<message id>` with a known token (else 401, as
  * Discord's "Invalid Webhook Token"), embeds within Discord's limits (else 400, code 50035), at
- * most 5 requests per 2 s per webhook (else 429 with `retry_after`, and after 10 of those a ban:
- * 403 for good), answering each message with its id and the X-RateLimit headers.
+ * most 5 requests per 2 s per webhook, posts and edits together (else 429 with `retry_after`, and
+ * after 10 of those a ban: 403 for good). A post answers 204 with no body unless `?wait=true`,
+ * which answers the message (its id); an edit answers the message, or 404 Unknown Message (10008)
+ * for a message that is not this webhook's (or was deleted). Every answer has the X-RateLimit
+ * headers.
  */
-export function fakeDiscord(tokens: Record<string, string>): FakePlatform {
+export function fakeDiscord(tokens: Record<string, string>): FakeDiscord {
   const WINDOW_MS = 2_000;
   const LIMIT = 5;
   const sent = new Map<string, number[]>();
+  const messages = new Map<string, DiscordMessageState>();
   let rateLimited = 0;
   let messageId = 1_000_000_000_000_000n;
-  return platform((request): Reply => {
+  const fake = platform((request): Reply => {
     if (rateLimited >= 10) return { status: 403, body: { message: 'banned', code: 40333 } };
-    const match = /^\/api\/webhooks\/(\d+)\/([^/]+)$/.exec(request.path);
-    if (request.method !== 'POST' || !match || tokens[match[1] as string] !== match[2]) {
+    const match = /^\/api\/webhooks\/(\d+)\/([^/]+)(?:\/messages\/(\d+))?$/.exec(request.path);
+    const editing = match?.[3];
+    const allowed = editing === undefined ? request.method === 'POST' : request.method === 'PATCH';
+    if (!allowed || !match || tokens[match[1] as string] !== match[2]) {
       return { status: 401, body: { message: 'Invalid Webhook Token', code: 50027 } };
     }
     const id = match[1] as string;
@@ -52,6 +75,21 @@ export function fakeDiscord(tokens: Record<string, string>): FakePlatform {
         body: { message: 'You are being rate limited.', retry_after: wait, global: false },
         headers: { 'retry-after': String(Math.ceil(wait)), 'x-ratelimit-remaining': '0' },
       };
+    }
+    // Every request the limit let through counts against it, refused or not.
+    recent.push(request.at);
+    sent.set(id, recent);
+    const resetAfter = (WINDOW_MS - (request.at - (recent[0] as number))) / 1000;
+    const limits = {
+      'x-ratelimit-limit': String(LIMIT),
+      'x-ratelimit-remaining': String(LIMIT - recent.length),
+      'x-ratelimit-reset-after': resetAfter.toFixed(3),
+      'x-ratelimit-bucket': `webhook-${id}`,
+    };
+    const threadId = request.query.get('thread_id');
+    const target = editing === undefined ? undefined : messages.get(editing);
+    if (editing !== undefined && (target?.webhookId !== id || target.threadId !== threadId)) {
+      return { status: 404, body: { message: 'Unknown Message', code: 10008 }, headers: limits };
     }
     const body = request.body as { embeds?: Record<string, unknown>[]; content?: string };
     const embeds = body.embeds ?? [];
@@ -77,23 +115,30 @@ export function fakeDiscord(tokens: Record<string, string>): FakePlatform {
           ((e.fields as { value: string }[] | undefined) ?? []).some((f) => f.value.length > 1024),
       );
     if (invalid || (embeds.length === 0 && !body.content)) {
-      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 }, headers: limits };
     }
-    recent.push(request.at);
-    sent.set(id, recent);
-    const resetAfter = (WINDOW_MS - (request.at - (recent[0] as number))) / 1000;
-    messageId += 1n;
+    let message: DiscordMessageState;
+    if (target) {
+      target.body = body;
+      target.edits += 1;
+      message = target;
+    } else {
+      messageId += 1n;
+      message = { id: String(messageId), webhookId: id, threadId, body, edits: 0 };
+      messages.set(message.id, message);
+      if (request.query.get('wait') !== 'true') return { status: 204, headers: limits };
+    }
     return {
       status: 200,
-      body: { id: String(messageId), channel_id: '1', content: body.content ?? '' },
-      headers: {
-        'x-ratelimit-limit': String(LIMIT),
-        'x-ratelimit-remaining': String(LIMIT - recent.length),
-        'x-ratelimit-reset-after': resetAfter.toFixed(3),
-        'x-ratelimit-bucket': `webhook-${id}`,
-      },
+      body: { id: message.id, channel_id: '1', content: body.content ?? '' },
+      headers: limits,
     };
   });
+  return {
+    ...fake,
+    messages: () => [...messages.values()],
+    deleteMessage: (id) => void messages.delete(id),
+  };
 }
 
 /**

@@ -10,19 +10,29 @@ import { type EventSummary, RELEASE_TYPES } from './event-summary.js';
  * - `builds`: any other event;
  * - `failures`: one whose status is `failure`;
  * - `changes`: one whose status is success or failure and differs from the previous event's of
- *   its type on its branch (broken, fixed); the first one has nothing to differ from.
+ *   its type on its branch (broken, fixed); the first one has nothing to differ from;
+ * - `alerts`: a regression alert (and only `alerts` wants one).
  */
 export function wants(rules: ChannelRules, event: EventSummary): boolean {
-  if (rules.eventTypes?.length && !rules.eventTypes.includes(event.eventType)) return false;
-  if (rules.branches?.length) {
-    if (event.branch === null) return false;
-    const match = picomatch(rules.branches, { dot: true, nonegate: true, noextglob: true });
-    if (!match(event.branch)) return false;
+  // A digest is what the channel asked for as long as it still asks for one.
+  if (event.digest) return rules.digest !== undefined;
+  // An alert is no event: `eventTypes` does not apply to it, its branch rules do.
+  if (!event.alert && rules.eventTypes?.length && !rules.eventTypes.includes(event.eventType)) {
+    return false;
   }
+  if (!branchWanted(rules, event.branch)) return false;
   return rules.notify.some((choice) => holds(choice, event));
 }
 
+/** Whether the rules' `branches` globs let this branch through (any, when there are none). */
+export function branchWanted(rules: ChannelRules, branch: string | null): boolean {
+  if (!rules.branches?.length) return true;
+  if (branch === null) return false;
+  return picomatch(rules.branches, { dot: true, nonegate: true, noextglob: true })(branch);
+}
+
 function holds(choice: NotifyChoice, event: EventSummary): boolean {
+  if (event.alert) return choice === 'alerts';
   const release = RELEASE_TYPES.has(event.eventType);
   switch (choice) {
     case 'releases':
@@ -31,6 +41,8 @@ function holds(choice: NotifyChoice, event: EventSummary): boolean {
       return !release;
     case 'failures':
       return !release && event.status === 'failure';
+    case 'alerts':
+      return false;
     case 'changes':
       return (
         !release &&

@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../../contract/json.js';
+import type { DigestSummary } from './digest-summary.js';
 
 /**
  * What a channel's message tells of an event, read once at ingest from the event and its
@@ -33,6 +34,35 @@ export interface EventSummary {
   createdAt: string;
   /** The project's page on this server, when PUBLIC_URL is set. */
   pageUrl: string | null;
+  /**
+   * The run this event reports on, when the CI names it: its later reports edit the message its
+   * first one made (absent in jobs queued before runs were known: a message of its own).
+   */
+  run?: RunIdentity | null;
+  /** A regression alert (the `alerts` rule), when this summary tells of one, not of an event. */
+  alert?: AlertSummary | null;
+  /** A channel's digest, when this summary is one. */
+  digest?: DigestSummary | null;
+}
+
+/** A regression alert of the verdicts (docs/verdicts.md): a value beyond its limit. */
+export interface AlertSummary {
+  key: string;
+  value: number;
+  baseline: number | null;
+  limit: number;
+  side: 'lower' | 'upper';
+  /** The comparison that judged it (`percentage`, `t_test`…). */
+  test: string;
+}
+
+/**
+ * A job's run on the CI: `key` is the same for every report of that job of that run, re-runs
+ * (later attempts) included, so they all edit one message; `attempt` is the CI's, when told.
+ */
+export interface RunIdentity {
+  key: string;
+  attempt: number | null;
 }
 
 export interface TestSummary {
@@ -112,6 +142,25 @@ export interface SummaryInput {
   pageUrl: string | null;
 }
 
+/**
+ * The run an event reports on: the CI's build id (`ci.build_id`, else GitHub's `run_id`) with
+ * the repository, the event type and the job, since each job of a workflow reports apart and
+ * each deserves its own message. No build id: no run (every report a message of its own).
+ */
+function runOf(
+  eventType: string,
+  ci: Record<string, unknown>,
+  github: Record<string, unknown>,
+  repository: string | null,
+  job: string | null,
+): RunIdentity | null {
+  const runId = num(github.run_id);
+  const build = str(ci.build_id) ?? (runId === null ? null : String(runId));
+  if (build === null) return null;
+  const key = JSON.stringify([repository, build, eventType, job]);
+  return { key, attempt: num(github.run_attempt) };
+}
+
 export function summarize(input: SummaryInput): EventSummary {
   const payload = input.payload ?? {};
   const ci = obj(payload.ci);
@@ -149,5 +198,6 @@ export function summarize(input: SummaryInput): EventSummary {
       : null,
     createdAt: new Date(input.createdAt).toISOString(),
     pageUrl: input.pageUrl,
+    run: runOf(input.eventType, ci, github, repository, job === '' ? null : job),
   };
 }

@@ -32,6 +32,9 @@ export const SPACING_MS: Record<ChannelKind, number> = {
   webhook: 0,
 };
 
+/** How long a run's message is remembered for its later reports to edit. */
+export const RUN_MESSAGE_DAYS = 30;
+
 export interface ChannelSenderOptions {
   /** For the platforms' own hosts. */
   http: OutboundHttp;
@@ -152,6 +155,74 @@ export function channelSender(options: ChannelSenderOptions) {
     }
   }
 
+  /**
+   * Waits for the channel's next sending slot; false when its rules, judged again after the
+   * wait, no longer want the event (`judged`), and throws when it was deleted meanwhile.
+   */
+  async function paced(channel: StoredChannel, event: EventSummary, judged: boolean) {
+    const now = Date.now();
+    const slot = await storage.channels.reserveSlot(channel.id, now, SPACING_MS[channel.kind]);
+    if (slot === undefined) throw new DeliveryError('the channel was deleted', false);
+    if (slot > now) {
+      await sleep(slot - now);
+      // Changed while it waited for its slot: deleted, not sent; its rules judged again.
+      const current = await storage.channels.get(channel.id);
+      if (!current) throw new DeliveryError('the channel was deleted', false);
+      if (judged && !wants(current.rules, event)) return false;
+    }
+    return true;
+  }
+
+  async function sendNow(channel: StoredChannel, req: OutboundRequest, via: OutboundHttp) {
+    try {
+      return await via.send(req);
+    } catch (error) {
+      if (error instanceof DeliveryError && error.retryAfterMs !== undefined) {
+        await holdFor(channel, Date.now() + error.retryAfterMs);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A Discord message for a run that has one already edits it (PATCH of the message whose id
+   * `?wait=true` gave); one deleted in Discord meanwhile (404 Unknown Message) is posted anew.
+   * The id of a new message is remembered for the run's later reports. Slack's incoming
+   * webhooks and Teams' workflows cannot edit: each report is a new message there.
+   */
+  async function sendDiscord(
+    channel: StoredChannel,
+    event: EventSummary,
+    req: OutboundRequest,
+    via: OutboundHttp,
+  ): Promise<void> {
+    const run = event.run;
+    const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
+    if (existing !== undefined) {
+      const url = new URL(req.url);
+      url.pathname = `${url.pathname}/messages/${existing}`;
+      url.searchParams.delete('wait');
+      try {
+        await sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
+        return;
+      } catch (error) {
+        if (!(error instanceof DeliveryError) || error.status !== 404) throw error;
+      }
+      // The new message is a second request: it waits for a slot of its own.
+      if (!(await paced(channel, event, true))) return;
+    }
+    const answer = await sendNow(channel, req, via);
+    const id = (answer.body as { id?: unknown } | null)?.id;
+    if (run && typeof id === 'string' && /^\d{1,20}$/.test(id)) {
+      const now = Date.now();
+      // Not remembered (the database away): the run's next report posts a new message, which
+      // is better than failing, and sending again, one Discord accepted.
+      await storage.channels
+        .rememberRunMessage(channel.id, run.key, id, now, now - RUN_MESSAGE_DAYS * 86_400_000)
+        .catch(() => undefined);
+    }
+  }
+
   /** `judged`: whether the channel's rules are judged again after waiting (not for a sample). */
   async function send(
     channel: StoredChannel,
@@ -161,24 +232,9 @@ export function channelSender(options: ChannelSenderOptions) {
   ): Promise<void> {
     const url = secrets.open(channel.target, targetContext(channel.id));
     const { req, via } = request(channel, url, event, messageId);
-    const now = Date.now();
-    const slot = await storage.channels.reserveSlot(channel.id, now, SPACING_MS[channel.kind]);
-    if (slot === undefined) throw new DeliveryError('the channel was deleted', false);
-    if (slot > now) {
-      await sleep(slot - now);
-      // Changed while it waited for its slot: deleted, not sent; its rules judged again.
-      const current = await storage.channels.get(channel.id);
-      if (!current) throw new DeliveryError('the channel was deleted', false);
-      if (judged && !wants(current.rules, event)) return;
-    }
-    try {
-      await via.send(req);
-    } catch (error) {
-      if (error instanceof DeliveryError && error.retryAfterMs !== undefined) {
-        await holdFor(channel, Date.now() + error.retryAfterMs);
-      }
-      throw error;
-    }
+    if (!(await paced(channel, event, judged))) return;
+    if (channel.kind === 'discord') return sendDiscord(channel, event, req, via);
+    await sendNow(channel, req, via);
   }
 
   return {

@@ -4,12 +4,14 @@ import {
   type ChannelInfo,
   ChannelLimits,
   type ChannelList,
+  type ChannelRules,
   type ChannelTestResult,
   type CreateChannelRequest,
   type CreatedChannel,
   type UpdateChannelRequest,
 } from '../../../contract/channels.js';
 import { secretContext, targetContext } from '../../domain/channels/channel-secrets.js';
+import { nextDigestAt } from '../../domain/channels/digest-schedule.js';
 import { literalAddressRefused } from '../../domain/channels/public-address.js';
 import { Conflict, Forbidden, Invalid, NotFound } from '../../domain/domain-errors.js';
 import { nowIso } from '../../domain/time.js';
@@ -28,6 +30,10 @@ export interface ChannelServiceOptions {
   directory: ChannelDirectory;
   sendSample: SampleSender;
 }
+
+/** When a channel with these rules is next due a digest: null without one. */
+const digestDue = (rules: ChannelRules): number | null =>
+  rules.digest ? nextDigestAt(rules.digest, Date.now()) : null;
 
 export const infoOf = (channel: StoredChannel): ChannelInfo => ({
   id: channel.id,
@@ -92,6 +98,7 @@ export function channelService(
         rules: request.rules,
         createdAt: at,
         updatedAt: at,
+        nextDigestAt: digestDue(request.rules),
       };
       if (!(await storage.channels.create(channel, ChannelLimits.channelsPerProject))) {
         throw new Conflict('too-many-channels');
@@ -113,7 +120,7 @@ export function channelService(
         accountId,
         {
           name: request.name,
-          rules: request.rules,
+          rules: request.rules && { rules: request.rules, nextDigestAt: digestDue(request.rules) },
           hint: target?.hint,
           target: target && secrets.seal(target.url, targetContext(channel.id)),
         },

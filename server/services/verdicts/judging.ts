@@ -26,8 +26,10 @@ import type {
   NewAlert,
   PendingMetric,
   Repositories,
+  StoredChannel,
   ThresholdRow,
 } from '../../storage/storage.js';
+import { alertMessages } from '../channels/alert-messages.js';
 import { updateSeriesChangePoints } from './change-point-update.js';
 import { defaultBranchOf } from './default-branch.js';
 
@@ -42,6 +44,8 @@ export interface ProjectContext {
   /** The default branch in force, read once per batch (again after a record of main or master). */
   defaultBranch: string | undefined;
   webhook: DiscordWebhookTarget | null;
+  /** The project's channels, read at its first alert of the batch (the `alerts` rule). */
+  channels?: StoredChannel[];
 }
 
 /** Where a value's baseline comes from: a branch, through a position (inclusive). */
@@ -288,6 +292,25 @@ async function judgeRecord(
     // Only the default branch's regressions are announced: a pull request's are its own.
     if (created && onDefault && ctx.webhook) {
       await tx.outbox.enqueue(alertNotification(ctx, record, alert.row, alert.side, alert.limit));
+    }
+    if (created && onDefault) {
+      ctx.channels ??= await tx.channels.list(record.projectId);
+      const jobs = alertMessages(ctx.channels, {
+        projectId: record.projectId,
+        projectName: ctx.name,
+        branch: record.branch,
+        commit: record.commit,
+        createdAt: record.createdAt,
+        alert: {
+          key: alert.row.key,
+          value: alert.row.value,
+          baseline: alert.row.baseline,
+          limit: alert.limit,
+          side: alert.side,
+          test: alert.row.test ?? '',
+        },
+      });
+      for (const job of jobs) await tx.outbox.enqueue(job);
     }
   }
   return onDefault

@@ -17,10 +17,11 @@ export function pgChannels(sql: Sql): ChannelRepository {
       // so two at the same instant past the limit is harmless.
       const rows = await sql`
         INSERT INTO channels
-          (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at)
+          (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at,
+           next_digest_at)
         SELECT ${channel.id}, ${channel.projectId}, ${channel.kind}, ${channel.name}, ${channel.hint},
                ${channel.target}, ${channel.secret}, ${JSON.stringify(channel.rules)}, 0,
-               ${channel.createdAt}, ${channel.updatedAt}
+               ${channel.createdAt}, ${channel.updatedAt}, ${channel.nextDigestAt ?? null}
          WHERE (SELECT count(*) FROM channels WHERE project_id = ${channel.projectId}) < ${max}
         RETURNING id`;
       return rows.length > 0;
@@ -42,7 +43,9 @@ export function pgChannels(sql: Sql): ChannelRepository {
         UPDATE channels SET name = coalesce(${change.name ?? null}, name),
                hint = coalesce(${change.hint ?? null}, hint),
                target = coalesce(${change.target ?? null}, target),
-               rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules)}, rules),
+               rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules.rules)}, rules),
+               next_digest_at = CASE WHEN ${change.rules !== undefined} THEN ${change.rules?.nextDigestAt ?? null}::bigint
+                                     ELSE next_digest_at END,
                updated_at = ${updatedAt}
          WHERE ${owned(id, accountId)}
         RETURNING ${columns}`;
@@ -63,6 +66,55 @@ export function pgChannels(sql: Sql): ChannelRepository {
 
     async holdUntil(id, at) {
       await sql`UPDATE channels SET next_send_at = GREATEST(next_send_at, ${at}) WHERE id = ${id}`;
+    },
+
+    async dueDigests(now, limit) {
+      const rows = await sql<{ id: string; dueAt: string }[]>`
+        SELECT id, next_digest_at AS "dueAt" FROM channels
+         WHERE next_digest_at IS NOT NULL AND next_digest_at <= ${now}
+         ORDER BY next_digest_at LIMIT ${limit}`;
+      return rows.map((row) => ({ id: row.id, dueAt: Number(row.dueAt) }));
+    },
+
+    async takeDigest(id, dueAt, next) {
+      const result = await sql`
+        UPDATE channels SET next_digest_at = ${next}
+         WHERE id = ${id} AND next_digest_at = ${dueAt}`;
+      return result.count > 0;
+    },
+
+    async eventCounts(projectId, from, to) {
+      const rows = await sql<
+        { branch: string | null; eventType: string; status: string | null; count: string }[]
+      >`
+        SELECT branch, event_type AS "eventType", status, count(*) AS count FROM events
+         WHERE project_id = ${projectId} AND created_at >= ${from} AND created_at < ${to}
+         GROUP BY branch, event_type, status`;
+      return rows.map((row) => ({ ...row, count: Number(row.count) }));
+    },
+
+    async activeAlerts(projectId) {
+      const [row] = await sql<{ count: string }[]>`
+        SELECT count(*) AS count FROM alerts WHERE project_id = ${projectId} AND status = 'active'`;
+      return Number(row?.count ?? 0);
+    },
+
+    async runMessage(channelId, runKey) {
+      const [row] = await sql<{ message_id: string }[]>`
+        SELECT message_id FROM channel_messages
+         WHERE channel_id = ${channelId} AND run_key = ${runKey}`;
+      return row?.message_id;
+    },
+
+    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
+      await sql`
+        DELETE FROM channel_messages WHERE channel_id = ${channelId} AND created_at < ${forgetBefore}`;
+      // A channel deleted meanwhile has nothing to remember (its messages went with it).
+      await sql`
+        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+        SELECT ${channelId}, ${runKey}, ${messageId}, ${at}
+         WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
+        ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`;
     },
   };
 }

@@ -498,7 +498,23 @@ export const pgMigrations: PgMigration[] = [
         last_seq   BIGINT NOT NULL,
         created_at BIGINT NOT NULL
       );
-      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+    `,
+  },
+  {
+    version: 10,
+    name: 'channels: the message each run has on each channel, edited in place; digests',
+    sql: `
+      -- As SQLite's migration 12 (see there), with PostgreSQL's types.
+      CREATE TABLE channel_messages (
+        channel_id TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+        run_key    TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (channel_id, run_key)
+      );
+      CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+      ALTER TABLE channels ADD COLUMN next_digest_at BIGINT;
+      CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
 ];

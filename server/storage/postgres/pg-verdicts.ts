@@ -280,11 +280,14 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
 
     async recordsInRange(r) {
       return copy(
-        await sql<JudgedRecord[]>`SELECT ${RECORD_COLUMNS(sql)} FROM judged_records
-          WHERE project_id = ${r.projectId} AND seq >= ${r.fromSeq} AND seq <= ${r.throughSeq}
-            AND created_at >= ${r.from} AND created_at < ${r.to}
-            ${r.branch === null ? sql`` : sql`AND branch = ${r.branch}`}
-          ORDER BY seq LIMIT ${r.limit}`,
+        // Through the metrics' (project_id, seq) index, as on SQLite.
+        await sql<JudgedRecord[]>`SELECT r.seq, r.id, r.project_id AS "projectId", r.branch,
+            r.commit_sha AS "commit", r.created_at AS "createdAt"
+          FROM metrics m JOIN judged_records r ON r.seq = m.seq
+          WHERE m.project_id = ${r.projectId} AND m.seq >= ${r.fromSeq}
+            AND m.seq <= ${r.throughSeq} AND r.created_at >= ${r.from} AND r.created_at < ${r.to}
+            ${r.branch === null ? sql`` : sql`AND r.branch = ${r.branch}`}
+          ORDER BY m.seq LIMIT ${r.limit}`,
       );
     },
 

@@ -3,7 +3,15 @@ import type { ChannelRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const channelWrites = ['create', 'update', 'delete', 'reserveSlot', 'holdUntil'] as const;
+export const channelWrites = [
+  'create',
+  'update',
+  'delete',
+  'reserveSlot',
+  'holdUntil',
+  'rememberRunMessage',
+  'takeDigest',
+] as const;
 
 const COLUMNS = `id, project_id AS projectId, kind, name, hint, target, secret, rules,
                  created_at AS createdAt, updated_at AS updatedAt`;
@@ -13,15 +21,17 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const count = db.prepare('SELECT count(*) FROM channels WHERE project_id = ?').pluck();
   const insert = db.prepare(
     `INSERT INTO channels
-       (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+       (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at,
+        next_digest_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
   );
   const list = db.prepare(`SELECT ${COLUMNS} FROM channels WHERE project_id = ? ORDER BY seq`);
   const get = db.prepare(`SELECT ${COLUMNS} FROM channels WHERE id = ?`);
   const owned = `id = ? AND project_id IN (SELECT id FROM projects WHERE account_id = ?)`;
   const update = db.prepare(
     `UPDATE channels SET name = coalesce(?, name), hint = coalesce(?, hint),
-            target = coalesce(?, target), rules = coalesce(?, rules), updated_at = ?
+            target = coalesce(?, target), rules = coalesce(?, rules),
+            next_digest_at = CASE WHEN ? THEN ? ELSE next_digest_at END, updated_at = ?
       WHERE ${owned}`,
   );
   const remove = db.prepare(`DELETE FROM channels WHERE ${owned}`);
@@ -32,6 +42,31 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     )
     .pluck();
   const hold = db.prepare('UPDATE channels SET next_send_at = max(next_send_at, ?) WHERE id = ?');
+  const due = db.prepare(
+    `SELECT id, next_digest_at AS dueAt FROM channels
+      WHERE next_digest_at IS NOT NULL AND next_digest_at <= ? ORDER BY next_digest_at LIMIT ?`,
+  );
+  const take = db.prepare(
+    'UPDATE channels SET next_digest_at = ? WHERE id = ? AND next_digest_at = ?',
+  );
+  const counts = db.prepare(
+    `SELECT branch, event_type AS eventType, status, count(*) AS count FROM events
+      WHERE project_id = ? AND created_at >= ? AND created_at < ?
+      GROUP BY branch, event_type, status`,
+  );
+  const alerts = db
+    .prepare("SELECT count(*) FROM alerts WHERE project_id = ? AND status = 'active'")
+    .pluck();
+  const runMessage = db
+    .prepare('SELECT message_id FROM channel_messages WHERE channel_id = ? AND run_key = ?')
+    .pluck();
+  // A channel deleted meanwhile has nothing to remember (its messages went with it).
+  const remember = db.prepare(
+    `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+     ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`,
+  );
+  const forget = db.prepare('DELETE FROM channel_messages WHERE channel_id = ? AND created_at < ?');
 
   return {
     create(channel, max) {
@@ -47,6 +82,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         JSON.stringify(channel.rules),
         channel.createdAt,
         channel.updatedAt,
+        channel.nextDigestAt ?? null,
       );
       return true;
     },
@@ -60,7 +96,9 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         change.name ?? null,
         change.hint ?? null,
         change.target ?? null,
-        change.rules === undefined ? null : JSON.stringify(change.rules),
+        change.rules === undefined ? null : JSON.stringify(change.rules.rules),
+        change.rules === undefined ? 0 : 1,
+        change.rules?.nextDigestAt ?? null,
         updatedAt,
         id,
         accountId,
@@ -73,6 +111,21 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
       reserve.get(now, spacingMs, id, spacingMs) as number | undefined,
     holdUntil(id, at) {
       hold.run(at, id);
+    },
+    dueDigests: (now, limit) => due.all(now, limit) as { id: string; dueAt: number }[],
+    takeDigest: (id, dueAt, next) => take.run(next, id, dueAt).changes > 0,
+    eventCounts: (projectId, from, to) =>
+      counts.all(projectId, from, to) as {
+        branch: string | null;
+        eventType: string;
+        status: string | null;
+        count: number;
+      }[],
+    activeAlerts: (projectId) => alerts.get(projectId) as number,
+    runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
+    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
+      remember.run(channelId, runKey, messageId, at, channelId);
+      forget.run(channelId, forgetBefore);
     },
   };
 }

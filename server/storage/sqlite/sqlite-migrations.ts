@@ -521,8 +521,26 @@ export const migrations: Migration[] = [
         last_seq   INTEGER NOT NULL,
         created_at INTEGER NOT NULL
       );
-      -- A project's judged records in order (a re-evaluation's range), whatever their branch.
-      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+    `,
+  },
+  {
+    version: 12,
+    name: 'channels: the message each run has on each channel, edited in place; digests',
+    sql: `
+      -- The platform's id of the message a run (channel-rules run key) has on a channel, so
+      -- the run's later reports edit it (Discord) instead of posting a new one.
+      CREATE TABLE channel_messages (
+        channel_id TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+        run_key    TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (channel_id, run_key)
+      ) WITHOUT ROWID;
+      CREATE INDEX channel_messages_by_age ON channel_messages(channel_id, created_at);
+
+      -- When a channel's next digest is due (epoch ms); NULL: it has no digest.
+      ALTER TABLE channels ADD COLUMN next_digest_at INTEGER;
+      CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
 ];

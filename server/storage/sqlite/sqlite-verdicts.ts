@@ -233,11 +233,15 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       WHERE project_id = ? AND key = ? AND at >= ? AND at < ? ORDER BY idx`,
   );
 
+  // Through the metrics' (project_id, seq) index: an index of judged records by project would
+  // cost every judged metric one more insert for a read only re-evaluation makes.
   const recordsInRange = db.prepare(
-    `SELECT ${RECORD_COLUMNS} FROM judged_records
-      WHERE project_id = ? AND seq >= ? AND seq <= ? AND created_at >= ? AND created_at < ?
-        AND (? IS NULL OR branch = ?)
-      ORDER BY seq LIMIT ?`,
+    `SELECT r.seq, r.id, r.project_id AS projectId, r.branch, r.commit_sha AS "commit",
+            r.created_at AS createdAt
+       FROM metrics m JOIN judged_records r ON r.seq = m.seq
+      WHERE m.project_id = ? AND m.seq >= ? AND m.seq <= ? AND r.created_at >= ?
+        AND r.created_at < ? AND (? IS NULL OR r.branch = ?)
+      ORDER BY m.seq LIMIT ?`,
   );
   const metricAt = db.prepare(
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch

@@ -1,3 +1,4 @@
+import { digestFacts } from '../digest-facts.js';
 import type { EventSummary, TestSummary } from '../event-summary.js';
 
 /** What every platform's message says, before its own format: the same words everywhere. */
@@ -17,8 +18,14 @@ const LOOKS: Record<string, Look> = {
   cancelled: { word: 'Cancelled', emoji: '⚪', color: 0x6e7781, teamsColor: 'default' },
 };
 const RELEASE: Look = { word: 'Released', emoji: '🚀', color: 0x8250df, teamsColor: 'accent' };
+const ALERT: Look = { word: 'Regression', emoji: '📉', color: 0xd73a49, teamsColor: 'attention' };
 
 export function lookOf(event: EventSummary): Look {
+  if (event.digest) {
+    const word = event.digest.every === 'day' ? 'Daily digest' : 'Weekly digest';
+    return { word, emoji: '📊', color: 0x5865f2, teamsColor: 'accent' };
+  }
+  if (event.alert) return ALERT;
   if (event.release) return RELEASE;
   const known = event.status ? LOOKS[event.status] : undefined;
   if (known) return known;
@@ -34,6 +41,8 @@ export function lookOf(event: EventSummary): Look {
 /** `Failed · web · CI · test` or `Released v1.2.0 · web`. */
 export function titleOf(event: EventSummary): string {
   const look = lookOf(event);
+  if (event.alert) return `${look.emoji} ${look.word}: ${event.alert.key} · ${event.projectName}`;
+  if (event.digest) return `${look.emoji} ${look.word} · ${event.projectName}`;
   if (event.release) {
     const what = event.release.version ?? event.release.name ?? event.eventType;
     return `${look.emoji} ${look.word} ${what} · ${event.projectName}`;
@@ -87,7 +96,18 @@ export interface Fact {
 }
 
 export function factsOf(event: EventSummary): Fact[] {
+  if (event.digest) return digestFacts(event.digest);
   const facts: Fact[] = [];
+  if (event.alert) {
+    const a = event.alert;
+    facts.push({ label: 'Value', value: String(a.value), url: null });
+    facts.push({ label: `Limit (${a.side})`, value: String(a.limit), url: null });
+    facts.push({
+      label: 'Baseline',
+      value: a.baseline === null ? 'none' : String(a.baseline),
+      url: null,
+    });
+  }
   if (event.release) {
     const r = event.release;
     if (r.version) facts.push({ label: 'Version', value: r.version, url: r.url });
@@ -100,13 +120,19 @@ export function factsOf(event: EventSummary): Fact[] {
   if (event.runUrl || event.buildNumber) {
     facts.push({
       label: 'Run',
-      value: event.buildNumber ? `#${event.buildNumber}` : 'Open the run',
+      value: `${event.buildNumber ? `#${event.buildNumber}` : 'Open the run'}${attempt(event)}`,
       url: event.runUrl,
     });
   }
   if (event.tests) facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
   return facts;
 }
+
+/** ` (attempt 2)` for a re-run, so an edited message says which attempt it tells of. */
+const attempt = (event: EventSummary): string => {
+  const n = event.run?.attempt;
+  return n && n > 1 ? ` (attempt ${n})` : '';
+};
 
 /** The text under the title: the description, or a release's notes (first lines). */
 export function bodyOf(event: EventSummary): string | null {

@@ -5,7 +5,15 @@ import type { EventSummary } from '../event-summary.js';
  * `data`): the event summary as it is, for the receiver to render as it likes.
  */
 export function webhookMessage(event: EventSummary, mention: boolean) {
-  const type = event.release ? 'release' : event.status === 'failure' ? 'build.failed' : 'build';
+  const type = event.digest
+    ? 'digest'
+    : event.alert
+      ? 'alert'
+      : event.release
+        ? 'release'
+        : event.status === 'failure'
+          ? 'build.failed'
+          : 'build';
   return {
     type: `ci-stats.${type}`,
     timestamp: event.createdAt,
