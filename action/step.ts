@@ -13,6 +13,7 @@ import { report } from '../reporter/report.js';
 import { readActionContext } from '../reporter/report-context.js';
 import { describeReport, type SummaryTable, summaryTable } from '../reporter/summary.js';
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
+import { gateLines } from '../reporter/tests/quarantine-gate.js';
 import { parseVerdictInputs } from './verdict/verdict-inputs.js';
 import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
 
@@ -149,6 +150,13 @@ export async function run(
     ) {
       runner.setFailed(message);
     } else runner.warning(`${message} (fail-on-error is false, so the step goes on)`);
+    // quarantine: the tests decide the step: one line per quarantined failure, red for any other.
+    if (inputs.quarantineGate) {
+      const gate = gateLines(inputs.quarantineGate);
+      const verdictLine = gate.red ? gate.lines.pop() : undefined;
+      for (const line of gate.lines) runner.info(line);
+      if (verdictLine) runner.setFailed(verdictLine);
+    }
     if (verdictInputs.failOnRegression && verdict && verdict.regressions.length > 0) {
       runner.setFailed(verdict.regressions.map(regressionLine).join('\n'));
     }

@@ -32,6 +32,9 @@ Options:
   --metrics-file <path>       JSON file with a metrics object (--metrics is merged over it)
   --junit <glob>              JUnit XML reports to count (repeatable); every case is sent
   --ctrf <glob>               CTRF JSON reports, likewise (repeatable)
+  --quarantine                the reports' tests decide the exit code: 0 when every failed test
+                              is quarantined on the server (one line each), 1 when any other
+                              failed; the event's status says the same
   --benchmark-tool <tool>     the harness that wrote --benchmark-file: cargo, go, benchmarkjs,
                               benchmarkluau, pytest, googlecpp, catch2, julia, jmh,
                               benchmarkdotnet, customBiggerIsBetter, customSmallerIsBetter,
@@ -50,6 +53,7 @@ Options:
   --json                      print one JSON object with what was stored, on stdout
   -h, --help                  this text
 
-Exit codes: 0 stored (or unreachable without --fail-on-error: a warning), 1 refused by the server
-or unreachable with --fail-on-error, 2 usage or configuration error.
+Exit codes: 0 stored (or unreachable without --fail-on-error: a warning), 1 refused by the server,
+unreachable with --fail-on-error, or (with --quarantine) a failed test that is not quarantined,
+2 usage or configuration error.
 `;

@@ -14,6 +14,7 @@ import { type Report, report } from '../reporter/report.js';
 import { readCliContext } from '../reporter/report-context.js';
 import { describeReport } from '../reporter/summary.js';
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
+import { gateLines } from '../reporter/tests/quarantine-gate.js';
 import type { Comparison } from '../reporter/verdict/comparison.js';
 import { verdictTerminal } from '../reporter/verdict/verdict-terminal.js';
 import { REPORT_HELP } from './help.js';
@@ -54,6 +55,7 @@ const BOOLEAN_OPTIONS = [
   'help',
   'compare',
   'fail-on-regression',
+  'quarantine',
 ] as const;
 
 /** Secrets belong in the environment: on a command line they land in process lists and history. */
@@ -73,6 +75,7 @@ const NAMES: Record<string, string> = {
   'junit-files': '--junit',
   'ctrf-files': '--ctrf',
   'include-context': '--no-context',
+  quarantine: '--quarantine',
 };
 const nameOf = (input: string) => NAMES[input] ?? `--${input}`;
 
@@ -130,6 +133,7 @@ function inputReader(values: ReturnType<typeof parse>, env: NodeJS.ProcessEnv) {
         return values['no-context'] ? 'false' : '';
       case 'fail-on-error':
       case 'dry-run':
+      case 'quarantine':
         return values[name] ? 'true' : '';
       default:
         return flag(name);
@@ -246,8 +250,12 @@ export async function reportCommand(
       }
     }
     const regressions = verdict?.keys.filter((key) => key.verdict === 'regression') ?? [];
+    // --quarantine: the tests decide the exit code; a failure that is not quarantined is red.
+    const gate = inputs.quarantineGate ? gateLines(inputs.quarantineGate) : undefined;
     const finalCode =
-      code === ExitCode.ok && failOnRegression && regressions.length > 0 ? ExitCode.failed : code;
+      code === ExitCode.ok && ((failOnRegression && regressions.length > 0) || gate?.red === true)
+        ? ExitCode.failed
+        : code;
     if (json) {
       const summary = jsonSummary(outcome, failures.length === 0, message);
       console.out(JSON.stringify(verdict ? { ...summary, verdict } : summary));
@@ -265,7 +273,12 @@ export async function reportCommand(
         ),
       );
     }
-    if (finalCode !== code)
+    if (gate) {
+      const verdictLine = gate.red ? gate.lines.pop() : undefined;
+      for (const line of gate.lines) info(line);
+      if (verdictLine) console.err(`error: ${verdictLine}`);
+    }
+    if (failOnRegression && regressions.length > 0 && code === ExitCode.ok)
       console.err(`error: ${regressions.length} regression(s), and --fail-on-regression`);
     return { code: finalCode, abandonedRequests: client?.abandonedRequests ?? false };
   } catch (error) {

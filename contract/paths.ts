@@ -51,6 +51,9 @@ export const Paths = {
   getTests: '/stats/get-tests',
   getTest: '/stats/get-test',
   getTestRuns: '/stats/get-test-runs',
+  quarantineTest: '/stats/quarantine-test',
+  unquarantineTest: '/stats/unquarantine-test',
+  getQuarantine: '/stats/get-quarantine',
   health: '/healthz',
 } as const;
 

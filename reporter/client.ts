@@ -1,10 +1,12 @@
 import pRetry from 'p-retry';
 import { Headers } from '../contract/headers.js';
 import { quickIngestAnswer } from '../contract/ingest-check.js';
+import { Paths } from '../contract/paths.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
+import type { QuarantinedTest } from '../contract/tests/quarantine.js';
 import type { AnyRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
-import { testsAnswer } from './tests/tests-answer.js';
+import { quarantineList, testsAnswer } from './tests/tests-answer.js';
 import { COMPARE_PATH, type Comparison, readComparison } from './verdict/comparison.js';
 
 /** The step waits at most this long for a Retry-After; a longer ask fails the request. */
@@ -30,6 +32,8 @@ export interface Acknowledgement {
 /** Sends planned requests; the real client talks HTTP, the dry-run one only prints. */
 export interface StatsClient {
   send(request: AnyRequest): Promise<Acknowledgement>;
+  /** The project's quarantined tests (`--quarantine`); a dry run has none to read. */
+  quarantined?(projectId: string): Promise<QuarantinedTest[]>;
 }
 
 /**
@@ -141,8 +145,19 @@ export class HttpStatsClient implements StatsClient {
    * and deadline as a send. Throws a SendFailure when there is none to be had.
    */
   compare(projectId: string, recordId: string): Promise<Comparison> {
-    const { userAgent, baseUrl, apiKey } = this.options;
     const path = `${COMPARE_PATH}?${new URLSearchParams({ projectId, record: recordId })}`;
+    return this.#get(path, readComparison, 'a comparison');
+  }
+
+  /** The project's quarantined tests (`GET /stats/get-quarantine`), with the same retries. */
+  quarantined(projectId: string): Promise<QuarantinedTest[]> {
+    const path = `${Paths.getQuarantine}?${new URLSearchParams({ projectId })}`;
+    return this.#get(path, quarantineList, 'a quarantine list');
+  }
+
+  /** A GET whose 200 answer `read` accepts, or a SendFailure; retried like a send. */
+  #get<T>(path: string, read: (body: unknown) => T | undefined, what: string): Promise<T> {
+    const { userAgent, baseUrl, apiKey } = this.options;
     return this.#withRetries(async () => {
       const answer = await this.#answerOf(
         this.transport.request(
@@ -154,10 +169,10 @@ export class HttpStatsClient implements StatsClient {
         ),
       );
       const body = parseJson(answer.body);
-      const comparison = answer.status === 200 ? readComparison(body) : undefined;
-      if (comparison) return comparison;
+      const value = answer.status === 200 ? read(body) : undefined;
+      if (value !== undefined) return value;
       if (answer.status === 200)
-        throw new SendFailure('HTTP 200: the answer is not a comparison', 'refused');
+        throw new SendFailure(`HTTP 200: the answer is not ${what}`, 'refused');
       throw failureOf(answer.status, answer.headers, body, [apiKey]);
     });
   }

@@ -6,6 +6,7 @@ import { type JobStatus, parseJobStatus } from './ci-status.js';
 import { parseColor } from './color.js';
 import { InputError } from './input-error.js';
 import type { TestResults } from './junit.js';
+import type { QuarantineGate } from './tests/quarantine-gate.js';
 
 export type { JobStatus } from './ci-status.js';
 
@@ -30,6 +31,10 @@ export interface Inputs {
   ctrfGlobs: string[];
   /** What the reports said, once the entry has read them (they add a `tests` object). */
   tests?: TestResults;
+  /** `quarantine`: failures of quarantined tests do not fail the build (docs/tests.md). */
+  quarantine: boolean;
+  /** With `quarantine`, the run's failures split by the project's list, once read. */
+  quarantineGate?: QuarantineGate;
   /** The harness whose output `benchmarkFiles` hold (`benchmark-tool`). */
   benchmarkTool: string | undefined;
   /** Paths or globs of benchmark output (`benchmark-file`, one per line). */
@@ -224,6 +229,13 @@ export function parseInputs(
     if (stray)
       throw new InputError(stray[0] as string, 'needs event-type: it belongs to the event');
   }
+  const quarantine = boolean('quarantine', read('quarantine'), false);
+  if (quarantine && junitGlobs.length === 0 && ctrfGlobs.length === 0) {
+    throw new InputError(
+      'quarantine',
+      'needs junit-files or ctrf-files: the failed tests are read from the reports',
+    );
+  }
   if (webhookUrl !== undefined && eventType === undefined) {
     throw new InputError(
       'chat-webhook-url',
@@ -242,6 +254,7 @@ export function parseInputs(
     metrics,
     junitGlobs,
     ctrfGlobs,
+    quarantine,
     benchmarkTool,
     benchmarkFiles,
     status: status.status,

@@ -2,6 +2,7 @@ import type { Acknowledgement, StatsClient } from './client.js';
 import type { Inputs } from './inputs.js';
 import type { ReportContext } from './report-context.js';
 import { type AnyRequest, planRequests } from './requests.js';
+import { quarantineGate } from './tests/quarantine-gate.js';
 import { sendTests } from './tests/send-tests.js';
 import { uniqueId } from './unique-id.js';
 
@@ -28,6 +29,10 @@ export async function report(
   inputs: Inputs,
 ): Promise<Report> {
   const execution = uniqueId();
+  // --quarantine: judged before the event is planned, whose status and payload say the outcome.
+  if (inputs.quarantine && inputs.tests?.cases) {
+    inputs.quarantineGate = await quarantineGate(client, inputs.projectId, inputs.tests.cases);
+  }
   const planned = await planRequests(inputs, context, execution);
   const results: RecordResult[] = [];
   for (const request of planned) {

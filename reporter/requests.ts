@@ -115,22 +115,48 @@ function defaultTitle(context: ReportContext, inputs: Inputs, status: JobStatus 
   return parts.length > 0 ? parts.join(' · ') : (inputs.event?.type ?? 'CI');
 }
 
+/** Quarantined failures named in the event, at most (like the 50 failures). */
+const MAX_QUARANTINED = 50;
+
 /**
  * The event payload with the test results: as many of the failures as fit in the payload limit
  * (50 long names and messages can outgrow it), so a big red build still gets its event.
  */
-function withTests(payload: Record<string, unknown>, tests: Inputs['tests']) {
+function withTests(
+  payload: Record<string, unknown>,
+  tests: Inputs['tests'],
+  gate: Inputs['quarantineGate'],
+) {
   if (!tests) return payload;
   const failures = [...tests.failures];
+  // With --quarantine: which quarantined tests failed (the event says why the build is green).
+  const quarantined = gate?.quarantined
+    .slice(0, MAX_QUARANTINED)
+    .map(({ id, suite, name }) => ({ id, suite, name }));
   for (;;) {
-    const full = { ...payload, tests: { ...tests.counts, failures } };
+    const full = {
+      ...payload,
+      tests: { ...tests.counts, failures, ...(quarantined ? { quarantined } : {}) },
+    };
     if (failures.length === 0 || jsonFits(full, Limits.payloadBytes)) return full;
     failures.pop();
   }
 }
 
-/** The status recorded: the one given, else (when test reports were read) what they say. */
+/**
+ * The status recorded: the one given, else (when test reports were read) what they say. With
+ * `quarantine`, the tests decide unless the build was cancelled: success when every failed test
+ * is quarantined, failure when any other test failed (or the list could not be read); without
+ * failures, the status given (a build can fail elsewhere) or success.
+ */
 export function effectiveStatus(inputs: Inputs): JobStatus | undefined {
+  const gate = inputs.quarantineGate;
+  if (gate && inputs.status !== 'cancelled') {
+    if (gate.failing.length > 0) return 'failure';
+    if (gate.quarantined.length > 0) return 'success';
+    // No failure once retries are merged (a rerun that passed): the one given, else success.
+    return inputs.status ?? 'success';
+  }
   if (inputs.status || !inputs.tests) return inputs.status;
   return inputs.tests.counts.failed + inputs.tests.counts.errors > 0 ? 'failure' : 'success';
 }
@@ -160,7 +186,11 @@ export async function planRequests(
       projectId: inputs.projectId,
       eventType: event.type,
       ...(event.description === undefined ? {} : { description: event.description }),
-      payload: withTests({ ...event.payload, ...(status ? { status } : {}), ...facts }, tests),
+      payload: withTests(
+        { ...event.payload, ...(status ? { status } : {}), ...facts },
+        tests,
+        inputs.quarantineGate,
+      ),
       ...(event.color !== undefined
         ? { color: event.color }
         : status

@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../contract/json.js';
+import type { QuarantinedTest } from '../../contract/tests/quarantine.js';
 
 /**
  * The acknowledgement of a batch of test cases (`{ message, runId, cases }`), checked by hand:
@@ -14,4 +15,13 @@ export function testsAnswer(body: unknown): { message: string; id: string } | un
     return undefined;
   }
   return { message: body.message, id: body.runId };
+}
+
+/** The quarantine list's tests (`{ projectId, tests }`), those with an id and a reason. */
+export function quarantineList(body: unknown): QuarantinedTest[] | undefined {
+  if (!isJsonObject(body) || !Array.isArray(body.tests)) return undefined;
+  return body.tests.filter(
+    (test): test is QuarantinedTest =>
+      isJsonObject(test) && typeof test.id === 'string' && typeof test.reason === 'string',
+  );
 }

@@ -25,6 +25,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { quarantineService } from './tests/quarantine-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
 import { JudgingWorker } from './verdicts/judging-worker.js';
@@ -99,6 +100,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       sendSample: options.sendSample,
     }),
     testQueries: testQueryService(storage, access),
+    quarantine: quarantineService(storage, access),
     judging,
     digests: digestScheduler(storage, options.log),
     verdicts,

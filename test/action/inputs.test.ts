@@ -61,6 +61,7 @@ describe('parseInputs', () => {
       metrics: undefined,
       junitGlobs: [],
       ctrfGlobs: [],
+      quarantine: false,
       benchmarkTool: undefined,
       benchmarkFiles: [],
       status: undefined,
@@ -72,6 +73,14 @@ describe('parseInputs', () => {
       retries: 3,
       dryRun: false,
     });
+  });
+
+  it('quarantine: true or false, and only with test reports to judge', () => {
+    expect(parse({ ...base, quarantine: 'true', 'ctrf-files': 'r.json' }).quarantine).toBe(true);
+    expect(inputErrorOf(() => parse({ ...base, quarantine: 'yes' })).input).toBe('quarantine');
+    const alone = inputErrorOf(() => parse({ ...base, quarantine: 'true' }));
+    expect(alone.input).toBe('quarantine');
+    expect(alone.detail).toContain('needs junit-files or ctrf-files');
   });
 
   it('reads every input', () => {

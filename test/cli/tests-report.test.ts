@@ -112,3 +112,104 @@ describe('ci-stats report --junit / --ctrf: every test case', () => {
     ]);
   }, 60_000);
 });
+
+describe('ci-stats report --quarantine', () => {
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  };
+
+  it('exits 0 only when every failed test is quarantined; any other failure exits 1', async () => {
+    const file = join(database.dir, 'quarantine.xml');
+    writeFileSync(
+      file,
+      `<testsuite name="gate">
+        <testcase classname="Gate" name="passes" time="0.01"/>
+        <testcase classname="Gate" name="flaky one" time="0.01"><failure message="timeout"/></testcase>
+        <testcase classname="Gate" name="flaky two" time="0.01"><error message="reset"/></testcase>
+      </testsuite>`,
+    );
+    const args = ['report', '--event-type', 'build', '--junit', file, '--quarantine', '--json'];
+    const report = (job: string) => runCli(args, settings({ CI_JOB_ID: job }));
+    const eventStatus = (stdout: string) =>
+      (
+        JSON.parse(stdout) as {
+          records: { kind: string; body: { payload: { status: string; tests: unknown } } }[];
+        }
+      ).records.find((r) => r.kind === 'event')?.body.payload;
+
+    // Nothing quarantined yet: red, both failures named.
+    const first = await report('q1');
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain(
+      'error: 2 failed test(s) not quarantined: gate › flaky one, gate › flaky two',
+    );
+    expect(eventStatus(first.stdout)?.status).toBe('failure');
+
+    const tests = (await api(
+      'GET',
+      `/stats/get-tests?projectId=${projectId}&sort=name&q=flaky`,
+    )) as { tests: { id: string; name: string }[] };
+    const id = (name: string) => tests.tests.find((t) => t.name === name)?.id as string;
+    await api('POST', '/stats/quarantine-test', {
+      projectId,
+      test: id('flaky one'),
+      reason: 'times out on slow runners',
+    });
+
+    // One of the two quarantined: still red, the other named; the quarantined one said.
+    const second = await report('q2');
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stderr).toContain(
+      'quarantined: gate › flaky one failed (quarantined: times out on slow runners)',
+    );
+    expect(second.stderr).toContain('error: 1 failed test(s) not quarantined: gate › flaky two');
+    expect(eventStatus(second.stdout)?.status).toBe('failure');
+
+    await api('POST', '/stats/quarantine-test', {
+      projectId,
+      test: id('flaky two'),
+      reason: 'reset by the proxy',
+    });
+
+    // Both quarantined: green, one line each, the event a success naming them.
+    const third = await report('q3');
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain('quarantined: gate › flaky one failed');
+    expect(third.stderr).toContain(
+      'quarantined: gate › flaky two failed (quarantined: reset by the proxy)',
+    );
+    expect(third.stderr).toContain(
+      '2 failed test(s), all quarantined: the build is reported green',
+    );
+    expect(third.stderr).not.toContain('error:');
+    const payload = eventStatus(third.stdout);
+    expect(payload?.status).toBe('success');
+    expect(payload?.tests).toMatchObject({
+      failed: 1,
+      errors: 1,
+      quarantined: [
+        { id: id('flaky one'), suite: 'gate', name: 'flaky one' },
+        { id: id('flaky two'), suite: 'gate', name: 'flaky two' },
+      ],
+    });
+    // The failures are still stored as failures: nothing is hidden.
+    const [run] = await selectRows(
+      database,
+      `SELECT failed, errors FROM test_runs WHERE project_id = ? AND build_id LIKE '%/q3/%'`,
+      projectId,
+    );
+    expect([Number(run?.failed), Number(run?.errors)]).toEqual([1, 1]);
+
+    // Taken out of quarantine: red again.
+    await api('POST', '/stats/unquarantine-test', { projectId, test: id('flaky two') });
+    const fourth = await report('q4');
+    expect(fourth.code).toBe(1);
+    expect(fourth.stderr).toContain('error: 1 failed test(s) not quarantined: gate › flaky two');
+  }, 60_000);
+});

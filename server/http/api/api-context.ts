@@ -16,12 +16,14 @@ import { healthRoutes } from './routes/health-routes.js';
 import { openApiRoutes } from './routes/openapi-routes.js';
 import { pagesiteRoutes, publicSiteRoutes } from './routes/site-routes.js';
 import { statsRoutes } from './routes/stats-routes.js';
+import { quarantineRoutes } from './tests/quarantine-routes.js';
 import { testRoutes } from './tests/test-routes.js';
 
 /** The `/stats` area: the statistics, and tests as data in a folder of their own. */
 const statsAndTestRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(statsRoutes);
   await app.register(testRoutes);
+  await app.register(quarantineRoutes);
 };
 
 /**

@@ -1,0 +1,72 @@
+import type {
+  QuarantineChange,
+  QuarantineList,
+  QuarantineTestRequest,
+  UnquarantineTestRequest,
+} from '../../../contract/tests/quarantine.js';
+import { NotFound } from '../../domain/domain-errors.js';
+import type { KeyOwner, Storage } from '../../storage/storage.js';
+import type { ProjectAccess } from '../project-access.js';
+
+/**
+ * Quarantine (docs/tests.md): the owner marks a test whose failures must not fail a build that
+ * reports with `--quarantine`; the reporters read the list (ingest keys may, to their projects).
+ * Only a test the project has results of can be quarantined, so the list always names tests.
+ */
+export function quarantineService(storage: Storage, access: ProjectAccess) {
+  async function known(caller: KeyOwner, projectId: string, testKey: string) {
+    await access.assertOwn(caller, projectId);
+    const test = await storage.tests.findTest(projectId, testKey);
+    if (test === undefined) throw new NotFound('test');
+    return test;
+  }
+
+  return {
+    async quarantine(caller: KeyOwner, body: QuarantineTestRequest): Promise<QuarantineChange> {
+      const test = await known(caller, body.projectId, body.test);
+      const changed = await storage.tests.quarantine(body.projectId, {
+        testKey: test.key,
+        reason: body.reason,
+        createdAt: Date.now(),
+        automatic: false,
+      });
+      return { test: test.key, quarantined: true, changed };
+    },
+
+    async unquarantine(caller: KeyOwner, body: UnquarantineTestRequest): Promise<QuarantineChange> {
+      const test = await known(caller, body.projectId, body.test);
+      const changed = await storage.tests.unquarantine(body.projectId, test.key);
+      return { test: test.key, quarantined: false, changed };
+    },
+
+    async list(caller: KeyOwner, projectId: string): Promise<QuarantineList> {
+      await access.assertOwn(caller, projectId);
+      const entries = await storage.tests.quarantined(projectId);
+      const tests = new Map<string, Awaited<ReturnType<typeof storage.tests.findTest>>>();
+      for (const entry of entries) {
+        tests.set(entry.testKey, await storage.tests.findTest(projectId, entry.testKey));
+      }
+      return {
+        projectId,
+        tests: entries.flatMap((entry) => {
+          const test = tests.get(entry.testKey);
+          if (test === undefined) return [];
+          return [
+            {
+              id: test.key,
+              suite: test.suite,
+              classname: test.classname,
+              name: test.name,
+              file: test.file,
+              reason: entry.reason,
+              created_at: new Date(entry.createdAt).toISOString(),
+              automatic: entry.automatic,
+            },
+          ];
+        }),
+      };
+    },
+  };
+}
+
+export type QuarantineService = ReturnType<typeof quarantineService>;

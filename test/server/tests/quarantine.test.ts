@@ -1,0 +1,199 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { OwnError, SpecError } from '../../../contract/error-texts.js';
+import { Paths } from '../../../contract/paths.js';
+import type { QuarantineList } from '../../../contract/tests/quarantine.js';
+import type { TestList } from '../../../contract/tests/test-queries.js';
+import { eachTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
+
+/** Quarantine-test, unquarantine-test and get-quarantine (docs/tests.md), on both backends. */
+
+let server: TestServer;
+let me: TestAccount;
+eachTestServer((started) => ({ server, me } = started));
+
+/** Test ids by name, as get-tests gives them. */
+let ids: Record<string, string>;
+
+beforeEach(async () => {
+  const res = await server.call('POST', Paths.ingestTests, {
+    key: me.apiKey,
+    body: {
+      projectId: me.projectId,
+      buildId: '1',
+      cases: [
+        {
+          suite: 'cart',
+          classname: 'CartTest',
+          name: 'discount',
+          duration_ms: 3,
+          status: 'failed',
+        },
+        {
+          suite: 'cart',
+          name: 'total',
+          file: './src/cart.test.ts',
+          duration_ms: 2,
+          status: 'passed',
+        },
+      ],
+    },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  const list = await server.call('GET', `${Paths.getTests}?projectId=${me.projectId}&sort=name`, {
+    key: me.apiKey,
+  });
+  ids = Object.fromEntries((list.json() as TestList).tests.map((t) => [t.name, t.id]));
+  expect(Object.keys(ids).sort()).toEqual(['discount', 'total']);
+});
+
+const post = (path: string, body: unknown, key = me.apiKey) =>
+  server.call('POST', path, { key, body });
+const list = (key = me.apiKey, projectId = me.projectId) =>
+  server.call('GET', `${Paths.getQuarantine}?projectId=${encodeURIComponent(projectId)}`, { key });
+
+async function ingestKey(): Promise<string> {
+  const res = await post(Paths.createApiKey, { label: 'ci', scope: 'ingest' });
+  expect(res.statusCode).toBe(201);
+  return (res.json() as { apiKey: string }).apiKey;
+}
+
+describe('quarantine', () => {
+  it('quarantines a test, lists it with its identity, and takes it out again', async () => {
+    const before = Date.now();
+    const added = await post(Paths.quarantineTest, {
+      projectId: me.projectId,
+      test: ids.discount,
+      reason: 'flaky since the payment mock',
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    expect(added.json()).toEqual({ test: ids.discount, quarantined: true, changed: true });
+
+    // Again: nothing changes, the first reason and time stay.
+    const again = await post(Paths.quarantineTest, {
+      projectId: me.projectId,
+      test: ids.discount,
+      reason: 'another reason',
+    });
+    expect(again.json()).toEqual({ test: ids.discount, quarantined: true, changed: false });
+
+    const listed = (await list()).json() as QuarantineList;
+    expect(listed).toEqual({
+      projectId: me.projectId,
+      tests: [
+        {
+          id: ids.discount,
+          suite: 'cart',
+          classname: 'CartTest',
+          name: 'discount',
+          file: null,
+          reason: 'flaky since the payment mock',
+          created_at: expect.any(String),
+          automatic: false,
+        },
+      ],
+    });
+    const at = Date.parse(listed.tests[0]?.created_at as string);
+    expect(at).toBeGreaterThanOrEqual(before - 1);
+    expect(at).toBeLessThanOrEqual(Date.now() + 1);
+
+    // get-tests and get-test say so.
+    const tests = await server.call(
+      'GET',
+      `${Paths.getTests}?projectId=${me.projectId}&sort=name`,
+      { key: me.apiKey },
+    );
+    expect((tests.json() as TestList).tests.map((t) => [t.name, t.quarantined])).toEqual([
+      ['total', false],
+      ['discount', true],
+    ]);
+    const one = await server.call(
+      'GET',
+      `${Paths.getTest}?projectId=${me.projectId}&test=${ids.discount}`,
+      { key: me.apiKey },
+    );
+    expect(one.json().test.quarantined).toBe(true);
+
+    const removed = await post(Paths.unquarantineTest, {
+      projectId: me.projectId,
+      test: ids.discount,
+    });
+    expect(removed.json()).toEqual({ test: ids.discount, quarantined: false, changed: true });
+    const removedAgain = await post(Paths.unquarantineTest, {
+      projectId: me.projectId,
+      test: ids.discount,
+    });
+    expect(removedAgain.json()).toEqual({ test: ids.discount, quarantined: false, changed: false });
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+  });
+
+  it('lets an ingest-only key read the list, and only the list', async () => {
+    await post(Paths.quarantineTest, { projectId: me.projectId, test: ids.total, reason: 'r' });
+    const key = await ingestKey();
+    const read = await list(key);
+    expect(read.statusCode).toBe(200);
+    expect((read.json() as QuarantineList).tests.map((t) => [t.id, t.file])).toEqual([
+      [ids.total, 'src/cart.test.ts'],
+    ]);
+    for (const path of [Paths.quarantineTest, Paths.unquarantineTest]) {
+      const refused = await post(
+        path,
+        { projectId: me.projectId, test: ids.discount, reason: 'r' },
+        key,
+      );
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ error: OwnError.ingestOnly });
+    }
+    expect(((await list()).json() as QuarantineList).tests.map((t) => t.id)).toEqual([ids.total]);
+  });
+
+  it('refuses bad input naming the field, unknown tests and foreign projects, changing nothing', async () => {
+    const cases: [unknown, string][] = [
+      [{ test: ids.discount, reason: 'r' }, SpecError.projectIdRequired],
+      [{ projectId: me.projectId, reason: 'r' }, 'test is invalid.'],
+      [{ projectId: me.projectId, test: ids.discount }, 'reason is invalid.'],
+      [{ projectId: me.projectId, test: ids.discount, reason: '' }, 'reason is invalid.'],
+      [
+        { projectId: me.projectId, test: ids.discount, reason: 'x'.repeat(501) },
+        'reason is invalid.',
+      ],
+      [
+        { projectId: me.projectId, test: ids.discount, reason: 'r', extra: 1 },
+        SpecError.invalidBody,
+      ],
+    ];
+    for (const [body, error] of cases) {
+      const res = await post(Paths.quarantineTest, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toMatchObject({ error });
+    }
+    const noTest = await post(Paths.unquarantineTest, { projectId: me.projectId });
+    expect(noTest.statusCode).toBe(400);
+    expect(noTest.json()).toMatchObject({ error: 'test is invalid.' });
+
+    const unknown = await post(Paths.quarantineTest, {
+      projectId: me.projectId,
+      test: 'no-such-test',
+      reason: 'r',
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ error: OwnError.testNotFound });
+
+    const other = await server.account();
+    const foreign = await post(
+      Paths.quarantineTest,
+      { projectId: me.projectId, test: ids.discount, reason: 'r' },
+      other.apiKey,
+    );
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json()).toEqual({ error: SpecError.forbiddenProject });
+    const foreignList = await list(other.apiKey);
+    expect(foreignList.statusCode).toBe(403);
+    const badQuery = await list(me.apiKey, '');
+    expect(badQuery.statusCode).toBe(400);
+    expect(badQuery.json()).toMatchObject({ error: SpecError.projectIdRequired });
+    const noKey = await server.call('GET', `${Paths.getQuarantine}?projectId=${me.projectId}`);
+    expect(noKey.statusCode).toBe(401);
+
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+  });
+});
