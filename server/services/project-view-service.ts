@@ -5,6 +5,7 @@ import {
   encodeKeyCursor,
 } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
+import type { Headline } from '../../contract/project-page.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
   BuildSummary,
@@ -16,6 +17,7 @@ import { NotFound } from '../domain/domain-errors.js';
 import { branchOf, seriesOf } from '../domain/record-facts.js';
 import type { ViewRange } from '../domain/view-ranges.js';
 import type { ShareLinkInfo, Storage } from '../storage/storage.js';
+import type { HeadlineService } from './project-page/headline-service.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import type { StatsService } from './stats-service.js';
@@ -46,6 +48,8 @@ export interface ProjectView {
   /** The charts drawn: those `chart` named, else the first of the key list's page. */
   series: MetricSeries[];
   summary: BuildSummary;
+  /** The figures at the top, each against the period before. */
+  headline: Headline;
   timeline: EventPage;
   /** The page of the timeline shown (undefined: the newest). */
   before: string | undefined;
@@ -99,7 +103,12 @@ const recordQuery = (
  */
 export function projectViewService(
   storage: Storage,
-  services: { stats: StatsService; records: RecordService; shareLinks: ShareLinkService },
+  services: {
+    stats: StatsService;
+    records: RecordService;
+    shareLinks: ShareLinkService;
+    headline: HeadlineService;
+  },
 ) {
   async function view(
     accountId: string,
@@ -113,9 +122,10 @@ export function projectViewService(
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
-    const [keys, summary, timeline, branches, shareLinks] = await Promise.all([
+    const [keys, summary, headline, timeline, branches, shareLinks] = await Promise.all([
       services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
       services.stats.buildSummary(accountId, { projectId, ...window, eventType: undefined }),
+      services.headline.headline(accountId, { projectId, from: range.from, to: range.to, branch }),
       services.records.events(
         accountId,
         recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor),
@@ -143,6 +153,7 @@ export function projectViewService(
       keysNext: keys.nextCursor ?? undefined,
       series,
       summary,
+      headline,
       timeline,
       before: cursor === undefined ? undefined : encodeCursor(cursor),
       shareLinks: shareLinks?.links,

@@ -482,4 +482,12 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: "the project page's build-duration key",
+    sql: `
+      -- As SQLite's migration 11: the series key of the headline's build durations (NULL: default).
+      ALTER TABLE projects ADD COLUMN duration_key TEXT;
+    `,
+  },
 ];

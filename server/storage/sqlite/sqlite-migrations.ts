@@ -504,4 +504,13 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: "the project page's build-duration key",
+    sql: `
+      -- The series key the project page's headline reads build durations from (NULL: duration_ms
+      -- when the project has it; docs/pages.md).
+      ALTER TABLE projects ADD COLUMN duration_key TEXT;
+    `,
+  },
 ];

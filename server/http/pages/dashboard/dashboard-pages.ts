@@ -68,6 +68,7 @@ const NOTICES = {
   'key-revoked': 'The key is revoked. Requests with it are refused from now on.',
   'project-created': 'The project is created.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
+  'duration-key-saved': 'The build-duration key is saved.',
   'signed-out': 'You are signed out.',
 } as const;
 export type Notice = keyof typeof NOTICES;

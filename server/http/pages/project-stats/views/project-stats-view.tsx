@@ -11,6 +11,7 @@ import {
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
 import { formatNumber, formatTime } from './format.js';
+import { HeadlineCard } from './headline.js';
 import { Timeline } from './timeline.js';
 
 /** Where the page lives and what it may do: the owner's page, or a share link's (read-only). */
@@ -307,6 +308,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           </p>
         </div>
       </div>
+      <HeadlineCard
+        headline={view.headline}
+        keys={view.keys.map((key) => key.key)}
+        owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
+      />
       <Filters view={view} path={mode.path} />
       <BuildHealth summary={view.summary} range={range} />
       <Metrics view={view} path={mode.path} />

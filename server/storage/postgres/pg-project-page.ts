@@ -1,0 +1,50 @@
+import type { PageMarkRow, ProjectPageRepository } from '../project-page/page-repository.js';
+import type { Sql } from './pg-database.js';
+
+const copy = <T extends object>(rows: readonly T[]): T[] => rows.map((row) => ({ ...row }));
+
+/** The project page's own reads and setting on PostgreSQL (the same rows as SQLite's). */
+export function pgProjectPage(sql: Sql): ProjectPageRepository {
+  const ofBranch = (branch: string | undefined) =>
+    branch === undefined ? sql`` : sql`AND branch = ${branch}`;
+  return {
+    async durationKey(projectId) {
+      const [row] = await sql<{ key: string | null }[]>`
+        SELECT duration_key AS key FROM projects WHERE id = ${projectId}`;
+      return row?.key ?? null;
+    },
+
+    async setDurationKey(projectId, key) {
+      await sql`UPDATE projects SET duration_key = ${key} WHERE id = ${projectId}`;
+    },
+
+    async activeAlerts(projectId, from, to, branch) {
+      const [row] = await sql<{ count: number }[]>`
+        SELECT count(*)::int AS count FROM alerts
+         WHERE project_id = ${projectId} AND status = 'active'
+           AND created_at >= ${from} AND created_at < ${to} ${ofBranch(branch)}`;
+      return row?.count ?? 0;
+    },
+
+    async alertMarks(projectId, from, to, branch, limit) {
+      return copy(
+        await sql<PageMarkRow[]>`
+          SELECT key, created_at AS at, commit_sha AS "commit", value AS "to",
+                 limit_value AS "from"
+            FROM alerts
+           WHERE project_id = ${projectId} AND status = 'active'
+             AND created_at >= ${from} AND created_at < ${to} ${ofBranch(branch)}
+           ORDER BY created_at, seq LIMIT ${limit}`,
+      );
+    },
+
+    async changePointMarks(projectId, from, to, limit) {
+      return copy(
+        await sql<PageMarkRow[]>`
+          SELECT key, at, commit_sha AS "commit", before_mean AS "from", after_mean AS "to"
+            FROM change_points WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}
+           ORDER BY at, key COLLATE "C" LIMIT ${limit}`,
+      );
+    },
+  };
+}
