@@ -21,7 +21,7 @@ export interface ProjectPageRepository {
   setDurationKey(projectId: string, key: string | null): Promise<void>;
   /** How many active alerts were raised in [from, to), of `branch` when given. */
   activeAlerts(projectId: string, from: number, to: number, branch?: string): Promise<number>;
-  /** The active alerts raised in [from, to), oldest first, at most `limit`. */
+  /** The active alerts raised in [from, to), newest first, at most `limit`. */
   alertMarks(
     projectId: string,
     from: number,
@@ -29,7 +29,20 @@ export interface ProjectPageRepository {
     branch: string | undefined,
     limit: number,
   ): Promise<PageMarkRow[]>;
-  /** The change points found in [from, to) of every key, oldest first, at most `limit`. */
+  /**
+   * The minutes in [from, to) that hold events of these types (of `branch` when given), newest
+   * first, at most `limit`: read from the event cells (hours first, then their minutes), so no
+   * raw event is looked at. Events not folded yet (a second or so) are not among them.
+   */
+  eventMinutes(
+    projectId: string,
+    eventTypes: readonly string[],
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<number[]>;
+  /** The change points found in [from, to) of every key, newest first, at most `limit`. */
   changePointMarks(
     projectId: string,
     from: number,
