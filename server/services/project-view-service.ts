@@ -5,6 +5,7 @@ import {
   encodeKeyCursor,
 } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
+import type { Headline } from '../../contract/project-page.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
   BuildSummary,
@@ -16,6 +17,8 @@ import { NotFound } from '../domain/domain-errors.js';
 import { branchOf, seriesOf } from '../domain/record-facts.js';
 import type { ViewRange } from '../domain/view-ranges.js';
 import type { ShareLinkInfo, Storage } from '../storage/storage.js';
+import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
+import type { HeadlineService } from './project-page/headline-service.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import type { StatsService } from './stats-service.js';
@@ -43,9 +46,19 @@ export interface ProjectView {
   /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
   keysPage: string | undefined;
   keysNext: string | undefined;
-  /** The charts drawn: those `chart` named, else the first of the key list's page. */
+  /**
+   * The charts drawn, regressions first: those with an alert or change point in the range, then
+   * the build-duration key's, then the rest (those `chart` named, else the first of the key
+   * list's page). A chart without a point in the range is in `empty` instead.
+   */
   series: MetricSeries[];
+  /** Keys asked for that have no point in the range: listed in one line, not drawn. */
+  empty: string[];
+  /** Releases, deploys, alerts and change points of the range, oldest first. */
+  marks: ChartMark[];
   summary: BuildSummary;
+  /** The figures at the top, each against the period before. */
+  headline: Headline;
   timeline: EventPage;
   /** The page of the timeline shown (undefined: the newest). */
   before: string | undefined;
@@ -99,7 +112,12 @@ const recordQuery = (
  */
 export function projectViewService(
   storage: Storage,
-  services: { stats: StatsService; records: RecordService; shareLinks: ShareLinkService },
+  services: {
+    stats: StatsService;
+    records: RecordService;
+    shareLinks: ShareLinkService;
+    headline: HeadlineService;
+  },
 ) {
   async function view(
     accountId: string,
@@ -113,22 +131,39 @@ export function projectViewService(
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
-    const [keys, summary, timeline, branches, shareLinks] = await Promise.all([
+    const [keys, summary, headline, timeline, branches, shareLinks, marks] = await Promise.all([
       services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
       services.stats.buildSummary(accountId, { projectId, ...window, eventType: undefined }),
+      services.headline.headline(accountId, { projectId, from: range.from, to: range.to, branch }),
       services.records.events(
         accountId,
         recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor),
       ),
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
+      chartMarks(storage, projectId, range, branch),
     ]);
-    const drawn = query.charts?.length ? query.charts : keys.keys.map((key) => key.key);
-    const series = await Promise.all(
-      drawn
-        .slice(0, MAX_CHARTS)
-        .map((key) => services.stats.series(accountId, { projectId, key, ...window })),
+    const flagged = new Set(marks.flatMap((mark) => (mark.key === null ? [] : [mark.key])));
+    const durationKey = headline.duration_key;
+    // Without `chart`, the keys that need a look are drawn even when off the key list's page.
+    const asked = query.charts?.length
+      ? query.charts
+      : [
+          ...flagged,
+          ...(durationKey === null ? [] : [durationKey]),
+          ...keys.keys.map((key) => key.key),
+        ];
+    const rank = (key: string) => (flagged.has(key) ? 0 : key === durationKey ? 1 : 2);
+    const drawn = [...new Set(asked)]
+      .slice(0, MAX_CHARTS)
+      .map((key, index) => ({ key, index }))
+      .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
+      .map(({ key }) => key);
+    const read = await Promise.all(
+      drawn.map((key) => services.stats.series(accountId, { projectId, key, ...window })),
     );
+    const series = read.filter((s) => s.buckets.length > 0);
+    const empty = read.filter((s) => s.buckets.length === 0).map((s) => s.key);
     const singles = series.some((s) => s.buckets.some((b) => b.count === 1))
       ? await singlePoints(accountId, projectId, range, branch)
       : [];
@@ -142,7 +177,10 @@ export function projectViewService(
       keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),
       keysNext: keys.nextCursor ?? undefined,
       series,
+      empty,
+      marks,
       summary,
+      headline,
       timeline,
       before: cursor === undefined ? undefined : encodeCursor(cursor),
       shareLinks: shareLinks?.links,

@@ -16,6 +16,7 @@ import { idempotency } from './idempotency-service.js';
 import { ingestService } from './ingest-service.js';
 import type { Logger } from './logger.js';
 import { projectAccess } from './project-access.js';
+import { headlineService } from './project-page/headline-service.js';
 import { projectService } from './project-service.js';
 import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
@@ -66,6 +67,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
+  const testQueries = testQueryService(storage, access);
+  const headline = headlineService(storage, access, { stats, tests: testQueries, verdicts });
   return {
     credentials: verified,
     apiKeys,
@@ -99,8 +102,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       directory,
       sendSample: options.sendSample,
     }),
-    testQueries: testQueryService(storage, access),
+    testQueries,
     quarantine: quarantineService(storage, access),
+    headline,
     judging,
     digests: digestScheduler(storage, options.log),
     verdicts,
@@ -110,7 +114,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     stats,
     shareLinks,
     retention: retentionService(storage, access),
-    projectView: projectViewService(storage, { stats, records, shareLinks }),
+    projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
     purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),

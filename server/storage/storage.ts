@@ -9,6 +9,7 @@ import type { SeriesSum } from '../domain/series-sum.js';
 import type { SiteFields } from '../domain/site-update.js';
 import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
+import type { ProjectPageRepository } from './project-page/page-repository.js';
 import type { TestRepository } from './tests/test-repository.js';
 
 /**
@@ -789,6 +790,7 @@ export interface Repositories {
   retention: RetentionRepository;
   verdicts: VerdictRepository;
   tests: TestRepository;
+  projectPage: ProjectPageRepository;
 }
 
 export interface Storage extends Repositories {

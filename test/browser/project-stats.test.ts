@@ -143,6 +143,8 @@ describeInBrowser('the project statistics page in Chromium', () => {
     await my.page.goto(`${statsUrl()}?range=90d`);
     await drawn();
     const over = my.page.locator('.chart .u-over').first();
+    // Below the headline: brought into view, where the mouse can reach it.
+    await over.scrollIntoViewIfNeeded();
     const box = await over.boundingBox();
     if (!box) throw new Error('no chart');
     await my.page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
@@ -163,7 +165,9 @@ describeInBrowser('the project statistics page in Chromium', () => {
   it('names the branch and commit of a single point in its tooltip', async () => {
     await my.page.goto(`${statsUrl()}?range=24h`);
     expect((await drawn())[0]).toBeGreaterThan(2);
-    const box = await my.page.locator('.chart .u-over').first().boundingBox();
+    const over = my.page.locator('.chart .u-over').first();
+    await over.scrollIntoViewIfNeeded();
+    const box = await over.boundingBox();
     if (!box) throw new Error('no chart');
     await my.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const tooltip = my.page.locator('.chart-tooltip').first();

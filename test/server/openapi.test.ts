@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AdminError } from '../../contract/admin.js';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
+import { ProjectPagePaths } from '../../contract/project-page.js';
 import { nulText } from '../../contract/text-rule.js';
 import { FIELD_TEXTS, fieldText, VerdictPaths, VerdictText } from '../../contract/verdicts.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -79,11 +80,14 @@ describe('GET /openapi.json', () => {
       expect(Object.keys(doc.paths), path).toContain(path);
     }
     for (const route of ADMIN_ROUTES) expect(documented).toContain(route);
-    for (const path of Object.values(VerdictPaths)) {
+    for (const path of [...Object.values(VerdictPaths), ...Object.values(ProjectPagePaths)]) {
       expect(Object.keys(doc.paths), path).toContain(path);
     }
     expect(documented).toHaveLength(
-      Object.values(Paths).length + Object.values(VerdictPaths).length + ADMIN_ROUTES.length,
+      Object.values(Paths).length +
+        Object.values(VerdictPaths).length +
+        Object.values(ProjectPagePaths).length +
+        ADMIN_ROUTES.length,
     );
   });
 

@@ -59,6 +59,20 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
   }
 
   return {
+    /**
+     * How many tests were flaky over a range (get-tests' `sort=flaky` list, every page): for the
+     * project page's headline, whose caller checked the project is the account's.
+     */
+    async flakyCount(
+      projectId: string,
+      query: { branch?: string | undefined; from: number; to: number },
+    ): Promise<number> {
+      const { summaries } = await analysed(projectId, query);
+      let flaky = 0;
+      for (const summary of summaries.values()) if (summary.flaky) flaky += 1;
+      return flaky;
+    },
+
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
       const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);

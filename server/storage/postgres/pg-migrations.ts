@@ -517,4 +517,12 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: "the project page's build-duration key",
+    sql: `
+      -- As SQLite's migration 13: the series key of the headline's build durations (NULL: default).
+      ALTER TABLE projects ADD COLUMN duration_key TEXT;
+    `,
+  },
 ];

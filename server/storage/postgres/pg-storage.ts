@@ -9,6 +9,7 @@ import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
 import { pgProfiles } from './pg-profiles.js';
+import { pgProjectPage } from './pg-project-page.js';
 import { pgProjects } from './pg-projects.js';
 import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
@@ -93,6 +94,7 @@ export async function openPgStorage({
     retention: guarded(pgRetention(sql), observe),
     verdicts: guarded(pgVerdicts(sql), observe),
     tests: guarded(pgTests(sql), observe),
+    projectPage: guarded(pgProjectPage(sql), observe),
   });
 
   return {

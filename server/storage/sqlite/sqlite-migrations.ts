@@ -543,4 +543,13 @@ export const migrations: Migration[] = [
       CREATE INDEX channels_by_digest ON channels(next_digest_at) WHERE next_digest_at IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: "the project page's build-duration key",
+    sql: `
+      -- The series key the project page's headline reads build durations from (NULL: duration_ms
+      -- when the project has it; docs/pages.md).
+      ALTER TABLE projects ADD COLUMN duration_key TEXT;
+    `,
+  },
 ];

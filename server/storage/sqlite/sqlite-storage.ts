@@ -13,6 +13,7 @@ import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
 import { migrations } from './sqlite-migrations.js';
 import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
+import { projectPageWrites, sqliteProjectPage } from './sqlite-project-page.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
 import { retentionWrites, sqliteRetention } from './sqlite-retention.js';
@@ -115,6 +116,7 @@ export async function openSqliteStorage({
     retention: sqliteRetention(db),
     verdicts: sqliteVerdicts(db),
     tests: sqliteTests(db, idempotency),
+    projectPage: sqliteProjectPage(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -131,6 +133,7 @@ export async function openSqliteStorage({
     retention: wrap(tables.retention, retentionWrites, write),
     verdicts: wrap(tables.verdicts, verdictWrites, write),
     tests: wrap(tables.tests, testWrites, write),
+    projectPage: wrap(tables.projectPage, projectPageWrites, write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

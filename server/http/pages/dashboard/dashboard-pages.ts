@@ -68,6 +68,7 @@ const NOTICES = {
   'key-revoked': 'The key is revoked. Requests with it are refused from now on.',
   'project-created': 'The project is created.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
+  'duration-key-saved': 'The build-duration key is saved.',
   'signed-out': 'You are signed out.',
   'series-saved': "The series' unit and direction are saved.",
   'threshold-created': 'The threshold is created: it judges the values stored from now on.',

@@ -69,6 +69,41 @@ export const CHARTS_SCRIPT = `(function () {
     };
   }
 
+  // Releases and deploys on every chart, alerts and change points on their key's: a thin line
+  // at the mark's time, kept in place on zoom and resize, with its own tooltip (title and label).
+  function markers(key) {
+    var own = (data.marks || []).filter(function (m) { return m[2] === null || m[2] === key; });
+    var nodes = [];
+    return {
+      hooks: {
+        init: function (u) {
+          own.forEach(function (m) {
+            var node = document.createElement(m[5] ? 'a' : 'span');
+            if (m[5]) node.href = m[5];
+            else {
+              node.tabIndex = 0;
+              node.setAttribute('role', 'img');
+            }
+            node.className = 'chart-mark mark-' + m[1];
+            var said = m[3] + ' · ' + time(m[0]) + (m[4] ? ' · commit ' + m[4] : '');
+            node.title = said;
+            node.setAttribute('aria-label', said);
+            node.setAttribute('data-at', String(m[0]));
+            u.over.appendChild(node);
+            nodes.push([node, m[0]]);
+          });
+        },
+        draw: function (u) {
+          nodes.forEach(function (n) {
+            var x = u.valToPos(n[1], 'x');
+            n[0].hidden = !(x >= 0 && x <= u.over.clientWidth);
+            n[0].style.left = x + 'px';
+          });
+        },
+      },
+    };
+  }
+
   var charts = [];
   data.charts.forEach(function (chart) {
     var nodes = document.querySelectorAll('.chart[data-key]');
@@ -97,7 +132,7 @@ export const CHARTS_SCRIPT = `(function () {
         size: 56,
         values: function (u, ticks) { return ticks.map(compact); },
       })],
-      plugins: [tooltip(columns)],
+      plugins: [tooltip(columns), markers(chart.key)],
       hooks: {
         // The visible range, readable by tests and assistive tools after a zoom.
         setScale: [function (u, key) {

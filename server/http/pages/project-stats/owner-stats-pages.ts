@@ -7,6 +7,9 @@ import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
 
+/** As the API's update-duration-key accepts (a series key's longest). */
+const MAX_DURATION_KEY_LENGTH = 200;
+
 type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
 
 /**
@@ -15,7 +18,7 @@ type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
  */
 export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
   return async (app: FastifyInstance) => {
-    const { projectView, shareLinks } = app.services;
+    const { projectView, shareLinks, headline } = app.services;
     // This page runs scripts of ours (the charts): its own policy replaces the dashboard's.
     const statsHeaders = securityHeaders(STATS_PAGE_POLICY);
 
@@ -70,6 +73,29 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
         }
         throw error;
       }
+    });
+
+    // The build-duration key of the headline; empty: back to the default (duration_ms).
+    app.post('/projects/:id/duration-key', async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const text = textOf((request.body as { duration_key?: unknown } | undefined)?.duration_key);
+      const key = text.trim();
+      if (key.length > MAX_DURATION_KEY_LENGTH) {
+        throw Object.assign(new Error('the build-duration key is too long'), { statusCode: 400 });
+      }
+      try {
+        await headline.setDurationKey(request.session.accountId, id, key === '' ? null : key);
+      } catch (error) {
+        if (error instanceof NotFound || (error as { kind?: string }).kind === 'forbidden') {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        throw error;
+      }
+      return redirectTo(
+        reply,
+        `/dashboard/projects/${encodeURIComponent(id)}`,
+        'duration-key-saved',
+      );
     });
 
     app.post('/projects/:id/share-links/revoke', async (request, reply) => {

@@ -36,5 +36,15 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .share-links li{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap;padding:.4rem 0}
 .copy-row{display:flex;gap:.5rem}
 .copy-row input{flex:1;min-width:0}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,10.5rem),1fr));gap:.75rem 1rem;margin:0}
+.figure{margin:0}.figure dd{margin:0}
+.change{font-size:.85rem}.change-good{color:var(--ok)}.change-bad{color:var(--danger)}.change-same,.change-none{color:var(--muted)}
+.duration-key{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem}
+.duration-key input{max-width:16rem}
+.chart-mark{position:absolute;top:0;bottom:0;width:9px;margin-left:-4px;z-index:1;cursor:help}
+.chart-mark::before{content:'';position:absolute;left:4px;top:0;bottom:0;border-left:1px solid var(--muted)}
+.chart-mark.mark-alert::before{border-left:2px solid var(--danger)}
+.chart-mark.mark-change::before{border-left:1px dashed var(--chart-p95)}
+.health-mark line{stroke:var(--text);stroke-width:1;vector-effect:non-scaling-stroke}
 
 `;

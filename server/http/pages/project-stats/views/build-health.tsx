@@ -1,5 +1,6 @@
 import type { BuildSummary } from '../../../../../contract/stats-queries.js';
 import type { ViewRange } from '../../../../domain/view-ranges.js';
+import type { ChartMark } from '../../../../services/project-page/chart-marks.js';
 import { formatTime } from './format.js';
 
 const STATUSES = ['success', 'failure', 'cancelled', 'other'] as const;
@@ -10,7 +11,16 @@ const HEIGHT = 120;
  * Build health without JavaScript: the success rate, and one stacked bar per bucket by status,
  * drawn as SVG on the server (colours from the stylesheet, so dark mode follows the system).
  */
-export function BuildHealth({ summary, range }: { summary: BuildSummary; range: ViewRange }) {
+export function BuildHealth({
+  summary,
+  range,
+  marks,
+}: {
+  summary: BuildSummary;
+  range: ViewRange;
+  /** Releases and deploys are drawn over the bars (alerts belong to their series' chart). */
+  marks: ChartMark[];
+}) {
   const totals = { success: 0, failure: 0, cancelled: 0, other: 0 };
   for (const bucket of summary.buckets) {
     for (const status of STATUSES) totals[status] += bucket[status];
@@ -61,6 +71,19 @@ export function BuildHealth({ summary, range }: { summary: BuildSummary; range: 
             </g>
           );
         })}
+        {marks
+          .filter((mark) => mark.key === null)
+          .map((mark) => {
+            const x = (((mark.at - range.from) / (range.to - range.from)) * WIDTH).toFixed(2);
+            return (
+              <g class={`health-mark mark-${mark.kind}`} data-at={mark.at}>
+                <title>
+                  {`${mark.label} · ${formatTime(new Date(mark.at).toISOString())}${mark.commit ? ` · commit ${mark.commit}` : ''}`}
+                </title>
+                <line x1={x} x2={x} y1="0" y2={HEIGHT} />
+              </g>
+            );
+          })}
       </svg>
       <p class="hint">
         Success rate: successes divided by successes and failures; cancelled and skipped runs are

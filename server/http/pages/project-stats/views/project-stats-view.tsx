@@ -11,6 +11,7 @@ import {
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
 import { formatNumber, formatTime } from './format.js';
+import { HeadlineCard } from './headline.js';
 import { Timeline } from './timeline.js';
 
 /** Where the page lives and what it may do: the owner's page, or a share link's (read-only). */
@@ -127,7 +128,8 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
     ]),
   }));
   // Inside <script>, `<` is escaped so the data cannot close the element.
-  const data = JSON.stringify({ from: view.range.from, to: view.range.to, charts }).replace(
+  const marks = view.marks.map((m) => [m.at / 1000, m.kind, m.key, m.label, m.commit, m.url]);
+  const data = JSON.stringify({ from: view.range.from, to: view.range.to, charts, marks }).replace(
     /</g,
     '\\u003c',
   );
@@ -165,6 +167,25 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
             );
           })}
         </div>
+      )}
+      {view.marks.length > 0 && (
+        <p class="hint marks-legend">
+          Lines on the charts: releases and deploys (grey, on every chart and the build-health
+          bars), alerts (red) and change points (orange, dashed) on their series' chart. Hover or
+          focus one for its version, time and commit.
+        </p>
+      )}
+      {view.empty.length > 0 && (
+        <p class="card empty-charts" data-empty-charts>
+          No points in this range:{' '}
+          {view.empty.map((key, index) => (
+            <>
+              {index > 0 && ', '}
+              <code>{key}</code>
+            </>
+          ))}
+          .
+        </p>
       )}
       {(view.keys.length > 0 || view.keysPage !== undefined) && (
         <div class="card table-wrap">
@@ -307,8 +328,13 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           </p>
         </div>
       </div>
+      <HeadlineCard
+        headline={view.headline}
+        keys={view.keys.map((key) => key.key)}
+        owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
+      />
       <Filters view={view} path={mode.path} />
-      <BuildHealth summary={view.summary} range={range} />
+      <BuildHealth summary={view.summary} range={range} marks={view.marks} />
       <Metrics view={view} path={mode.path} />
       <Timeline
         timeline={view.timeline}

@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+import { requiredText } from './fields.js';
+import { Limits } from './limits.js';
+import { Instant, rangeOrdered } from './stats-queries.js';
+import { namingErrorText } from './verdicts.js';
+
+/** The project page's own endpoints (docs/pages.md): its headline, and its build-duration key. */
+export const ProjectPagePaths = {
+  getHeadline: '/stats/get-headline',
+  updateDurationKey: '/stats/update-duration-key',
+} as const;
+
+const projectId = requiredText(Limits.projectIdLength);
+const name = requiredText(200);
+
+/** GET /stats/get-headline: `from`/`to` default to the last 30 days; optionally one branch. */
+export const HeadlineQuery = z
+  .object({
+    projectId,
+    from: z.optional(Instant),
+    to: z.optional(Instant),
+    branch: z.optional(name),
+  })
+  .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
+export type HeadlineQuery = z.infer<typeof HeadlineQuery>;
+
+/** POST /stats/update-duration-key: the series key of build durations; null: the default. */
+export const UpdateDurationKeyRequest = z.strictObject({
+  projectId,
+  duration_key: z.nullable(name),
+});
+export type UpdateDurationKeyRequest = z.infer<typeof UpdateDurationKeyRequest>;
+export const updateDurationKeyErrorText = namingErrorText(['projectId', 'duration_key']);
+
+/** The build-duration key in force: the owner's, else `duration_ms` when the project has it. */
+export interface DurationKeySetting {
+  projectId: string;
+  duration_key: string | null;
+  /** Whether the owner set it (false: the default). */
+  duration_key_set: boolean;
+}
+
+/**
+ * One headline figure over the range and over the period of the same length just before it
+ * (null: nothing to measure). `direction` says which change is good (null: neither).
+ */
+export interface HeadlineFigure {
+  value: number | null;
+  previous: number | null;
+  direction: 'lower' | 'higher' | null;
+  unit: string | null;
+}
+
+/** GET /stats/get-headline 200 body. */
+export interface Headline extends DurationKeySetting {
+  from: string;
+  to: string;
+  previous_from: string;
+  previous_to: string;
+  branch: string | null;
+  builds: HeadlineFigure;
+  success_rate: HeadlineFigure;
+  duration_p50: HeadlineFigure;
+  duration_p95: HeadlineFigure;
+  active_alerts: HeadlineFigure;
+  flaky_tests: HeadlineFigure;
+}

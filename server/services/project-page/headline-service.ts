@@ -1,0 +1,142 @@
+import type {
+  DurationKeySetting,
+  Headline,
+  HeadlineFigure,
+  HeadlineQuery,
+} from '../../../contract/project-page.js';
+import type { Storage } from '../../storage/storage.js';
+import type { ProjectAccess } from '../project-access.js';
+import { rangeOf, type StatsService } from '../stats-service.js';
+import type { TestQueryService } from '../tests/test-query-service.js';
+import type { VerdictReads } from '../verdicts/verdict-reads.js';
+
+/** The build-duration key when the owner set none, if the project has it. */
+export const DEFAULT_DURATION_KEY = 'duration_ms';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The figures of one period. */
+interface Period {
+  builds: number;
+  successRate: number | null;
+  p50: number | null;
+  p95: number | null;
+  alerts: number;
+  flaky: number;
+}
+
+/**
+ * The project page's headline (docs/pages.md): builds, success rate, median and p95 build
+ * duration, active alerts and flaky tests over a range, each beside the same figure over the
+ * period of the same length just before it. Everything is read from the statistics cells (one
+ * bucket per period), the alerts and the tests' runs, never from the raw records.
+ */
+export function headlineService(
+  storage: Storage,
+  access: ProjectAccess,
+  services: {
+    stats: StatsService;
+    tests: Pick<TestQueryService, 'flakyCount'>;
+    verdicts: Pick<VerdictReads, 'describeKeys'>;
+  },
+) {
+  const own = (accountId: string, projectId: string) =>
+    access.assertOwn({ accountId, projectIds: null }, projectId);
+
+  async function durationKey(projectId: string): Promise<DurationKeySetting> {
+    const stored = await storage.projectPage.durationKey(projectId);
+    if (stored !== null) return { projectId, duration_key: stored, duration_key_set: true };
+    const found = await storage.stats.seriesKey(projectId, DEFAULT_DURATION_KEY);
+    return {
+      projectId,
+      duration_key: found ? DEFAULT_DURATION_KEY : null,
+      duration_key_set: false,
+    };
+  }
+
+  async function period(
+    accountId: string,
+    projectId: string,
+    key: string | null,
+    window: { from: number; to: number; branch: string | undefined },
+  ): Promise<Period> {
+    const { from, to, branch } = window;
+    const one = { projectId, from, to, branch, buckets: 1 };
+    const [summary, durations, alerts, flaky] = await Promise.all([
+      services.stats.buildSummary(accountId, { ...one, eventType: undefined }),
+      key === null ? undefined : services.stats.series(accountId, { ...one, key }),
+      storage.projectPage.activeAlerts(projectId, from, to, branch),
+      services.tests.flakyCount(projectId, { branch, from, to }),
+    ]);
+    const [bucket] = summary.buckets;
+    const [values] = durations?.buckets ?? [];
+    return {
+      builds: bucket ? bucket.success + bucket.failure + bucket.cancelled + bucket.other : 0,
+      successRate: summary.success_rate,
+      p50: values?.p50 ?? null,
+      p95: values?.p95 ?? null,
+      alerts,
+      flaky,
+    };
+  }
+
+  return {
+    durationKey: async (accountId: string, projectId: string) => {
+      await own(accountId, projectId);
+      return durationKey(projectId);
+    },
+
+    /** The owner's key (checked only for length: a key may have no records yet); null: default. */
+    async setDurationKey(
+      accountId: string,
+      projectId: string,
+      key: string | null,
+    ): Promise<DurationKeySetting> {
+      await own(accountId, projectId);
+      await storage.projectPage.setDurationKey(projectId, key);
+      return durationKey(projectId);
+    },
+
+    async headline(accountId: string, query: HeadlineQuery): Promise<Headline> {
+      const { projectId, branch } = query;
+      await own(accountId, projectId);
+      const { from, to } = rangeOf(query);
+      const before = { from: from - (to - from), to: from };
+      const setting = await durationKey(projectId);
+      const key = setting.duration_key;
+      const [now, then, described] = await Promise.all([
+        period(accountId, projectId, key, { from, to, branch }),
+        period(accountId, projectId, key, { ...before, branch }),
+        key === null
+          ? []
+          : services.verdicts.describeKeys(projectId, [
+              { key, count: 0, last_value: 0, last_at: iso(0), unit: null, direction: null },
+            ]),
+      ]);
+      const series = described[0];
+      // A duration is better lower unless the series says otherwise.
+      const durationDirection = series?.direction ?? 'lower';
+      const figure = (
+        pick: (p: Period) => number | null,
+        direction: HeadlineFigure['direction'],
+        unit: string | null = null,
+      ): HeadlineFigure => ({ value: pick(now), previous: pick(then), direction, unit });
+      return {
+        ...setting,
+        from: iso(from),
+        to: iso(to),
+        previous_from: iso(before.from),
+        previous_to: iso(before.to),
+        branch: branch ?? null,
+        builds: figure((p) => p.builds, null),
+        success_rate: figure((p) => p.successRate, 'higher'),
+        duration_p50: figure((p) => p.p50, durationDirection, series?.unit ?? null),
+        duration_p95: figure((p) => p.p95, durationDirection, series?.unit ?? null),
+        active_alerts: figure((p) => p.alerts, 'lower'),
+        flaky_tests: figure((p) => p.flaky, 'lower'),
+      };
+    },
+  };
+}
+
+export type HeadlineService = ReturnType<typeof headlineService>;

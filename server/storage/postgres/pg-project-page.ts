@@ -1,0 +1,68 @@
+import { HOUR_MS, MINUTE_MS } from '../../domain/time-buckets.js';
+import type { PageMarkRow, ProjectPageRepository } from '../project-page/page-repository.js';
+import type { Sql } from './pg-database.js';
+
+const copy = <T extends object>(rows: readonly T[]): T[] => rows.map((row) => ({ ...row }));
+
+/** The project page's own reads and setting on PostgreSQL (the same rows as SQLite's). */
+export function pgProjectPage(sql: Sql): ProjectPageRepository {
+  const ofBranch = (branch: string | undefined) =>
+    branch === undefined ? sql`` : sql`AND branch = ${branch}`;
+  return {
+    async durationKey(projectId) {
+      const [row] = await sql<{ key: string | null }[]>`
+        SELECT duration_key AS key FROM projects WHERE id = ${projectId}`;
+      return row?.key ?? null;
+    },
+
+    async setDurationKey(projectId, key) {
+      await sql`UPDATE projects SET duration_key = ${key} WHERE id = ${projectId}`;
+    },
+
+    async activeAlerts(projectId, from, to, branch) {
+      const [row] = await sql<{ count: number }[]>`
+        SELECT count(*)::int AS count FROM alerts
+         WHERE project_id = ${projectId} AND status = 'active'
+           AND created_at >= ${from} AND created_at < ${to} ${ofBranch(branch)}`;
+      return row?.count ?? 0;
+    },
+
+    async alertMarks(projectId, from, to, branch, limit) {
+      return copy(
+        await sql<PageMarkRow[]>`
+          SELECT key, created_at AS at, commit_sha AS "commit", value AS "to",
+                 limit_value AS "from"
+            FROM alerts
+           WHERE project_id = ${projectId} AND status = 'active'
+             AND created_at >= ${from} AND created_at < ${to} ${ofBranch(branch)}
+           ORDER BY created_at DESC, seq DESC LIMIT ${limit}`,
+      );
+    },
+
+    async eventMinutes(projectId, types, from, to, branch, limit) {
+      const hourFrom = Math.floor(from / HOUR_MS) * HOUR_MS;
+      const minuteFrom = Math.floor(from / MINUTE_MS) * MINUTE_MS;
+      const rows = await sql<{ start: number }[]>`
+        SELECT DISTINCT m.start FROM event_cells h
+          JOIN event_cells m ON m.project_id = h.project_id AND m.unit = ${MINUTE_MS}
+           AND m.start >= h.start AND m.start < h.start + ${HOUR_MS}
+           AND m.event_type = h.event_type AND m.branch = h.branch
+         WHERE h.project_id = ${projectId} AND h.unit = ${HOUR_MS}
+           AND h.start >= ${hourFrom} AND h.start < ${to}
+           AND h.event_type IN ${sql([...types])}
+           ${branch === undefined ? sql`` : sql`AND h.branch = ${branch}`}
+           AND m.start >= ${minuteFrom} AND m.start < ${to}
+         ORDER BY m.start DESC LIMIT ${limit}`;
+      return rows.map((row) => row.start);
+    },
+
+    async changePointMarks(projectId, from, to, limit) {
+      return copy(
+        await sql<PageMarkRow[]>`
+          SELECT key, at, commit_sha AS "commit", before_mean AS "from", after_mean AS "to"
+            FROM change_points WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}
+           ORDER BY at DESC, key COLLATE "C" DESC LIMIT ${limit}`,
+      );
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * What the project page reads beside the statistics cells (docs/pages.md): the owner's
+ * build-duration key, and the project's alerts and change points in a range, for the headline
+ * and the charts' markers. Alerts and change points are few per project (one per regression),
+ * so these reads stay small whatever the records hold. Times are epoch ms.
+ */
+
+/** An alert or change point as a chart marks it. */
+export interface PageMarkRow {
+  key: string;
+  at: number;
+  commit: string | null;
+  /** Alerts: the value and its limit; change points: the means before and after. */
+  from: number | null;
+  to: number;
+}
+
+export interface ProjectPageRepository {
+  /** The owner's build-duration key; null: not set (the page then uses `duration_ms`). */
+  durationKey(projectId: string): Promise<string | null>;
+  setDurationKey(projectId: string, key: string | null): Promise<void>;
+  /** How many active alerts were raised in [from, to), of `branch` when given. */
+  activeAlerts(projectId: string, from: number, to: number, branch?: string): Promise<number>;
+  /** The active alerts raised in [from, to), newest first, at most `limit`. */
+  alertMarks(
+    projectId: string,
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<PageMarkRow[]>;
+  /**
+   * The minutes in [from, to) that hold events of these types (of `branch` when given), newest
+   * first, at most `limit`: read from the event cells (hours first, then their minutes), so no
+   * raw event is looked at. Events not folded yet (a second or so) are not among them.
+   */
+  eventMinutes(
+    projectId: string,
+    eventTypes: readonly string[],
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<number[]>;
+  /** The change points found in [from, to) of every key, newest first, at most `limit`. */
+  changePointMarks(
+    projectId: string,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<PageMarkRow[]>;
+}
