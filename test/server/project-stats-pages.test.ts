@@ -114,9 +114,18 @@ describe('the owner’s statistics page', () => {
     const browser = new FormClient(server);
     await browser.signIn(me.apiKey);
     await browser.get(`/dashboard/projects/${me.projectId}`);
-    const created = await browser.post(`/dashboard/projects/${me.projectId}/share-links`);
-    expect(created.statusCode).toBe(201);
+    const posted = await browser.post(`/dashboard/projects/${me.projectId}/share-links`);
+    // Post/redirect/get: the page shows the new link once, at the top; a refresh does not.
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe(`/dashboard/projects/${me.projectId}`);
+    const created = await browser.get(`/dashboard/projects/${me.projectId}`);
+    expect(created.statusCode).toBe(200);
     expect(created.headers['cache-control']).toBe('no-store');
+    expect(created.body.indexOf('id="new-share-link"')).toBeLessThan(
+      created.body.indexOf('id="range"'),
+    );
+    const again = await browser.get(`/dashboard/projects/${me.projectId}`);
+    expect(again.body).not.toContain('id="new-share-link"');
     const url = /id="new-share-link" readonly value="([^"]+)"/.exec(created.body)?.[1];
     expect(url).toMatch(/\/share\/cis_share_[A-Za-z0-9_-]{43}$/);
     const path = new URL(url as string).pathname;

@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
+import { copyScript } from '../copy-script.js';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { refuseNulInForm } from '../refused-text.js';
@@ -79,9 +80,10 @@ export function dashboardContext(kit: PageKit) {
         'preHandler',
         formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
       );
-      for (const pages of [overviewPages, sitePages, accountPages, keyPages, projectPages]) {
+      for (const pages of [overviewPages, sitePages, accountPages, projectPages]) {
         await signedIn.register(pages(chrome));
       }
+      await signedIn.register(keyPages(chrome, { styles: [], scripts: [copyScript(kit.assets)] }));
       await signedIn.register(signOutPage());
       await signedIn.register(ownerStatsPages(chrome, kit.statsAssets));
     });
