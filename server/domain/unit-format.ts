@@ -27,7 +27,15 @@ const TIME_STEPS: [string, number][] = [
 ];
 
 /** Size units in bytes (SI, as `du --si` and browsers' download bars), and their ladder. */
-const SIZE: Record<string, number> = { B: 1, byte: 1, bytes: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9 };
+const SIZE: Record<string, number> = {
+  B: 1,
+  byte: 1,
+  bytes: 1,
+  kB: 1e3,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+};
 const SIZE_STEPS: [string, number][] = [
   ['TB', 1e12],
   ['GB', 1e9],
@@ -60,7 +68,8 @@ const significant = (value: number, digits: number) =>
 function scaled(value: number, base: number, steps: [string, number][]): string {
   const amount = value * base;
   const magnitude = Math.abs(amount);
-  const [name, size] = steps.find(([, size]) => magnitude >= size) ?? (steps.at(-1) as [string, number]);
+  const [name, size] =
+    steps.find(([, size]) => magnitude >= size) ?? (steps.at(-1) as [string, number]);
   return `${significant(amount / size, 3)} ${name}`;
 }
 

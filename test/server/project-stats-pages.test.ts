@@ -215,7 +215,7 @@ describe('badges', () => {
     const value = await page(`/share/${token}/badge/metric/duration_ms.svg`);
     expect(value.statusCode).toBe(200);
     expect(value.headers['cache-control']).toBe('max-age=60');
-    expect(value.body).toMatch(/>duration_ms<.*>1,234\.5</s);
+    expect(value.body).toMatch(/>duration_ms<.*>1\.23 s</s);
     expect((await page(`/share/${token}/badge/metric/tests.failed.svg`)).body).toMatch(/>2</);
     expect((await page(`/share/${token}/badge/metric/nope.svg`)).body).toMatch(/>no data</);
     expect((await page('/share/cis_share_nope/badge/metric/duration_ms.svg')).statusCode).toBe(404);
