@@ -19,6 +19,8 @@ export const Limits = {
   blocks: 100,
   blockContentLength: 2000,
   blockIdLength: 64,
+  /** A link block's optional title (issue 28). */
+  blockTitleLength: 120,
   emailLength: 254,
   displayNameMin: 3,
   displayNameMax: 32,

@@ -18,6 +18,7 @@ export interface PublicPageJson {
   location: string | null;
   mood: string | null;
   theme_id: string;
-  blocks: { type: (typeof BLOCK_TYPES)[number]; content: string }[];
+  /** A link's `title` is present when it has one. */
+  blocks: { type: (typeof BLOCK_TYPES)[number]; content: string; title?: string }[];
   contact: string | null;
 }

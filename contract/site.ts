@@ -12,11 +12,17 @@ export const SiteBlockInput = z
     type: z.enum(BLOCK_TYPES),
     content: text(Limits.blockContentLength),
     enabled: z.optional(z.boolean()),
+    /** A link's title, shown above its host (null or absent: the host and path alone). */
+    title: z.optional(z.nullable(text(Limits.blockTitleLength))),
   })
   .check(
     z.refine((block) => block.type !== 'link' || isHttpUrl(block.content), {
       path: ['content'],
       message: 'a link must be an absolute http(s) URL',
+    }),
+    z.refine((block) => block.type === 'link' || block.title == null, {
+      path: ['title'],
+      message: 'only a link block has a title',
     }),
   );
 export type SiteBlockInput = z.infer<typeof SiteBlockInput>;
@@ -51,6 +57,8 @@ export interface SiteBlock {
   type: (typeof BLOCK_TYPES)[number];
   content: string;
   enabled: boolean;
+  /** A link's title; absent when it has none. */
+  title?: string;
 }
 
 /** The site as E4 and GET /pagesite/get-site-configuration return it; unset fields are null. */

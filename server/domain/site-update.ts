@@ -41,7 +41,14 @@ export function applySiteUpdate(
           ? block.id
           : newId();
       used.add(id);
-      return { id, type: block.type, content: block.content, enabled: block.enabled ?? true };
+      const title = block.title?.trim();
+      return {
+        id,
+        type: block.type,
+        content: block.content,
+        enabled: block.enabled ?? true,
+        ...(title ? { title } : {}),
+      };
     });
   }
   return next;

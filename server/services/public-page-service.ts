@@ -7,7 +7,7 @@ import type { Storage } from '../storage/storage.js';
 /** A block as the page shows it: a link only when its content is an absolute http(s) URL. */
 export type ShownBlock =
   | { type: 'text'; content: string }
-  | { type: 'link'; content: string; label: string };
+  | { type: 'link'; content: string; label: string; title: string | null };
 
 /** Everything the public page shows, and nothing else of the account. */
 export interface PublicPage {
@@ -62,7 +62,12 @@ export function publicPageService(storage: Storage, mailDomain: string) {
         .map(
           (block): ShownBlock =>
             block.type === 'link' && isHttpUrl(block.content)
-              ? { type: 'link', content: block.content, label: linkLabel(block.content) }
+              ? {
+                  type: 'link',
+                  content: block.content,
+                  label: linkLabel(block.content),
+                  title: block.title ?? null,
+                }
               : { type: 'text', content: block.content },
         ),
       contact: found.forwardingEnabled ? `${found.displayName}@${mailDomain}` : null,
@@ -95,7 +100,11 @@ export function publicPageJson(page: PublicPage): PublicPageJson {
     location: page.location,
     mood: page.mood,
     theme_id: page.theme.id,
-    blocks: page.blocks.map(({ type, content }) => ({ type, content })),
+    blocks: page.blocks.map((block) =>
+      block.type === 'link' && block.title !== null
+        ? { type: block.type, content: block.content, title: block.title }
+        : { type: block.type, content: block.content },
+    ),
     contact: page.contact,
   };
 }

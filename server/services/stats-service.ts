@@ -133,6 +133,16 @@ export function statsService(
       return storage.stats.latestStatus(projectId, filter);
     },
 
+    /** The latest event that has a status, and its type (the status badge's label). */
+    async latestStatusEvent(
+      accountId: string,
+      projectId: string,
+      filter: { branch?: string | undefined; eventType?: string | undefined },
+    ): Promise<{ status: string; eventType: string } | null> {
+      await own(accountId, projectId);
+      return storage.stats.latestStatusEvent(projectId, filter);
+    },
+
     async buildSummary(accountId: string, query: BuildSummaryQuery): Promise<BuildSummary> {
       await own(accountId, query.projectId);
       const { from, to } = rangeOf(query);

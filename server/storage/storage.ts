@@ -306,6 +306,11 @@ export interface StatsRepository {
     projectId: string,
     filter: { branch?: string | undefined; eventType?: string | undefined },
   ): Promise<string | null>;
+  /** The latest event that has a status (its status and type), with the filters; null: none. */
+  latestStatusEvent(
+    projectId: string,
+    filter: { branch?: string | undefined; eventType?: string | undefined },
+  ): Promise<{ status: string; eventType: string } | null>;
   /** The branches the project's events and metrics name, in order. */
   branches(projectId: string): Promise<string[]>;
 }

@@ -243,7 +243,7 @@ describe('API keys', () => {
     });
     expect(created.statusCode).toBe(201);
     expect(created.headers['cache-control']).toBe('no-store');
-    const key = /<code class="secret">(cis_[A-Za-z0-9_-]{43})<\/code>/.exec(
+    const key = /id="new-api-key" readonly value="(cis_[A-Za-z0-9_-]{43})"/.exec(
       created.body,
     )?.[1] as string;
     expect(key).toBeDefined();

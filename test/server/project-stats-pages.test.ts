@@ -114,9 +114,18 @@ describe('the owner’s statistics page', () => {
     const browser = new FormClient(server);
     await browser.signIn(me.apiKey);
     await browser.get(`/dashboard/projects/${me.projectId}`);
-    const created = await browser.post(`/dashboard/projects/${me.projectId}/share-links`);
-    expect(created.statusCode).toBe(201);
+    const posted = await browser.post(`/dashboard/projects/${me.projectId}/share-links`);
+    // Post/redirect/get: the page shows the new link once, at the top; a refresh does not.
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe(`/dashboard/projects/${me.projectId}`);
+    const created = await browser.get(`/dashboard/projects/${me.projectId}`);
+    expect(created.statusCode).toBe(200);
     expect(created.headers['cache-control']).toBe('no-store');
+    expect(created.body.indexOf('id="new-share-link"')).toBeLessThan(
+      created.body.indexOf('id="range"'),
+    );
+    const again = await browser.get(`/dashboard/projects/${me.projectId}`);
+    expect(again.body).not.toContain('id="new-share-link"');
     const url = /id="new-share-link" readonly value="([^"]+)"/.exec(created.body)?.[1];
     expect(url).toMatch(/\/share\/cis_share_[A-Za-z0-9_-]{43}$/);
     const path = new URL(url as string).pathname;
@@ -206,7 +215,7 @@ describe('badges', () => {
     const value = await page(`/share/${token}/badge/metric/duration_ms.svg`);
     expect(value.statusCode).toBe(200);
     expect(value.headers['cache-control']).toBe('max-age=60');
-    expect(value.body).toMatch(/>duration_ms<.*>1,234\.5</s);
+    expect(value.body).toMatch(/>duration_ms<.*>1\.23 s</s);
     expect((await page(`/share/${token}/badge/metric/tests.failed.svg`)).body).toMatch(/>2</);
     expect((await page(`/share/${token}/badge/metric/nope.svg`)).body).toMatch(/>no data</);
     expect((await page('/share/cis_share_nope/badge/metric/duration_ms.svg')).statusCode).toBe(404);

@@ -66,3 +66,12 @@ export const STATS_PAGE_POLICY: CspDirectives = {
   scriptSrc: ["'self'"],
   formAction: ["'self'"],
 };
+
+/** Dashboard pages with a copy button (a new API key): the dashboard's policy and our scripts. */
+export const COPY_PAGE_POLICY: CspDirectives = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'https:', 'http:'],
+  scriptSrc: ["'self'"],
+  formAction: ["'self'"],
+};

@@ -297,6 +297,16 @@ export function pgStats(sql: Sql): StatsRepository {
       return row?.status ?? null;
     },
 
+    async latestStatusEvent(projectId, filter) {
+      const [row] = await sql<{ status: string; eventType: string }[]>`
+        SELECT status, event_type AS "eventType" FROM events
+         WHERE project_id = ${projectId} AND status IS NOT NULL
+               ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
+               ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
+         ORDER BY seq DESC LIMIT 1`;
+      return row ?? null;
+    },
+
     async branches(projectId) {
       // Byte order, as SQLite's BINARY collation (not the database's locale).
       const rows = await sql<{ branch: string }[]>`

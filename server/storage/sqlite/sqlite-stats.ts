@@ -305,6 +305,7 @@ export function sqliteStats(
     .pluck();
 
   const latestStatusOf = new Map<string, Statement<unknown[]>>();
+  const latestStatusEventOf = new Map<string, Statement<unknown[]>>();
 
   return {
     branches(projectId) {
@@ -329,6 +330,26 @@ export function sqliteStats(
       }
       const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
       return (statement.get(projectId, ...extra) as string | undefined) ?? null;
+    },
+
+    latestStatusEvent(projectId, filter) {
+      const shape = `${filter.branch !== undefined}${filter.eventType !== undefined}`;
+      let statement = latestStatusEventOf.get(shape);
+      if (!statement) {
+        statement = db.prepare(
+          `SELECT status, event_type AS eventType FROM events
+            WHERE project_id = ? AND status IS NOT NULL
+            ${filter.branch !== undefined ? 'AND branch = ?' : ''}
+            ${filter.eventType !== undefined ? 'AND event_type = ?' : ''}
+            ORDER BY seq DESC LIMIT 1`,
+        );
+        latestStatusEventOf.set(shape, statement);
+      }
+      const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
+      return (
+        (statement.get(projectId, ...extra) as { status: string; eventType: string } | undefined) ??
+        null
+      );
     },
 
     seriesKeys(projectId, { after, limit }) {

@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
+import { copyScript } from '../copy-script.js';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { refuseNulInForm } from '../refused-text.js';
@@ -84,12 +85,12 @@ export function dashboardContext(kit: PageKit) {
         overviewPages,
         sitePages,
         accountPages,
-        keyPages,
         projectPages,
         verdictPages,
       ]) {
         await signedIn.register(pages(chrome));
       }
+      await signedIn.register(keyPages(chrome, { styles: [], scripts: [copyScript(kit.assets)] }));
       await signedIn.register(signOutPage());
       await signedIn.register(ownerStatsPages(chrome, kit.statsAssets));
     });

@@ -1,18 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CreateApiKeyRequest, type CreateApiKeyResponse } from '../../../../contract/api-keys.js';
 import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
+import { COPY_PAGE_POLICY, securityHeaders } from '../security-headers.js';
 import { layoutOf, redirectTo, sendPage, textOf } from './dashboard-pages.js';
 import { type FieldErrors, fieldErrors } from './form-errors.js';
-import type { Chrome } from './views/dashboard-layout.js';
+import type { Chrome, PageAssets } from './views/dashboard-layout.js';
 import { KeysView } from './views/keys-view.js';
 
 /**
  * /dashboard/keys: list, create and revoke (the key API's service). A new key is shown on the
  * answer to its creation, not after a redirect: to survive one it would have to be stored.
  */
-export function keyPages(chrome: Chrome) {
+export function keyPages(chrome: Chrome, assets: PageAssets) {
   return async (app: FastifyInstance) => {
     const { apiKeys, projects } = app.services;
+    // The new key's copy button is the only script: these pages allow our own scripts.
+    app.addHook('onRequest', securityHeaders(COPY_PAGE_POLICY));
 
     async function page(
       request: FastifyRequest,
@@ -33,6 +36,7 @@ export function keyPages(chrome: Chrome) {
         reply,
         KeysView({
           ...(await layoutOf(request, reply, chrome)),
+          assets,
           keys,
           projects: list,
           created: extra.created,

@@ -13,6 +13,8 @@ export interface BlockRow {
   type: 'text' | 'link';
   content: string;
   enabled: boolean;
+  /** A link's title ('' for none). */
+  title: string;
 }
 
 /** What the site editor shows: the stored site, or what was just submitted. */
@@ -32,7 +34,13 @@ export const valuesOfSite = (site: SiteConfiguration): SiteFormValues => ({
   location: site.location ?? '',
   mood: site.mood ?? '',
   theme_id: site.theme_id ?? '',
-  blocks: site.blocks.map(({ id, type, content, enabled }) => ({ id, type, content, enabled })),
+  blocks: site.blocks.map(({ id, type, content, enabled, title }) => ({
+    id,
+    type,
+    content,
+    enabled,
+    title: title ?? '',
+  })),
   newBlock: { type: 'text', content: '' },
 });
 
@@ -58,6 +66,7 @@ export function valuesOfForm(form: Record<string, unknown>): SiteFormValues {
         type: typeOf(block.type),
         content: textOf(block.content),
         enabled: block.enabled === 'on',
+        title: textOf(block.title),
       };
     }),
     newBlock: { type: typeOf(newBlock.type), content: textOf(newBlock.content) },
@@ -91,11 +100,13 @@ const LINK_MESSAGE = 'A link must be an absolute http(s) URL (at most 2000 chara
 export function siteChange(
   values: SiteFormValues,
 ): { ok: true; change: UpdateSiteConfigurationRequest } | { ok: false; errors: FieldErrors } {
-  const blocks: SiteBlockInput[] = values.blocks.map(({ id, type, content, enabled }) => ({
+  // A title is a link's: a row turned into text drops it.
+  const blocks: SiteBlockInput[] = values.blocks.map(({ id, type, content, enabled, title }) => ({
     ...(id ? { id } : {}),
     type,
     content,
     enabled,
+    ...(type === 'link' && title.trim() !== '' ? { title } : {}),
   }));
   const hasNew = values.newBlock.content.trim() !== '';
   if (hasNew)
@@ -117,7 +128,8 @@ export function siteChange(
       (path) => {
         if (path[0] !== 'blocks') return String(path[0]);
         if (path.length < 2) return 'newBlock';
-        return path[1] === newIndex ? 'newBlock' : `blocks.${String(path[1])}.content`;
+        if (path[1] === newIndex) return 'newBlock';
+        return `blocks.${String(path[1])}.${path[2] === 'title' ? 'title' : 'content'}`;
       },
       // A link block's content must be a URL; a text block only has a length to exceed.
       Object.fromEntries([

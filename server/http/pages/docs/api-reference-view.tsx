@@ -4,6 +4,7 @@
  */
 
 import { type DocsChrome, DocsHeader } from './docs-page-view.js';
+import { InlineMarkdown } from './inline-markdown.js';
 
 interface Operation {
   summary?: string;
@@ -34,7 +35,11 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
           <code class={`method ${method}`}>{method.toUpperCase()}</code> <code>{path}</code>
         </a>
       </h3>
-      {op.summary && <p>{op.summary}</p>}
+      {op.summary && (
+        <p>
+          <InlineMarkdown text={op.summary} />
+        </p>
+      )}
       <p class="auth">
         {op.security?.[0]?.apiKey
           ? 'Needs the X-API-KEY header.'
@@ -90,7 +95,9 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
             return (
               <tr key={status}>
                 <td>{status}</td>
-                <td>{response.description}</td>
+                <td>
+                  <InlineMarkdown text={response.description} />
+                </td>
                 <td>{content?.example !== undefined && <pre>{json(content.example)}</pre>}</td>
               </tr>
             );
@@ -128,7 +135,9 @@ export function ApiReferenceView({
         <DocsHeader />
         <main>
           <h1>{document.info.title}</h1>
-          <p>{document.info.description}</p>
+          <p>
+            <InlineMarkdown text={document.info.description} />
+          </p>
           <p>
             Written for people: <a href="/docs/api">the HTTP API</a>. Machine-readable:{' '}
             <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).

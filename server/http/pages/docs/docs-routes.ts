@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
-import { ApiReferenceView, type OpenApiDocument } from './api-reference-view.js';
+import type { OpenApiDocument } from './api-reference-view.js';
 import { DocsPageView } from './docs-page-view.js';
 import { API_REFERENCE_URL, type DocsSet, IMAGE_TYPES, loadDocsSet } from './docs-set.js';
 
@@ -62,6 +62,8 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
     app.get(API_REFERENCE_URL, async (_request, reply) => {
       if (reference === undefined) {
         const document = (await app.inject({ url: OPENAPI_PATH })).json() as OpenApiDocument;
+        // Like the pages' Markdown, loaded on the first request for it.
+        const { ApiReferenceView } = await import('./api-reference-view.js');
         reference = renderDocument(ApiReferenceView({ document, chrome }));
       }
       return html(reply, reference);

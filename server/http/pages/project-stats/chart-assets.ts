@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AssetRegistry } from '../assets.js';
+import { copyScript } from '../copy-script.js';
 import type { PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { PROJECT_STATS_CSS } from '../styles/project-stats-css.js';
+import { STATS_EDGES_CSS } from '../styles/stats-edges-css.js';
 import { CHARTS_SCRIPT } from './charts-script.js';
 
 const require = createRequire(import.meta.url);
@@ -19,11 +21,12 @@ export function chartAssets(assets: AssetRegistry): PageAssets {
   return {
     styles: [
       assets.add('uplot', 'css', css, uplotFile('uPlot.min.css')),
-      assets.add('project-stats', 'css', css, PROJECT_STATS_CSS),
+      assets.add('project-stats', 'css', css, PROJECT_STATS_CSS + STATS_EDGES_CSS),
     ],
     scripts: [
       assets.add('uplot', 'js', js, uplotFile('uPlot.iife.min.js')),
       assets.add('project-charts', 'js', js, CHARTS_SCRIPT),
+      copyScript(assets),
     ],
   };
 }

@@ -1,30 +1,48 @@
 /**
- * The statistics page's only script, served as an asset (CSP `script-src 'self'`): draws one
+ * The statistics page's chart script, served as an asset (CSP `script-src 'self'`): draws one
  * uPlot chart per series from the page's JSON data block, shows a tooltip under the cursor,
- * submits the filters when they change, and copies a new share link. The page works without it.
+ * and applies the filters when they change (the copy buttons are copy-script.ts's). The page
+ * works without it.
  * Plain ES2019 for every current browser; no build step.
  */
 export const CHARTS_SCRIPT = `(function () {
   'use strict';
   var forms = document.querySelectorAll('form[data-autosubmit]');
   Array.prototype.forEach.call(forms, function (form) {
+    // Only what the range needs goes in the address: a preset drops the custom days (they would
+    // linger, stale), and "all branches" its empty value.
+    var trim = function () {
+      var custom = form.elements.range && form.elements.range.value === 'custom';
+      Array.prototype.forEach.call(form.elements, function (field) {
+        field.disabled = (!custom && (field.name === 'from' || field.name === 'to')) ||
+          (field.name === 'branch' && field.value === '');
+      });
+    };
+    var apply = function () { trim(); form.submit(); };
+    // A change made with the keyboard (an arrow on a closed select changes it at once) waits for
+    // Enter or the button; one made with the pointer applies at once.
+    var keyboard = false;
+    form.addEventListener('pointerdown', function () { keyboard = false; });
+    form.addEventListener('keydown', function (event) {
+      keyboard = true;
+      if (event.key === 'Enter' && event.target.tagName === 'SELECT') {
+        event.preventDefault();
+        apply();
+      }
+    });
+    form.addEventListener('submit', trim);
+    // Fields disabled for a submission come back enabled when the page is restored from history.
+    window.addEventListener('pageshow', function () {
+      Array.prototype.forEach.call(form.elements, function (field) { field.disabled = false; });
+    });
     form.addEventListener('change', function (event) {
+      if (keyboard) return;
       var custom = form.elements.range && form.elements.range.value === 'custom';
       if (event.target.type === 'date' && !custom) return;
       if (event.target.name === 'range' && custom) return;
-      form.submit();
+      apply();
     });
   });
-  Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (button) {
-    button.addEventListener('click', function () {
-      var input = document.getElementById(button.getAttribute('data-copy'));
-      input.select();
-      var done = function () { button.textContent = 'Copied'; };
-      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () {});
-      else if (document.execCommand('copy')) done();
-    });
-  });
-
   var block = document.getElementById('chart-data');
   if (!block || typeof uPlot === 'undefined') return;
   var data = JSON.parse(block.textContent);
@@ -38,6 +56,29 @@ export const CHARTS_SCRIPT = `(function () {
   var number = function (value) {
     return value == null ? '–' : Number(value).toLocaleString('en', { maximumSignificantDigits: 6 });
   };
+
+  /**
+   * The tooltip beside the cursor, kept inside the chart's card (and so the viewport): right of
+   * the cursor, or left of it near the right edge; above it, or below it near the top. Its width
+   * is capped by the stylesheet, so it wraps instead of running off a phone's screen.
+   */
+  function place(u, box) {
+    var card = u.over.closest('.chart-card') || u.over;
+    var bounds = card.getBoundingClientRect();
+    var over = u.over.getBoundingClientRect();
+    box.style.maxWidth = Math.max(120, Math.min(bounds.width - 16, 352)) + 'px';
+    var width = box.offsetWidth;
+    var height = box.offsetHeight;
+    // In the over layer's coordinates: the card's inner edges.
+    var min = bounds.left + 8 - over.left;
+    var max = bounds.right - 8 - over.left - width;
+    var x = u.cursor.left + 12;
+    if (x > max) x = u.cursor.left - 12 - width;
+    box.style.left = Math.max(min, Math.min(x, max)) + 'px';
+    var y = u.cursor.top - height - 8;
+    if (y < 0) y = u.cursor.top + 16;
+    box.style.top = y + 'px';
+  }
 
   function tooltip(columns) {
     var box;
@@ -61,13 +102,15 @@ export const CHARTS_SCRIPT = `(function () {
             (columns[7][i] ? ' · branch ' + columns[7][i] : '') +
             (columns[8][i] ? ' · commit ' + columns[8][i] : '');
           box.hidden = false;
-          var left = Math.min(u.cursor.left + 12, u.over.clientWidth - box.offsetWidth);
-          box.style.left = Math.max(0, left) + 'px';
-          box.style.top = Math.max(0, u.cursor.top - box.offsetHeight - 8) + 'px';
+          place(u, box);
         },
       },
     };
   }
+
+  // Shorter charts on a phone (stats-edges-css.ts has the same breakpoint).
+  var small = window.matchMedia('(max-width: 40rem)');
+  var chartHeight = function () { return small.matches ? 150 : 220; };
 
   // Releases and deploys on every chart, alerts and change points on their key's: a thin line
   // at the mark's time, kept in place on zoom and resize, with its own tooltip (title and label).
@@ -116,7 +159,7 @@ export const CHARTS_SCRIPT = `(function () {
     var axis = { stroke: color('--muted'), grid: { stroke: color('--border'), width: 1 }, ticks: { stroke: color('--border') } };
     var options = {
       width: node.clientWidth || 600,
-      height: 220,
+      height: chartHeight(),
       scales: { x: { time: true, min: data.from / 1000, max: data.to / 1000 } },
       legend: { show: false },
       cursor: { drag: { x: true, y: false }, points: { size: 7 } },
@@ -149,7 +192,7 @@ export const CHARTS_SCRIPT = `(function () {
   window.addEventListener('resize', function () {
     clearTimeout(pending);
     pending = setTimeout(function () {
-      charts.forEach(function (c) { c[0].setSize({ width: c[1].clientWidth, height: 220 }); });
+      charts.forEach(function (c) { c[0].setSize({ width: c[1].clientWidth, height: chartHeight() }); });
     }, 100);
   });
 })();

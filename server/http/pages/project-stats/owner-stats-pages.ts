@@ -4,6 +4,7 @@ import { NotFound } from '../../../domain/domain-errors.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
+import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
 
@@ -46,7 +47,6 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
               created,
             },
           }),
-          created ? 201 : 200,
         );
       } catch (error) {
         if (error instanceof NotFound) {
@@ -56,17 +56,27 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
       }
     }
 
-    app.get('/projects/:id', { onRequest: statsHeaders }, async (request, reply) =>
-      page(request as ProjectRequest, reply),
-    );
-
-    // The new link is shown on the answer to its creation only: it is stored as a hash.
-    app.post('/projects/:id/share-links', { onRequest: statsHeaders }, async (request, reply) => {
+    app.get('/projects/:id', { onRequest: statsHeaders }, async (request, reply) => {
       const { id } = (request as ProjectRequest).params;
-      const origin = app.config.publicUrl ?? `${request.protocol}://${request.host}`;
+      const token = takeNewShareLink(request, reply, id);
+      return page(
+        request as ProjectRequest,
+        reply,
+        token === undefined ? undefined : { url: `${originOf(request)}${sharePath(token)}` },
+      );
+    });
+
+    const originOf = (request: FastifyRequest) =>
+      app.config.publicUrl ?? `${request.protocol}://${request.host}`;
+
+    // Post/redirect/get: the new link rides to the page in a cookie read once (new-share-link.ts),
+    // so a refresh neither posts again nor shows the link again.
+    app.post('/projects/:id/share-links', async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
       try {
-        const link = await shareLinks.create(request.session.accountId, id, origin);
-        return page(request as ProjectRequest, reply, { url: `${origin}${sharePath(link.token)}` });
+        const link = await shareLinks.create(request.session.accountId, id, originOf(request));
+        keepNewShareLink(request, reply, id, link.token);
+        return redirectTo(reply, `/dashboard/projects/${encodeURIComponent(id)}`);
       } catch (error) {
         if (error instanceof NotFound || (error as { kind?: string }).kind === 'forbidden') {
           throw Object.assign(new Error('no such project'), { statusCode: 404 });

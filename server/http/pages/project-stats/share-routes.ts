@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import { NotFound } from '../../../domain/domain-errors.js';
+import { unitOf } from '../../../domain/unit-format.js';
 import { pauseRefusals } from '../../api/rate-limits.js';
 import { type CachedAnswer, ResponseCache } from '../../heavy-reads/response-cache.js';
 import { ShareLimits } from '../../heavy-reads/share-limits.js';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
-import { metricBadge, statusBadge } from './badges.js';
+import { MAX_BADGE_LABEL, metricBadge, statusBadge } from './badges.js';
 import { viewQueryOf } from './view-query.js';
 import { SharedStatsView } from './views/project-stats-view.js';
 
@@ -27,7 +28,7 @@ const one = (value: unknown) => (typeof value === 'string' && value !== '' ? val
  */
 export function shareRoutes(kit: PageKit) {
   return async (app: FastifyInstance) => {
-    const { projectView, stats } = app.services;
+    const { projectView, stats, verdicts } = app.services;
     const { heavyReads } = app;
     const limits = new ShareLimits(app.config.heavyReads.share);
     const cache = new ResponseCache(app.config.heavyReads.cacheTtlMs);
@@ -91,6 +92,7 @@ export function shareRoutes(kit: PageKit) {
 
     const HTML = 'text/html; charset=utf-8';
     const SVG = 'image/svg+xml; charset=utf-8';
+    const JSON_TYPE = 'application/json; charset=utf-8';
 
     app.get<{ Params: { token: string } }>('/share/:token', async (request, reply) => {
       const query = viewQueryOf(request.query);
@@ -117,11 +119,19 @@ export function shareRoutes(kit: PageKit) {
       async (request, reply) =>
         answer(request, reply, BADGE_MAX_AGE, async ({ accountId, projectId }) => {
           const query = request.query as Record<string, unknown>;
-          const status = await stats.latestStatus(accountId, projectId, {
+          const label = one(query.label);
+          if (label !== undefined && label.length > MAX_BADGE_LABEL) {
+            const error = `label must be at most ${MAX_BADGE_LABEL} characters.`;
+            return { status: 400, type: JSON_TYPE, body: JSON.stringify({ error }) };
+          }
+          const eventType = one(query.eventType);
+          const latest = await stats.latestStatusEvent(accountId, projectId, {
             branch: one(query.branch),
-            eventType: one(query.eventType),
+            eventType,
           });
-          return { status: 200, type: SVG, body: statusBadge(status) };
+          // The label names what the status is of: as asked, else the event's type.
+          const shown = label ?? latest?.eventType ?? eventType ?? 'build';
+          return { status: 200, type: SVG, body: statusBadge(latest?.status ?? null, shown) };
         }),
     );
 
@@ -133,7 +143,9 @@ export function shareRoutes(kit: PageKit) {
         const key = file.slice(0, -'.svg'.length);
         return answer(request, reply, BADGE_MAX_AGE, async ({ accountId, projectId }) => {
           const found = await stats.key(accountId, projectId, key);
-          return { status: 200, type: SVG, body: metricBadge(key, found?.last_value) };
+          const [described] = found ? await verdicts.describeKeys(projectId, [found]) : [];
+          const unit = unitOf(key, described?.unit);
+          return { status: 200, type: SVG, body: metricBadge(key, described?.last_value, unit) };
         });
       },
     );

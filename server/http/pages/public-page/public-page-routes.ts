@@ -135,7 +135,7 @@ const SAMPLE_PAGE: PublicPage = {
   },
   blocks: [
     { type: 'text', content: 'text' },
-    { type: 'link', content: 'https://example.com/', label: 'example.com' },
+    { type: 'link', content: 'https://example.com/', label: 'example.com', title: 'Example' },
   ],
   contact: 'sample@example.com',
 };

@@ -25,7 +25,14 @@ function Block({ block }: { block: ShownBlock }) {
     return (
       <li class="block link">
         <a href={block.content} rel="noopener noreferrer nofollow ugc">
-          <span>{block.label}</span>
+          {block.title === null ? (
+            <span>{block.label}</span>
+          ) : (
+            <span class="link-text">
+              <span class="link-title">{block.title}</span>
+              <span class="link-host">{block.label}</span>
+            </span>
+          )}
           <ArrowIcon />
         </a>
       </li>

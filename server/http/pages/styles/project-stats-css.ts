@@ -20,7 +20,7 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .charts>.card.chart-card{margin:0}
 .chart-card figcaption{display:flex;justify-content:space-between;gap:.75rem;flex-wrap:wrap;margin-bottom:.5rem}
 .chart{position:relative;min-height:220px}
-.chart-tooltip{position:absolute;z-index:2;pointer-events:none;background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:6px;padding:.3rem .5rem;font-size:.8rem;white-space:nowrap;box-shadow:0 2px 8px rgba(0,0,0,.15)}
+.chart-tooltip{position:absolute;z-index:2;pointer-events:none;background:var(--surface);color:var(--text);border:1px solid var(--border);border-radius:6px;padding:.3rem .5rem;font-size:.8rem;box-shadow:0 2px 8px rgba(0,0,0,.15);white-space:normal;overflow-wrap:anywhere;width:max-content;max-width:22rem}
 .timeline{list-style:none;margin:0;padding:0}
 .timeline li{display:flex;gap:.75rem;padding:.7rem 0;border-top:1px solid var(--border)}
 .timeline li:first-child{border-top:0}

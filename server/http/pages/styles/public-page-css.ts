@@ -34,6 +34,8 @@ h1{font-size:2rem;line-height:1.2;margin:0 0 .35rem;letter-spacing:-.01em;overfl
 .block.text p+p{margin-top:.75rem}
 .block.link a{display:flex;align-items:center;justify-content:space-between;gap:1rem;padding:1rem 1.25rem;text-decoration:none;font-weight:600;overflow-wrap:anywhere;border-radius:var(--radius)}
 .block.link a:hover{text-decoration:underline}
+.link-text{display:flex;flex-direction:column;gap:.15rem;min-width:0}
+.link-host{font-weight:400;font-size:.88em;opacity:.8}
 .block.link svg{flex:none;width:1.1em;height:1.1em;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
 .sr-label{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .footer{padding:1.5rem 1rem 2rem;color:var(--muted);font-size:.85rem;text-align:center}

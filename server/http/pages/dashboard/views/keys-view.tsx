@@ -36,7 +36,18 @@ export function KeysView(props: KeysProps) {
         <section class="card" aria-labelledby="created-title">
           <h2 id="created-title">Your new key</h2>
           <p>Copy it now into your CI's secret store. It is shown this once and never again.</p>
-          <code class="secret">{created.apiKey}</code>
+          <p class="copy-row">
+            <input
+              class="secret"
+              id="new-api-key"
+              readonly
+              value={created.apiKey}
+              aria-label="New API key"
+            />
+            <button class="button secondary small" type="button" data-copy="new-api-key">
+              Copy
+            </button>
+          </p>
           <p class="stat-note">
             {created.label ? `${created.label} · ` : ''}
             {created.scope === 'ingest' ? 'Ingest only' : 'Full access'}

@@ -1,8 +1,10 @@
 import type { Project } from '../../../../../contract/projects.js';
 import type { StoredEvent } from '../../../../../contract/readback.js';
+import { statusOf } from '../../../../domain/record-facts.js';
 import { Csrf } from '../form-controls.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 import { SimpleTable } from './simple-table.js';
+import { StatusPill } from './status-pill.js';
 
 export interface OverviewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   displayName: string | null;
@@ -94,7 +96,7 @@ export function OverviewView(props: OverviewProps) {
               <td>
                 {latest ? (
                   <span>
-                    <code>{latest.eventType}</code>
+                    <StatusPill status={statusOf(latest.payload)} /> <code>{latest.eventType}</code>
                     {latest.description ? ` · ${latest.description}` : ''}
                   </span>
                 ) : (

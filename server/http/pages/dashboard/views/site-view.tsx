@@ -43,11 +43,13 @@ function BlockEditor({
   index,
   count,
   error,
+  titleError,
 }: {
   block: BlockRow;
   index: number;
   count: number;
   error?: string | undefined;
+  titleError?: string | undefined;
 }) {
   const prefix = `blocks[${index}]`;
   const contentId = `block-${index}-content`;
@@ -107,6 +109,18 @@ function BlockEditor({
             {block.content}
           </textarea>
         </Field>
+        {block.type === 'link' && (
+          <Field id={`block-${index}-title`} label="Title (optional)" error={titleError}>
+            <input
+              type="text"
+              id={`block-${index}-title`}
+              name={`${prefix}[title]`}
+              value={block.title}
+              maxLength={Limits.blockTitleLength}
+              {...described(`block-${index}-title`, titleError)}
+            />
+          </Field>
+        )}
       </div>
     </li>
   );
@@ -169,6 +183,7 @@ export function SiteView(props: SiteProps) {
                 index={index}
                 count={values.blocks.length}
                 error={errors[`blocks.${index}.content`]}
+                titleError={errors[`blocks.${index}.title`]}
               />
             ))}
             <li class="block-row">

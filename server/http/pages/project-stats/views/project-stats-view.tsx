@@ -12,6 +12,7 @@ import {
 import { BuildHealth } from './build-health.js';
 import { formatNumber, formatTime } from './format.js';
 import { HeadlineCard } from './headline.js';
+import { NewShareLink } from './new-share-link.js';
 import { Timeline } from './timeline.js';
 
 /** Where the page lives and what it may do: the owner's page, or a share link's (read-only). */
@@ -150,7 +151,8 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
                 <figcaption>
                   <code>{series.key}</code>
                   <span class="muted">
-                    {info ? `last ${formatNumber(info.last_value)}` : ''} · {points} points in range
+                    {info ? `last ${formatNumber(info.last_value)}` : ''} ·{' '}
+                    {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range
                   </span>
                 </figcaption>
                 <div
@@ -247,44 +249,13 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
   );
 }
 
-function ShareLinks({
-  links,
-  path,
-  csrf,
-  created,
-}: {
-  links: ShareLinkInfo[];
-  path: string;
-  csrf: string;
-  created: { url: string } | undefined;
-}) {
+function ShareLinks({ links, path, csrf }: { links: ShareLinkInfo[]; path: string; csrf: string }) {
   return (
     <section class="card" aria-labelledby="share-title">
       <h2 id="share-title">Share links</h2>
       <p class="muted">
         A share link shows this page read-only to anyone who has it, with badges for a README.
       </p>
-      {created && (
-        <div class="notice ok" role="status">
-          <p>New share link (shown once; copy it now):</p>
-          <p class="copy-row">
-            <input
-              class="secret"
-              id="new-share-link"
-              readonly
-              value={created.url}
-              aria-label="New share link"
-            />
-            <button class="button secondary small" type="button" data-copy="new-share-link">
-              Copy
-            </button>
-          </p>
-          <p class="muted">
-            Badges: <code>{`${created.url}/badge/status.svg`}</code> and{' '}
-            <code>{`${created.url}/badge/metric/<key>.svg`}</code>
-          </p>
-        </div>
-      )}
       {links.length === 0 ? (
         <p class="empty">No share links.</p>
       ) : (
@@ -328,6 +299,9 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           </p>
         </div>
       </div>
+      {mode.kind === 'owner' && mode.created && (
+        <NewShareLink url={mode.created.url} keys={view.series.map((s) => s.key)} />
+      )}
       <HeadlineCard
         headline={view.headline}
         keys={view.keys.map((key) => key.key)}
@@ -342,12 +316,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         pageHref={(before) => statsHref(mode.path, view, before)}
       />
       {mode.kind === 'owner' && view.shareLinks && (
-        <ShareLinks
-          links={view.shareLinks}
-          path={mode.path}
-          csrf={mode.csrf}
-          created={mode.created}
-        />
+        <ShareLinks links={view.shareLinks} path={mode.path} csrf={mode.csrf} />
       )}
     </div>
   );
