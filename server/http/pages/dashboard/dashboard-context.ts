@@ -81,13 +81,7 @@ export function dashboardContext(kit: PageKit) {
         'preHandler',
         formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
       );
-      for (const pages of [
-        overviewPages,
-        sitePages,
-        accountPages,
-        projectPages,
-        verdictPages,
-      ]) {
+      for (const pages of [overviewPages, sitePages, accountPages, projectPages, verdictPages]) {
         await signedIn.register(pages(chrome));
       }
       await signedIn.register(keyPages(chrome, { styles: [], scripts: [copyScript(kit.assets)] }));
