@@ -492,13 +492,15 @@ export const pgMigrations: PgMigration[] = [
         project_id TEXT NOT NULL,
         key        TEXT,
         branch     TEXT,
-        from_at    BIGINT NOT NULL,
-        to_at      BIGINT NOT NULL,
+        next_at    BIGINT NOT NULL,
         next_seq   BIGINT NOT NULL,
+        last_at    BIGINT NOT NULL,
         last_seq   BIGINT NOT NULL,
         created_at BIGINT NOT NULL
       );
-      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+      CREATE INDEX judged_records_by_time ON judged_records(project_id, created_at, seq);
+      CREATE INDEX judged_records_by_branch_time
+        ON judged_records(project_id, branch, created_at, seq);
     `,
   },
 ];

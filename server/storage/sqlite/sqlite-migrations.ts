@@ -509,20 +509,24 @@ export const migrations: Migration[] = [
     name: 'verdicts: re-evaluations queued by the owner',
     sql: `
       -- Re-evaluations the owner asked for (POST /stats/reevaluate), worked through by the
-      -- judging worker a batch at a time: next_seq is the first record not re-judged yet.
+      -- judging worker a batch at a time, in time order: (next_at, next_seq) is the first
+      -- record not re-judged yet, (last_at, last_seq) the last one queued.
       CREATE TABLE reevaluations (
         id         TEXT PRIMARY KEY,
         project_id TEXT NOT NULL,
         key        TEXT,
         branch     TEXT,
-        from_at    INTEGER NOT NULL,
-        to_at      INTEGER NOT NULL,
+        next_at    INTEGER NOT NULL,
         next_seq   INTEGER NOT NULL,
+        last_at    INTEGER NOT NULL,
         last_seq   INTEGER NOT NULL,
         created_at INTEGER NOT NULL
       );
-      -- A project's judged records in order (a re-evaluation's range), whatever their branch.
-      CREATE INDEX judged_records_by_project ON judged_records(project_id, seq);
+      -- A project's judged records in time order (a re-evaluation's range), of every branch or
+      -- of one: a range is read from its start, whatever the project's history before it.
+      CREATE INDEX judged_records_by_time ON judged_records(project_id, created_at, seq);
+      CREATE INDEX judged_records_by_branch_time
+        ON judged_records(project_id, branch, created_at, seq);
     `,
   },
 ];

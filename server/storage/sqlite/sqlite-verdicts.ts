@@ -1,9 +1,9 @@
+import { reevaluationOf, type StoredReevaluation } from '../reevaluation-rows.js';
 import type {
   AlertRow,
   ChangePointRow,
   JudgedRecord,
   PendingMetric,
-  ReevaluationRow,
   SeriesSetting,
   ThresholdRow,
   VerdictRepository,
@@ -46,8 +46,8 @@ const VALUE_COLUMNS = `seq, key, project_id AS projectId, branch, created_at AS 
 const RECORD_COLUMNS = `seq, id, project_id AS projectId, branch, commit_sha AS "commit",
   created_at AS createdAt`;
 
-const REEVALUATION_COLUMNS = `id, project_id AS projectId, key, branch, from_at AS "from",
-  to_at AS "to", next_seq AS nextSeq, last_seq AS lastSeq, created_at AS createdAt`;
+const REEVALUATION_COLUMNS = `id, project_id AS projectId, key, branch, next_at AS nextAt,
+  next_seq AS nextSeq, last_at AS lastAt, last_seq AS lastSeq, created_at AS createdAt`;
 
 const CHANGE_POINT_COLUMNS = `idx AS "index", seq, record_id AS recordId, commit_sha AS "commit",
   at, before_mean AS beforeMean, after_mean AS afterMean, change, p_value AS pValue`;
@@ -197,18 +197,23 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       WHERE project_id = ? AND key = ? AND at >= ? AND at < ? ORDER BY idx`,
   );
 
-  const recordsInRange = db.prepare(
-    `SELECT ${RECORD_COLUMNS} FROM judged_records
-      WHERE project_id = ? AND seq >= ? AND seq <= ? AND created_at >= ? AND created_at < ?
-        AND (? IS NULL OR branch = ?)
-      ORDER BY seq LIMIT ?`,
-  );
+  // Row values in index order: a range is read from its start through a time-ordered index
+  // (named: without statistics SQLite would take the project's index for a branch's range too).
+  const inRange = (index: string, branch: string) =>
+    db.prepare(
+      `SELECT ${RECORD_COLUMNS} FROM judged_records INDEXED BY ${index}
+        WHERE project_id = ? ${branch}
+          AND (created_at, seq) >= (?, ?) AND (created_at, seq) <= (?, ?)
+        ORDER BY created_at, seq LIMIT ?`,
+    );
+  const recordsInRange = inRange('judged_records_by_time', '');
+  const branchRecordsInRange = inRange('judged_records_by_branch_time', 'AND branch = ?');
   const metricAt = db.prepare(
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch
        FROM metrics WHERE seq = ?`,
   );
   const insertReevaluation = db.prepare(
-    `INSERT INTO reevaluations (id, project_id, key, branch, from_at, to_at, next_seq, last_seq,
+    `INSERT INTO reevaluations (id, project_id, key, branch, next_at, next_seq, last_at, last_seq,
        created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const oldestReevaluation = db.prepare(
@@ -217,8 +222,12 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
   const reevaluationsQueued = db
     .prepare('SELECT COUNT(*) FROM reevaluations WHERE project_id = ?')
     .pluck();
-  const advanceReevaluation = db.prepare('UPDATE reevaluations SET next_seq = ? WHERE id = ?');
-  const finishReevaluations = db.prepare('DELETE FROM reevaluations WHERE next_seq > last_seq');
+  const advanceReevaluation = db.prepare(
+    'UPDATE reevaluations SET next_at = ?, next_seq = ? WHERE id = ?',
+  );
+  const finishReevaluations = db.prepare(
+    'DELETE FROM reevaluations WHERE (next_at, next_seq) > (last_at, last_seq)',
+  );
   const updateAlert = db.prepare(
     `UPDATE alerts SET value = ?, baseline = ?, limit_value = ?, side = ?, test = ?
       WHERE record_id = ? AND key = ?`,
@@ -348,17 +357,14 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
         Sync<VerdictRepository>['seriesAfter']
       >,
 
-    recordsInRange: (r) =>
-      recordsInRange.all(
-        r.projectId,
-        r.fromSeq,
-        r.throughSeq,
-        r.from,
-        r.to,
-        r.branch,
-        r.branch,
-        r.limit,
-      ) as JudgedRecord[],
+    recordsInRange(r) {
+      const bounds = [r.start.at, r.start.seq, r.through.at, r.through.seq, r.limit] as const;
+      return (
+        r.branch === null
+          ? recordsInRange.all(r.projectId, ...bounds)
+          : branchRecordsInRange.all(r.projectId, r.branch, ...bounds)
+      ) as JudgedRecord[];
+    },
 
     metricAt: (seq) => metricAt.get(seq) as PendingMetric | undefined,
 
@@ -368,20 +374,23 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
         r.projectId,
         r.key,
         r.branch,
-        r.from,
-        r.to,
-        r.nextSeq,
-        r.lastSeq,
+        r.next.at,
+        r.next.seq,
+        r.last.at,
+        r.last.seq,
         r.createdAt,
       );
     },
 
     reevaluationsQueued: (projectId) => reevaluationsQueued.get(projectId) as number,
 
-    nextReevaluation: () => oldestReevaluation.get() as ReevaluationRow | undefined,
+    nextReevaluation() {
+      const row = oldestReevaluation.get() as StoredReevaluation | undefined;
+      return row && reevaluationOf(row);
+    },
 
-    advanceReevaluation(id, nextSeq) {
-      advanceReevaluation.run(nextSeq, id);
+    advanceReevaluation(id, next) {
+      advanceReevaluation.run(next.at, next.seq, id);
       finishReevaluations.run();
     },
 
