@@ -16,7 +16,9 @@ import { describeReport } from '../reporter/summary.js';
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import { gateLines } from '../reporter/tests/quarantine-gate.js';
 import type { Comparison } from '../reporter/verdict/comparison.js';
+import { commentMarker, verdictMarkdown } from '../reporter/verdict/verdict-markdown.js';
 import { verdictTerminal } from '../reporter/verdict/verdict-terminal.js';
+import { GITLAB_NOTE_LIMIT, mergeRequestOf, upsertMergeRequestNote } from './gitlab-note.js';
 import { REPORT_HELP } from './help.js';
 import { VERSION } from './version.js';
 
@@ -238,11 +240,13 @@ export async function reportCommand(
         : refused || inputs.failOnError
           ? ExitCode.failed
           : ExitCode.ok;
-    // --compare: the server's verdict on the metric record just stored, as a table.
+    // --compare: the server's verdict on the metric record just stored, as a table; a GitLab
+    // merge request with CI_STATS_GITLAB_TOKEN gets it as a note, --compare or not.
     const failOnRegression = values['fail-on-regression'] === true;
+    const mergeRequest = mergeRequestOf(env);
     const metricId = outcome.results.find((r) => r.request.kind === 'metric')?.acknowledgement?.id;
     let verdict: Comparison | undefined;
-    if ((values.compare || failOnRegression) && client && metricId) {
+    if ((values.compare || failOnRegression || mergeRequest) && client && metricId) {
       try {
         verdict = await client.compare(inputs.projectId, metricId);
       } catch (error) {
@@ -264,14 +268,25 @@ export async function reportCommand(
       if (!json) info(message);
     } else if (code === ExitCode.failed) console.err(`error: ${message}`);
     else console.err(`warning: ${message} (without --fail-on-error the exit code is 0)`);
-    if (verdict && !json) {
-      const link = `${inputs.baseUrl}/dashboard/projects/${encodeURIComponent(inputs.projectId)}`;
+    const link = `${inputs.baseUrl}/dashboard/projects/${encodeURIComponent(inputs.projectId)}`;
+    if (verdict && !json && (values.compare || failOnRegression)) {
       info(
         verdictTerminal(
           { projectId: inputs.projectId, comparison: verdict, link },
           Boolean(console.colour),
         ),
       );
+    }
+    if (verdict && mergeRequest) {
+      const facts = { projectId: inputs.projectId, comparison: verdict, link };
+      const done = await upsertMergeRequestNote(
+        transport,
+        mergeRequest,
+        commentMarker(inputs.projectId),
+        verdictMarkdown(facts, GITLAB_NOTE_LIMIT),
+        warn,
+      );
+      if (done) info(`verdict note ${done} on merge request !${mergeRequest.iid}`);
     }
     if (gate) {
       const verdictLine = gate.red ? gate.lines.pop() : undefined;

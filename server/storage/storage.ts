@@ -558,32 +558,34 @@ export interface AlertRow {
 
 export type NewAlert = Omit<AlertRow, 'seq' | 'status'>;
 
+/** A record's place in time order: when it was stored, then its position. */
+export interface TimePosition {
+  at: number;
+  seq: number;
+}
+
 /**
  * A re-evaluation the owner asked for (POST /stats/reevaluate): the judged records of a project
- * at positions `nextSeq` through `lastSeq`, optionally of one branch, stored at `from` ≤ time <
- * `to`, whose values of `key` (exact or glob; null: every key) the judging worker judges again.
+ * (optionally of one branch) from `next` through `last` in time order, whose values of `key`
+ * (exact or glob; null: every key) the judging worker judges again.
  */
 export interface ReevaluationRow {
   id: string;
   projectId: string;
   key: string | null;
   branch: string | null;
-  from: number;
-  to: number;
-  /** The first position not re-judged yet. */
-  nextSeq: number;
-  lastSeq: number;
+  /** The first place not re-judged yet. */
+  next: TimePosition;
+  last: TimePosition;
   createdAt: number;
 }
 
-/** Judged records of a project in a range of positions and times, optionally of one branch. */
+/** Judged records of a project (optionally of one branch) from `start` through `through`. */
 export interface RecordRange {
   projectId: string;
   branch: string | null;
-  from: number;
-  to: number;
-  fromSeq: number;
-  throughSeq: number;
+  start: TimePosition;
+  through: TimePosition;
   limit: number;
 }
 
@@ -673,7 +675,7 @@ export interface VerdictRepository {
     limit: number,
   ): Promise<{ seq: number; value: number; recordId: string; commit: string | null; at: number }[]>;
 
-  /** The judged records of a range, oldest first (re-evaluation). */
+  /** The judged records of a range, in time order (re-evaluation); found through an index. */
   recordsInRange(range: RecordRange): Promise<JudgedRecord[]>;
   /** A stored metric record by its position, as judging reads it (undefined: removed since). */
   metricAt(seq: number): Promise<PendingMetric | undefined>;
@@ -682,8 +684,8 @@ export interface VerdictRepository {
   reevaluationsQueued(projectId: string): Promise<number>;
   /** The oldest queued re-evaluation. */
   nextReevaluation(): Promise<ReevaluationRow | undefined>;
-  /** Moves a re-evaluation on to `nextSeq`; past its last position, it is removed. */
-  advanceReevaluation(id: string, nextSeq: number): Promise<void>;
+  /** Moves a re-evaluation on to `next`; past its last place, it is removed. */
+  advanceReevaluation(id: string, next: TimePosition): Promise<void>;
   /**
    * A re-judged regression's alert gets the new judgement (keeping its id and status); false
    * when the value had no alert.

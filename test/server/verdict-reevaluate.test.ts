@@ -235,6 +235,9 @@ describe('re-evaluation', () => {
       records: REEVALUATE_MAX_RECORDS,
       next_from: new Date(start + REEVALUATE_MAX_RECORDS).toISOString(),
     });
+    // Answered once queued: re-judging 10,000 records takes the worker 100 batches, after it.
+    const settings = await get(`${VerdictPaths.getProjectSettings}?projectId=${me.projectId}`);
+    expect(settings.json().reevaluations_queued).toBe(1);
     const rest = await post(VerdictPaths.reevaluate, {
       projectId: me.projectId,
       from: first.json().reevaluation.next_from,

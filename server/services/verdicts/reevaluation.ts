@@ -20,8 +20,8 @@ const isoOrNull = (ms: number | undefined) =>
 /**
  * Re-evaluation (docs/verdicts.md): the owner asks for stored values to be judged again under the
  * current settings. The request only queues the range (at most REEVALUATE_MAX_RECORDS records,
- * found through an index); the judging worker re-judges it a batch at a time, off the request
- * path, after any newly stored records.
+ * the oldest, read in time order through an index from the range's start); the judging worker
+ * re-judges it a batch at a time, off the request path, after any newly stored records.
  */
 export function reevaluations(
   storage: Storage,
@@ -33,17 +33,13 @@ export function reevaluations(
       await access.assertOwn({ accountId, projectIds: null }, request.projectId);
       // The records stored before the request count too (as every read that shows verdicts).
       await judging.catchUp();
-      const range = {
-        projectId: request.projectId,
-        branch: request.branch ?? null,
-        from: request.from ?? NO_LOWER,
-        to: request.to ?? NO_UPPER,
-      };
-      // One more than the cap: whether the range holds more than is queued.
+      const range = { projectId: request.projectId, branch: request.branch ?? null };
+      // `to` is exclusive; times are whole milliseconds. One more than the cap: whether the
+      // range holds more than is queued.
       const found = await storage.verdicts.recordsInRange({
         ...range,
-        fromSeq: 0,
-        throughSeq: NO_UPPER,
+        start: { at: request.from ?? NO_LOWER, seq: NO_LOWER },
+        through: { at: request.to === undefined ? NO_UPPER : request.to - 1, seq: NO_UPPER },
         limit: REEVALUATE_MAX_RECORDS + 1,
       });
       const queued = found.slice(0, REEVALUATE_MAX_RECORDS);
@@ -56,8 +52,8 @@ export function reevaluations(
           id,
           ...range,
           key: request.key ?? null,
-          nextSeq: first.seq,
-          lastSeq: last.seq,
+          next: { at: first.createdAt, seq: first.seq },
+          last: { at: last.createdAt, seq: last.seq },
           createdAt: Date.now(),
         });
         judging.wake();
@@ -88,17 +84,17 @@ export async function reevaluateBatch(tx: Repositories, limit: number): Promise<
   const records = await tx.verdicts.recordsInRange({
     projectId: job.projectId,
     branch: job.branch,
-    from: job.from,
-    to: job.to,
-    fromSeq: job.nextSeq,
-    throughSeq: job.lastSeq,
+    start: job.next,
+    through: job.last,
     limit,
   });
   const ctx = await contextOf(tx, job.projectId);
   for (const record of records) await rejudge(tx, ctx, job.key, record);
   const last = records.at(-1);
   const done = records.length < limit || last === undefined;
-  await tx.verdicts.advanceReevaluation(job.id, done ? job.lastSeq + 1 : last.seq + 1);
+  // Just past the last record re-judged (or the last queued: the job is then removed).
+  const past = done ? job.last : { at: last.createdAt, seq: last.seq };
+  await tx.verdicts.advanceReevaluation(job.id, { at: past.at, seq: past.seq + 1 });
   // A batch that found nothing left still removed its job: count it as work done.
   return Math.max(records.length, 1);
 }

@@ -492,9 +492,9 @@ export const pgMigrations: PgMigration[] = [
         project_id TEXT NOT NULL,
         key        TEXT,
         branch     TEXT,
-        from_at    BIGINT NOT NULL,
-        to_at      BIGINT NOT NULL,
+        next_at    BIGINT NOT NULL,
         next_seq   BIGINT NOT NULL,
+        last_at    BIGINT NOT NULL,
         last_seq   BIGINT NOT NULL,
         created_at BIGINT NOT NULL
       );

@@ -1,10 +1,10 @@
+import { reevaluationOf, type StoredReevaluation } from '../reevaluation-rows.js';
 import type {
   AlertRow,
   ChangePointRow,
   JudgedRecord,
   JudgedValue,
   PendingMetric,
-  ReevaluationRow,
   SeriesSetting,
   ThresholdRow,
   VerdictRepository,
@@ -27,7 +27,7 @@ const RECORD_COLUMNS = (sql: Sql) => sql`seq, id, project_id AS "projectId", bra
   commit_sha AS "commit", created_at AS "createdAt"`;
 
 const REEVALUATION_COLUMNS = (sql: Sql) => sql`id, project_id AS "projectId", key, branch,
-  from_at AS "from", to_at AS "to", next_seq AS "nextSeq", last_seq AS "lastSeq",
+  next_at AS "nextAt", next_seq AS "nextSeq", last_at AS "lastAt", last_seq AS "lastSeq",
   created_at AS "createdAt"`;
 
 /** Queue rows read at a time; each holds the records of one ingest statement. */
@@ -279,15 +279,20 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
     },
 
     async recordsInRange(r) {
+      // Row values in index order: a range is read from its start through the time-ordered
+      // indexes.
       return copy(
-        // Through the metrics' (project_id, seq) index, as on SQLite.
+        // Through the metrics' (project_id, created_at) index: no index of judged records by
+        // time, which every judged metric would pay for (as on SQLite).
         await sql<JudgedRecord[]>`SELECT r.seq, r.id, r.project_id AS "projectId", r.branch,
             r.commit_sha AS "commit", r.created_at AS "createdAt"
           FROM metrics m JOIN judged_records r ON r.seq = m.seq
-          WHERE m.project_id = ${r.projectId} AND m.seq >= ${r.fromSeq}
-            AND m.seq <= ${r.throughSeq} AND r.created_at >= ${r.from} AND r.created_at < ${r.to}
+          WHERE m.project_id = ${r.projectId}
+            AND m.created_at >= ${r.start.at} AND m.created_at <= ${r.through.at}
             ${r.branch === null ? sql`` : sql`AND r.branch = ${r.branch}`}
-          ORDER BY m.seq LIMIT ${r.limit}`,
+            AND (r.created_at, r.seq) >= (${r.start.at}, ${r.start.seq})
+            AND (r.created_at, r.seq) <= (${r.through.at}, ${r.through.seq})
+          ORDER BY m.created_at, m.seq LIMIT ${r.limit}`,
       );
     },
 
@@ -300,10 +305,10 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
 
     async queueReevaluation(r) {
       await sql`
-        INSERT INTO reevaluations (id, project_id, key, branch, from_at, to_at, next_seq,
+        INSERT INTO reevaluations (id, project_id, key, branch, next_at, next_seq, last_at,
           last_seq, created_at)
-        VALUES (${r.id}, ${r.projectId}, ${r.key}, ${r.branch}, ${r.from}, ${r.to},
-                ${r.nextSeq}, ${r.lastSeq}, ${r.createdAt})`;
+        VALUES (${r.id}, ${r.projectId}, ${r.key}, ${r.branch}, ${r.next.at}, ${r.next.seq},
+                ${r.last.at}, ${r.last.seq}, ${r.createdAt})`;
     },
 
     async reevaluationsQueued(projectId) {
@@ -313,14 +318,15 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
     },
 
     async nextReevaluation() {
-      const [row] = await sql<ReevaluationRow[]>`
+      const [row] = await sql<StoredReevaluation[]>`
         SELECT ${REEVALUATION_COLUMNS(sql)} FROM reevaluations ORDER BY created_at, id LIMIT 1`;
-      return row && { ...row };
+      return row && reevaluationOf(row);
     },
 
-    async advanceReevaluation(id, nextSeq) {
-      await sql`UPDATE reevaluations SET next_seq = ${nextSeq} WHERE id = ${id}`;
-      await sql`DELETE FROM reevaluations WHERE next_seq > last_seq`;
+    async advanceReevaluation(id, next) {
+      await sql`UPDATE reevaluations SET next_at = ${next.at}, next_seq = ${next.seq}
+                 WHERE id = ${id}`;
+      await sql`DELETE FROM reevaluations WHERE (next_at, next_seq) > (last_at, last_seq)`;
     },
 
     async updateAlert(recordId, key, j) {

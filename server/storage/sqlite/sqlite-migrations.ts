@@ -509,15 +509,16 @@ export const migrations: Migration[] = [
     name: 'verdicts: re-evaluations queued by the owner',
     sql: `
       -- Re-evaluations the owner asked for (POST /stats/reevaluate), worked through by the
-      -- judging worker a batch at a time: next_seq is the first record not re-judged yet.
+      -- judging worker a batch at a time, in time order: (next_at, next_seq) is the first
+      -- record not re-judged yet, (last_at, last_seq) the last one queued.
       CREATE TABLE reevaluations (
         id         TEXT PRIMARY KEY,
         project_id TEXT NOT NULL,
         key        TEXT,
         branch     TEXT,
-        from_at    INTEGER NOT NULL,
-        to_at      INTEGER NOT NULL,
+        next_at    INTEGER NOT NULL,
         next_seq   INTEGER NOT NULL,
+        last_at    INTEGER NOT NULL,
         last_seq   INTEGER NOT NULL,
         created_at INTEGER NOT NULL
       );

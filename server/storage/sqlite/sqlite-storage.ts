@@ -114,7 +114,7 @@ export async function openSqliteStorage({
     projects: sqliteProjects(db),
     records: sqliteRecords(db, idempotency, outbox.repository, statsIndex, marks),
     retention: sqliteRetention(db),
-    verdicts: sqliteVerdicts(db),
+    verdicts: sqliteVerdicts(db, marks),
     tests: sqliteTests(db, idempotency),
     projectPage: sqliteProjectPage(db),
   };

@@ -1,15 +1,16 @@
+import { reevaluationOf, type StoredReevaluation } from '../reevaluation-rows.js';
 import type {
   AlertRow,
   ChangePointRow,
   JudgedRecord,
   JudgedValue,
   PendingMetric,
-  ReevaluationRow,
   SeriesSetting,
   ThresholdRow,
   VerdictRepository,
 } from '../storage.js';
 import type { Db } from './sqlite-database.js';
+import type { SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
 
 export const verdictWrites = [
@@ -48,8 +49,8 @@ const VALUE_COLUMNS = `seq, key, project_id AS projectId, branch, created_at AS 
 const RECORD_COLUMNS = `seq, id, project_id AS projectId, branch, commit_sha AS "commit",
   created_at AS createdAt`;
 
-const REEVALUATION_COLUMNS = `id, project_id AS projectId, key, branch, from_at AS "from",
-  to_at AS "to", next_seq AS nextSeq, last_seq AS lastSeq, created_at AS createdAt`;
+const REEVALUATION_COLUMNS = `id, project_id AS projectId, key, branch, next_at AS nextAt,
+  next_seq AS nextSeq, last_at AS lastAt, last_seq AS lastSeq, created_at AS createdAt`;
 
 const CHANGE_POINT_COLUMNS = `idx AS "index", seq, record_id AS recordId, commit_sha AS "commit",
   at, before_mean AS beforeMean, after_mean AS afterMean, change, p_value AS pValue`;
@@ -60,7 +61,7 @@ type StoredSetting = Omit<SeriesSetting, 'ownerUnit' | 'ownerDirection'> & {
 };
 
 /** Verdicts on SQLite: see VerdictRepository. */
-export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
+export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepository> {
   const settingsOf = db.prepare(
     `SELECT key, unit, direction, owner_unit AS ownerUnit, owner_direction AS ownerDirection
        FROM series_settings WHERE project_id = ? ORDER BY key`,
@@ -233,22 +234,27 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
       WHERE project_id = ? AND key = ? AND at >= ? AND at < ? ORDER BY idx`,
   );
 
-  // Through the metrics' (project_id, seq) index: an index of judged records by project would
-  // cost every judged metric one more insert for a read only re-evaluation makes.
-  const recordsInRange = db.prepare(
-    `SELECT r.seq, r.id, r.project_id AS projectId, r.branch, r.commit_sha AS "commit",
-            r.created_at AS createdAt
-       FROM metrics m JOIN judged_records r ON r.seq = m.seq
-      WHERE m.project_id = ? AND m.seq >= ? AND m.seq <= ? AND r.created_at >= ?
-        AND r.created_at < ? AND (? IS NULL OR r.branch = ?)
-      ORDER BY m.seq LIMIT ?`,
-  );
+  // A range is read through the metrics' (project_id, seq) index, between the seqs the time marks
+  // give for its ends (a record's time never goes backwards in seq order, sqlite-time-marks.ts),
+  // with the exact (time, position) condition on the rows read: indexes of judged records by time
+  // would cost every judged metric two more inserts for a read only re-evaluation makes.
+  const inRange = (branch: string) =>
+    db.prepare(
+      `SELECT r.seq, r.id, r.project_id AS projectId, r.branch, r.commit_sha AS "commit",
+              r.created_at AS createdAt
+         FROM metrics m JOIN judged_records r ON r.seq = m.seq
+        WHERE m.project_id = ? AND m.seq >= ? AND m.seq < ? ${branch}
+          AND (r.created_at, r.seq) >= (?, ?) AND (r.created_at, r.seq) <= (?, ?)
+        ORDER BY m.seq LIMIT ?`,
+    );
+  const recordsInRange = inRange('');
+  const branchRecordsInRange = inRange('AND r.branch = ?');
   const metricAt = db.prepare(
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch
        FROM metrics WHERE seq = ?`,
   );
   const insertReevaluation = db.prepare(
-    `INSERT INTO reevaluations (id, project_id, key, branch, from_at, to_at, next_seq, last_seq,
+    `INSERT INTO reevaluations (id, project_id, key, branch, next_at, next_seq, last_at, last_seq,
        created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const oldestReevaluation = db.prepare(
@@ -257,8 +263,12 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
   const reevaluationsQueued = db
     .prepare('SELECT COUNT(*) FROM reevaluations WHERE project_id = ?')
     .pluck();
-  const advanceReevaluation = db.prepare('UPDATE reevaluations SET next_seq = ? WHERE id = ?');
-  const finishReevaluations = db.prepare('DELETE FROM reevaluations WHERE next_seq > last_seq');
+  const advanceReevaluation = db.prepare(
+    'UPDATE reevaluations SET next_at = ?, next_seq = ? WHERE id = ?',
+  );
+  const finishReevaluations = db.prepare(
+    'DELETE FROM reevaluations WHERE (next_at, next_seq) > (last_at, last_seq)',
+  );
   const updateAlert = db.prepare(
     `UPDATE alerts SET value = ?, baseline = ?, limit_value = ?, side = ?, test = ?
       WHERE record_id = ? AND key = ?`,
@@ -366,17 +376,15 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
         Sync<VerdictRepository>['seriesAfter']
       >,
 
-    recordsInRange: (r) =>
-      recordsInRange.all(
-        r.projectId,
-        r.fromSeq,
-        r.throughSeq,
-        r.from,
-        r.to,
-        r.branch,
-        r.branch,
-        r.limit,
-      ) as JudgedRecord[],
+    recordsInRange(r) {
+      const [low, high] = marks.seqRange('metrics', r.start.at, r.through.at + 1);
+      const bounds = [r.start.at, r.start.seq, r.through.at, r.through.seq, r.limit] as const;
+      return (
+        r.branch === null
+          ? recordsInRange.all(r.projectId, low, high, ...bounds)
+          : branchRecordsInRange.all(r.projectId, low, high, r.branch, ...bounds)
+      ) as JudgedRecord[];
+    },
 
     metricAt: (seq) => metricAt.get(seq) as PendingMetric | undefined,
 
@@ -386,20 +394,23 @@ export function sqliteVerdicts(db: Db): Sync<VerdictRepository> {
         r.projectId,
         r.key,
         r.branch,
-        r.from,
-        r.to,
-        r.nextSeq,
-        r.lastSeq,
+        r.next.at,
+        r.next.seq,
+        r.last.at,
+        r.last.seq,
         r.createdAt,
       );
     },
 
     reevaluationsQueued: (projectId) => reevaluationsQueued.get(projectId) as number,
 
-    nextReevaluation: () => oldestReevaluation.get() as ReevaluationRow | undefined,
+    nextReevaluation() {
+      const row = oldestReevaluation.get() as StoredReevaluation | undefined;
+      return row && reevaluationOf(row);
+    },
 
-    advanceReevaluation(id, nextSeq) {
-      advanceReevaluation.run(nextSeq, id);
+    advanceReevaluation(id, next) {
+      advanceReevaluation.run(next.at, next.seq, id);
       finishReevaluations.run();
     },
 
