@@ -32,6 +32,7 @@ const SERVER_TESTS = [
   'test/browser/**/*.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/tests-report.test.ts',
+  'test/cli/gitlab-note.test.ts',
   'test/action/dist.test.ts',
 ];
 

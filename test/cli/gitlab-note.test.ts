@@ -101,7 +101,8 @@ describe('ci-stats report on a GitLab merge request', () => {
     expect(second.stdout).toContain(`verdict note updated on merge request !${MERGE_REQUEST.iid}`);
     expect(ourNotes()).toHaveLength(1);
     expect(ourNotes()[0]?.id).toBe(note?.id);
-    expect(ourNotes()[0]?.body).not.toContain('regression');
+    expect(ourNotes()[0]?.body).toContain('✅ no regression');
+    expect(ourNotes()[0]?.body).not.toContain('❌');
     expect(gitlab.writes().map((r) => r.method)).toEqual(['POST', 'PUT']);
     // The notes of people and of GitLab itself are left alone.
     expect(gitlab.notes.slice(0, 2).map((n) => n.body)).toEqual([
@@ -111,7 +112,7 @@ describe('ci-stats report on a GitLab merge request', () => {
   });
 
   it('a token that cannot write: one warning, the build not failed, nothing written', async () => {
-    const writes = gitlab.writes().length;
+    const before = JSON.stringify(gitlab.notes);
     const run = await runCli(
       ['report', '--metrics', '{"duration_ms": 300}'],
       pipeline(GITLAB_TOKENS.readOnly),
@@ -120,7 +121,8 @@ describe('ci-stats report on a GitLab merge request', () => {
     expect(run.stderr.trim().split('\n')).toEqual([
       'warning: the verdict was not posted on the merge request: GitLab refused CI_STATS_GITLAB_TOKEN (403): a project access token with the api scope and at least the Reporter role can write notes',
     ]);
-    expect(gitlab.writes()).toHaveLength(writes);
+    expect(JSON.stringify(gitlab.notes)).toBe(before);
+    expect(gitlab.requests.at(-1)?.replied).toBe(403);
   });
 
   it('without the token GitLab is not called, even with --compare', async () => {
