@@ -20,6 +20,8 @@ Settings from the environment (flags override them):
   CI_STATS_BASE_URL           server base URL, e.g. https://stats.example.com   (--base-url)
   CI_STATS_PROJECT_ID         project that receives the records                 (--project-id)
   CI_STATS_CHAT_WEBHOOK_URL   Discord webhook notified with the event (a secret: environment only)
+  CI_STATS_GITLAB_TOKEN       on a GitLab merge request: post the verdict as one note, edited in
+                              place (a project access token with the api scope; environment only)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY   proxy settings
 
 Options:
