@@ -33,6 +33,7 @@ const SERVER_TESTS = [
   'test/cli/cli.test.ts',
   'test/cli/tests-report.test.ts',
   'test/cli/gitlab-note.test.ts',
+  'test/action/verdict-e2e.test.ts',
   'test/action/dist.test.ts',
 ];
 

@@ -1,0 +1,127 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
+import { FakeGitHub, TOKENS } from '../helpers/fake-github.js';
+import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+/**
+ * The verdict on the pull request end to end: the built Action (dist/index.js) run as a runner
+ * runs it, against the real server (SQLite or PostgreSQL) holding a history of the base branch,
+ * and a fake GitHub API on 127.0.0.1 that enforces GitHub's rules (tokens, a fork's read-only
+ * token, 50 annotations per request, 65,536 characters per comment).
+ */
+
+const API_KEY = 'action-verdict-e2e-key-0123456789abcdefghijklmnop';
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+let database: TestDatabase;
+let server: ServerProcess;
+let github: FakeGitHub;
+let projectId: string;
+
+/** main's history: a build duration around 100 ms (lower is better), at the base commit last. */
+async function seedMain(): Promise<void> {
+  for (let i = 0; i < 12; i++) {
+    const base = i === 11 ? '2222222222222222222222222222222222222222' : `${i}`.padStart(40, 'a');
+    const response = await fetch(`${server.url}/stats/ingest-metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({
+        projectId,
+        payload: {
+          duration_ms: 100 + (i % 3),
+          units: { duration_ms: 'ms' },
+          directions: { duration_ms: 'lower' },
+          github: { ref: 'refs/heads/main', sha: base },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+  }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  server = await startServerProcess({ ...database.env, BOOTSTRAP_API_KEY: API_KEY });
+  projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
+  github = new FakeGitHub();
+  await github.start();
+  await seedMain();
+});
+
+afterAll(async () => {
+  await github.stop();
+  await server.stop();
+  await database.drop();
+});
+
+/** A pull_request run of PR 42 (feature/cache into main at 2222…), or of a fork's copy of it. */
+function pullRequestEnv(fork = false): Record<string, string> {
+  let eventPath = join(FIXTURES, 'pull_request.json');
+  if (fork) {
+    const event = JSON.parse(readFileSync(eventPath, 'utf8'));
+    event.pull_request.head.repo = { full_name: 'someone/web-app' };
+    eventPath = join(database.dir, 'fork-event.json');
+    writeFileSync(eventPath, JSON.stringify(event));
+  }
+  return runnerEnv('pull_request', {
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REF: 'refs/pull/42/merge',
+    GITHUB_HEAD_REF: 'feature/cache',
+    GITHUB_BASE_REF: 'main',
+    GITHUB_API_URL: github.origin,
+  });
+}
+
+const inputs = (durationMs: number, extra: Record<string, string> = {}) => ({
+  'api-key': API_KEY,
+  'base-url': server.url,
+  'project-id': projectId,
+  metrics: JSON.stringify({ duration_ms: durationMs }),
+  'github-token': TOKENS.write,
+  ...extra,
+});
+
+const ours = () => github.comments.filter((c) => c.body.includes('ci-stats:verdict'));
+
+describe('the verdict on the pull request, end to end', () => {
+  it('two runs on one pull request: one comment, judged against the base, updated in place', async () => {
+    const first = await runAction(inputs(101), pullRequestEnv());
+    expect(first.code).toBe(0);
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.body).toContain('✅ no regression');
+    expect(ours()[0]?.body).toContain('222222222222');
+    const second = await runAction(inputs(300), pullRequestEnv());
+    expect(second.code).toBe(0);
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]?.body).toContain('❌ 1 regression');
+    expect(ours()[0]?.body).toMatch(/\| `duration_ms` \| ms \| [\d.,]+ \| 300 \|/);
+    expect(second.summary).toContain('❌ 1 regression');
+    expect(visibleLog(second)).not.toContain(TOKENS.write);
+  });
+
+  it('a regression with check and fail-on-regression: a failure check run and a failed step', async () => {
+    const run = await runAction(
+      inputs(300, { check: 'true', 'fail-on-regression': 'true' }),
+      pullRequestEnv(),
+    );
+    expect(run.code).toBe(1);
+    expect(visibleLog(run)).toMatch(/regression: duration_ms is 300 ms against/);
+    expect(github.checks.at(-1)?.conclusion).toBe('failure');
+    expect(ours()).toHaveLength(1);
+  });
+
+  it("a fork's pull request: a warning, the job summary, a green step, nothing written", async () => {
+    const before = JSON.stringify({ comments: github.comments, checks: github.checks });
+    const run = await runAction(
+      inputs(300, { 'github-token': TOKENS.fork, check: 'true' }),
+      pullRequestEnv(true),
+    );
+    expect(run.code).toBe(0);
+    expect(visibleLog(run)).toMatch(/from a fork/);
+    expect(run.summary).toContain('❌ 1 regression');
+    expect(JSON.stringify({ comments: github.comments, checks: github.checks })).toBe(before);
+  });
+});
