@@ -16,6 +16,7 @@ import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import { gateLines } from '../reporter/tests/quarantine-gate.js';
 import { parseVerdictInputs } from './verdict/verdict-inputs.js';
 import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
+import { claimedPullRequest, disbelief, pullRequestEnvironment } from './verdict/workflow-run.js';
 
 const USER_AGENT = 'ci-stats-action/1';
 
@@ -95,7 +96,21 @@ export async function run(
     const inputs = parseInputs((name) => runner.getInput(name));
     const verdictInputs = parseVerdictInputs((name) => runner.getInput(name));
     for (const { input, detail } of inputs.warnings) runner.warning(`Input "${input}": ${detail}`);
-    const context = readActionContext(env, (warning) => runner.warning(warning));
+    // A workflow_run step posting a fork's verdict reports as that pull request, once GitHub
+    // confirms it (workflow-run.ts); unconfirmed, it sends nothing and says why, the step green.
+    let stepEnv = env;
+    if (verdictInputs.pullRequestEvent !== undefined) {
+      const claim = claimedPullRequest(verdictInputs.pullRequestEvent, env);
+      const doubt = await disbelief(claim, verdictInputs.token, env.GITHUB_REPOSITORY);
+      if (doubt !== undefined) {
+        const message = `Nothing was sent: ${doubt}`;
+        setOutputs(runner, false, {}, message);
+        runner.warning(message);
+        return;
+      }
+      stepEnv = pullRequestEnvironment(claim, env);
+    }
+    const context = readActionContext(stepEnv, (warning) => runner.warning(warning));
     if (inputs.junitGlobs.length > 0) {
       const { readJUnitReports } = await loadJUnit();
       inputs.tests = await readJUnitReports(inputs.junitGlobs, (warning) =>

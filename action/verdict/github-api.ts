@@ -55,6 +55,18 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The commit a pull request's head is at, as GitHub has it. */
+export async function pullRequestHead(
+  octokit: Octokit,
+  { owner, repo }: Repo,
+  pullNumber: number,
+): Promise<string> {
+  const { data } = await call(() =>
+    octokit.rest.pulls.get({ owner, repo, pull_number: pullNumber }),
+  );
+  return data.head.sha;
+}
+
 /**
  * The project's comment on the pull request, found by its hidden marker and updated in place;
  * created when there is none and `create` allows it. Returns what was done.

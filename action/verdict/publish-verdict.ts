@@ -77,7 +77,8 @@ export async function publishVerdict(
     publication.warnings.push('the ci-stats verdict was not posted: github-token is empty');
     return publication;
   }
-  if (pull?.fork) {
+  // A fork's run cannot write; a workflow_run step posting for it runs in the base repository.
+  if (pull?.fork && inputs.pullRequestEvent === undefined) {
     publication.warnings.push(
       `the ci-stats verdict was not posted on pull request #${pull.number}: it comes from a fork, whose token cannot write to it. The verdict is in the job summary (${FORK_RECIPE})`,
     );

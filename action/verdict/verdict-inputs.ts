@@ -12,6 +12,11 @@ export interface VerdictInputs {
   failOnRegression: boolean;
   /** A share link of the project, shown instead of its page on the server. */
   shareUrl: string | undefined;
+  /**
+   * `pull-request-event`: in a workflow_run workflow, the event file of a fork's pull_request
+   * run, whose verdict this step posts with the base repository's token (workflow-run.ts).
+   */
+  pullRequestEvent: string | undefined;
 }
 
 function flag(name: string, text: string): boolean {
@@ -35,5 +40,6 @@ export function parseVerdictInputs(get: (name: string) => string): VerdictInputs
     check: flag('check', get('check')),
     failOnRegression: flag('fail-on-regression', get('fail-on-regression')),
     shareUrl: shareUrl || undefined,
+    pullRequestEvent: get('pull-request-event') || undefined,
   };
 }

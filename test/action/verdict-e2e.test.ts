@@ -124,4 +124,65 @@ describe('the verdict on the pull request, end to end', () => {
     expect(run.summary).toContain('❌ 1 regression');
     expect(JSON.stringify({ comments: github.comments, checks: github.checks })).toBe(before);
   });
+
+  describe('the workflow_run recipe for forks', () => {
+    const HEAD = '1111111111111111111111111111111111111111';
+
+    /** The base repository's workflow_run run, given the fork run's event file as an artifact. */
+    function workflowRunEnv(): { env: Record<string, string>; artifact: string } {
+      const fork = JSON.parse(readFileSync(join(FIXTURES, 'pull_request.json'), 'utf8'));
+      fork.pull_request.head.repo = { full_name: 'someone/web-app' };
+      const artifact = join(database.dir, 'artifact-event.json');
+      writeFileSync(artifact, JSON.stringify(fork));
+      const trigger = join(database.dir, 'workflow-run.json');
+      writeFileSync(
+        trigger,
+        JSON.stringify({ workflow_run: { head_sha: HEAD, event: 'pull_request' } }),
+      );
+      const env = runnerEnv('workflow_run', {
+        GITHUB_EVENT_PATH: trigger,
+        GITHUB_REF: 'refs/heads/main',
+        GITHUB_SHA: 'ffffffffffffffffffffffffffffffffffffffff',
+        GITHUB_API_URL: github.origin,
+      });
+      return { env, artifact };
+    }
+
+    it("posts the fork's verdict on its pull request once GitHub confirms the head", async () => {
+      github.comments.length = 0;
+      github.pulls.set(42, HEAD);
+      const { env, artifact } = workflowRunEnv();
+      const run = await runAction(inputs(300, { 'pull-request-event': artifact }), env);
+      expect(visibleLog(run)).not.toMatch(/from a fork/);
+      expect(run.code).toBe(0);
+      expect(ours()).toHaveLength(1);
+      expect(github.comments[0]?.issue).toBe(42);
+      expect(ours()[0]?.body).toContain('❌ 1 regression');
+      // Judged as the pull request: against main at its base commit.
+      expect(ours()[0]?.body).toContain('222222222222');
+    });
+
+    it('an event file GitHub does not confirm: nothing sent, nothing posted, a warning, green', async () => {
+      github.comments.length = 0;
+      github.pulls.set(42, 'b'.repeat(40));
+      const { env, artifact } = workflowRunEnv();
+      const stored = async () =>
+        (
+          (await (
+            await fetch(`${server.url}/stats/get-metrics?projectId=${projectId}&limit=200`, {
+              headers: { 'x-api-key': API_KEY },
+            })
+          ).json()) as { metrics: unknown[] }
+        ).metrics.length;
+      const before = await stored();
+      const run = await runAction(inputs(300, { 'pull-request-event': artifact }), env);
+      expect(run.code).toBe(0);
+      expect(visibleLog(run)).toContain(
+        'Nothing was sent: pull request #42 is at bbbbbbbbbbbb, not at 111111111111 that the triggering run built',
+      );
+      expect(run.outputs.ok).toBe('false');
+      expect(github.comments).toHaveLength(0);
+      expect(await stored()).toBe(before);
+    });
+  });
 });

@@ -35,6 +35,8 @@ const ANNOTATION_LIMIT = 50;
 export class FakeGitHub extends FakeService {
   readonly comments: StoredComment[] = [];
   readonly checks: StoredCheck[] = [];
+  /** Pull requests' head commits, by number (GET /repos/o/r/pulls/N). */
+  readonly pulls = new Map<number, string>();
   #nextId = 1000;
 
   constructor() {
@@ -67,6 +69,12 @@ export class FakeGitHub extends FakeService {
     match = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(request.path);
     if (match && request.method === 'PATCH') {
       return this.#saveComment(Number(match[1]), 0, body.body);
+    }
+    match = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(request.path);
+    if (match && request.method === 'GET') {
+      const head = this.pulls.get(Number(match[1]));
+      if (head === undefined) return { status: 404, body: { message: 'Not Found' } };
+      return { status: 200, body: { number: Number(match[1]), head: { sha: head } } };
     }
     match = /^\/repos\/[^/]+\/[^/]+\/check-runs(?:\/(\d+))?$/.exec(request.path);
     if (match) {
