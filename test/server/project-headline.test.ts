@@ -283,4 +283,60 @@ describe('the headline', () => {
     expect(figure('success_rate')).toContain(rateUp ? 'change-good' : 'change-bad');
     expect(res.body.indexOf('data-figure="builds"')).toBeLessThan(res.body.indexOf('health-title'));
   });
+
+  it('tables the range by event type, and a type filters the builds, headline and timeline', async () => {
+    const seeded = await seed();
+    // The types are listed from the cells (a record is folded within about a second).
+    await foldStatistics(server, Date.now());
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const from = new Date(FROM).toISOString().slice(0, 10);
+    const to = new Date(TO - 1).toISOString().slice(0, 10);
+    const base = `/dashboard/projects/${me.projectId}?range=custom&from=${from}&to=${to}`;
+    const res = await browser.get(base);
+    const inRange = seeded.statuses.filter((e) => e.at >= FROM && e.at < TO);
+    const want = (type: string) => {
+      const of = inRange.filter((e) => (e.status === null ? 'deploy' : 'build') === type);
+      const success = of.filter((e) => e.status === 'success').length;
+      const failure = of.filter((e) => e.status === 'failure').length;
+      return {
+        runs: of.length,
+        rate: success + failure === 0 ? -1 : success / (success + failure),
+      };
+    };
+    const rows = [
+      ...res.body.matchAll(
+        /<tr data-event-type="(\w+)"[^>]*><td[^>]*>.*?<\/td><td data-value="(\d+)">.*?<\/td><td data-value="([-\d.e]+)">/g,
+      ),
+    ].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+    expect(rows.map((r) => r[0]).sort()).toEqual(['build', 'deploy']);
+    for (const [type, runs, rate] of rows) {
+      const w = want(type as string);
+      expect(runs).toBe(w.runs);
+      expect(rate as number).toBeCloseTo(w.rate, 12);
+    }
+    // Most runs first.
+    expect((rows[0]?.[1] as number) >= (rows[1]?.[1] as number)).toBe(true);
+
+    // The row's link filters the page to its type: builds, success rate, timeline.
+    const link = /<tr data-event-type="deploy"[^>]*><td[^>]*><a href="([^"]+)"/.exec(res.body)?.[1];
+    expect(link).toContain('type=deploy');
+    const deploys = await browser.get((link as string).replace(/&amp;/g, '&'));
+    expect(deploys.statusCode).toBe(200);
+    expect(deploys.body).toContain(
+      `data-figure="builds"><dt class="stat-label">Builds</dt><dd class="stat-value" data-value="${want('deploy').runs}"`,
+    );
+    expect(deploys.body).toMatch(/<p class="filter-note">Showing <code>deploy<\/code> only/);
+    const timelineTypes = [
+      ...deploys.body.matchAll(/<p class="event-title"><strong>(\w+)<\/strong>/g),
+    ].map((m) => m[1]);
+    expect(timelineTypes.length).toBeGreaterThan(0);
+    expect(new Set(timelineTypes)).toEqual(new Set(['deploy']));
+    // The API says the same, with eventType.
+    const api = await headline({ eventType: 'deploy' });
+    expect(api.builds.value).toBe(want('deploy').runs);
+    expect(api.eventType).toBe('deploy');
+    // A type too long is a 400 page, nothing else.
+    expect((await browser.get(`${base}&type=${'x'.repeat(101)}`)).statusCode).toBe(400);
+  });
 });

@@ -59,11 +59,12 @@ export function headlineService(
     projectId: string,
     key: string | null,
     window: { from: number; to: number; branch: string | undefined },
+    eventType: string | undefined,
   ): Promise<Period> {
     const { from, to, branch } = window;
     const one = { projectId, from, to, branch, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
-      services.stats.buildSummary(accountId, { ...one, eventType: undefined }),
+      services.stats.buildSummary(accountId, { ...one, eventType }),
       key === null ? undefined : services.stats.series(accountId, { ...one, key }),
       storage.projectPage.activeAlerts(projectId, from, to, branch),
       services.tests.flakyCount(projectId, { branch, from, to }),
@@ -98,15 +99,15 @@ export function headlineService(
     },
 
     async headline(accountId: string, query: HeadlineQuery): Promise<Headline> {
-      const { projectId, branch } = query;
+      const { projectId, branch, eventType } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
       const before = { from: from - (to - from), to: from };
       const setting = await durationKey(projectId);
       const key = setting.duration_key;
       const [now, then, described] = await Promise.all([
-        period(accountId, projectId, key, { from, to, branch }),
-        period(accountId, projectId, key, { ...before, branch }),
+        period(accountId, projectId, key, { from, to, branch }, eventType),
+        period(accountId, projectId, key, { ...before, branch }, eventType),
         key === null
           ? []
           : services.verdicts.describeKeys(projectId, [
@@ -128,6 +129,7 @@ export function headlineService(
         previous_from: iso(before.from),
         previous_to: iso(before.to),
         branch: branch ?? null,
+        eventType: eventType ?? null,
         builds: figure((p) => p.builds, null),
         success_rate: figure((p) => p.successRate, 'higher'),
         duration_p50: figure((p) => p.p50, durationDirection, series?.unit ?? null),

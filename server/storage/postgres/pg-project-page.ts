@@ -56,6 +56,16 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
       return rows.map((row) => row.start);
     },
 
+    async eventTypes(projectId, from, to, branch, limit) {
+      const rows = await sql<{ type: string }[]>`
+        SELECT DISTINCT event_type COLLATE "C" AS type FROM event_cells
+         WHERE project_id = ${projectId} AND unit = ${HOUR_MS}
+           AND start >= ${Math.floor(from / HOUR_MS) * HOUR_MS} AND start < ${to}
+           ${branch === undefined ? sql`` : sql`AND branch = ${branch}`}
+         ORDER BY 1 LIMIT ${limit}`;
+      return rows.map((row) => row.type);
+    },
+
     async changePointMarks(projectId, from, to, limit) {
       return copy(
         await sql<PageMarkRow[]>`

@@ -42,6 +42,17 @@ export interface ProjectPageRepository {
     branch: string | undefined,
     limit: number,
   ): Promise<number[]>;
+  /**
+   * The event types of the hours that [from, to) touches (of `branch` when given), in byte order,
+   * at most `limit`: from the hour cells, for the page's table by event type.
+   */
+  eventTypes(
+    projectId: string,
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<string[]>;
   /** The change points found in [from, to) of every key, newest first, at most `limit`. */
   changePointMarks(
     projectId: string,

@@ -44,7 +44,23 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
         ORDER BY m.start DESC LIMIT @limit`,
     )
     .pluck();
+  const eventTypes = db
+    .prepare(
+      `SELECT DISTINCT event_type FROM event_cells
+        WHERE project_id = @projectId AND unit = ${HOUR_MS} AND start >= @from AND start < @to
+          AND (@branch IS NULL OR branch = @branch)
+        ORDER BY event_type LIMIT @limit`,
+    )
+    .pluck();
   return {
+    eventTypes: (projectId, from, to, branch, limit) =>
+      eventTypes.all({
+        projectId,
+        from: Math.floor(from / HOUR_MS) * HOUR_MS,
+        to,
+        branch: branch ?? null,
+        limit,
+      }) as string[],
     eventMinutes: (projectId, types, from, to, branch, limit) =>
       eventMinutes.all({
         projectId,

@@ -10,6 +10,7 @@ import {
   PageFrame,
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
+import { EventTypeTable } from './event-type-table.js';
 import { formatNumber, formatTime } from './format.js';
 import { HeadlineCard } from './headline.js';
 import { Timeline } from './timeline.js';
@@ -32,7 +33,7 @@ export interface StatsPageProps {
  */
 export function statsHref(
   path: string,
-  view: Pick<ProjectView, 'range' | 'branch'>,
+  view: Pick<ProjectView, 'range' | 'branch'> & { eventType?: string | undefined },
   before?: string,
   keys?: { page?: string | undefined; chart?: string | undefined },
 ): string {
@@ -46,6 +47,7 @@ export function statsHref(
     query.set('range', range.preset);
   }
   if (view.branch !== undefined) query.set('branch', view.branch);
+  if (view.eventType !== undefined) query.set('type', view.eventType);
   if (before !== undefined) query.set('before', before);
   if (keys?.page !== undefined) query.set('keys', keys.page);
   if (keys?.chart !== undefined) query.set('chart', keys.chart);
@@ -91,6 +93,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
           ))}
         </select>
       </div>
+      {view.eventType !== undefined && <input type="hidden" name="type" value={view.eventType} />}
       <div class="actions">
         <button class="button" type="submit">
           Apply
@@ -335,6 +338,10 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       />
       <Filters view={view} path={mode.path} />
       <BuildHealth summary={view.summary} range={range} marks={view.marks} />
+      <EventTypeTable
+        view={view}
+        hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
+      />
       <Metrics view={view} path={mode.path} />
       <Timeline
         timeline={view.timeline}
