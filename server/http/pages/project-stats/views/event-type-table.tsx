@@ -8,8 +8,11 @@ import { formatNumber } from './format.js';
 export function EventTypeTable({
   view,
   hrefOf,
+  csv,
 }: {
   view: ProjectView;
+  /** The table as CSV (owner pages). */
+  csv?: string | undefined;
   /** The page filtered to one event type (undefined: all). */
   hrefOf: (eventType: string | undefined) => string;
 }) {
@@ -73,6 +76,11 @@ export function EventTypeTable({
         <p class="hint">More event types than shown: the first 30 in name order are listed.</p>
       )}
       <p class="hint">
+        {csv !== undefined && (
+          <a class="csv-link" href={csv} download>
+            CSV<span class="sr-only"> of the table by event type</span>
+          </a>
+        )}{' '}
         Success rate: success ÷ (success + failure), as in build health. Per workflow or CI job is
         not shown yet (see docs/pages.md).
       </p>

@@ -54,6 +54,26 @@ export function statsHref(
   return `${path}?${query}`;
 }
 
+/** Where a table or chart of the page is as CSV (owner pages only); undefined: none. */
+type CsvHref = ((table: string, key?: string) => string) | undefined;
+
+function csvHrefOf(view: ProjectView, mode: StatsMode): CsvHref {
+  if (mode.kind !== 'owner') return undefined;
+  return (table, key) => {
+    const base = statsHref(`${mode.path}/export.csv`, view);
+    const extra = new URLSearchParams({ table, ...(key === undefined ? {} : { key }) });
+    return `${base}&${extra}`;
+  };
+}
+
+function CsvLink({ href, what }: { href: string | undefined; what: string }) {
+  return href === undefined ? null : (
+    <a class="csv-link" href={href} download>
+      CSV<span class="sr-only"> of {what}</span>
+    </a>
+  );
+}
+
 function Filters({ view, path }: { view: ProjectView; path: string }) {
   const { range } = view;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -104,7 +124,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
 }
 
 /** One chart per series key; the data rides along as JSON for the script that draws it. */
-function Metrics({ view, path }: { view: ProjectView; path: string }) {
+function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: CsvHref }) {
   const { range } = view;
   // The records of the range by bucket, to name a single point's branch and commit.
   const byBucket = new Map<number, ProjectView['singles']>();
@@ -153,7 +173,8 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
                 <figcaption>
                   <code>{series.key}</code>
                   <span class="muted">
-                    {info ? `last ${formatNumber(info.last_value)}` : ''} · {points} points in range
+                    {info ? `last ${formatNumber(info.last_value)}` : ''} · {points} points in range{' '}
+                    <CsvLink href={csv?.('chart', series.key)} what={series.key} />
                   </span>
                 </figcaption>
                 <div
@@ -228,6 +249,7 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
             </tbody>
           </table>
           <nav class="pager" aria-label="Series keys">
+            <CsvLink href={csv?.('keys')} what="the key table" />
             {view.keysPage !== undefined && (
               <a class="button secondary small" href={statsHref(path, view)}>
                 First keys
@@ -319,6 +341,7 @@ function ShareLinks({
 
 function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
   const { range } = view;
+  const csv = csvHrefOf(view, mode);
   return (
     <div class="stats">
       <div class="page-head">
@@ -332,6 +355,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         </div>
       </div>
       <HeadlineCard
+        csv={csv?.('headline')}
         headline={view.headline}
         keys={view.keys.map((key) => key.key)}
         owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
@@ -339,10 +363,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       <Filters view={view} path={mode.path} />
       <BuildHealth summary={view.summary} range={range} marks={view.marks} />
       <EventTypeTable
+        csv={csv?.('event-types')}
         view={view}
         hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
       />
-      <Metrics view={view} path={mode.path} />
+      <Metrics view={view} path={mode.path} csv={csv} />
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}
