@@ -138,17 +138,17 @@ export function projectViewService(
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
+    // Read once: the build-health bars' buckets add up to the headline's builds and success.
+    const summaryRead = services.stats.buildSummary(accountId, { projectId, ...window, eventType });
     const [keys, summary, headline, timeline, branches, shareLinks, marks, eventTypes] =
       await Promise.all([
         services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
-        services.stats.buildSummary(accountId, { projectId, ...window, eventType }),
-        services.headline.headline(accountId, {
-          projectId,
-          from: range.from,
-          to: range.to,
-          branch,
-          eventType,
-        }),
+        summaryRead,
+        services.headline.headline(
+          accountId,
+          { projectId, from: range.from, to: range.to, branch, eventType },
+          summaryRead,
+        ),
         services.records.events(
           accountId,
           recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),

@@ -4,6 +4,7 @@ import type {
   HeadlineFigure,
   HeadlineQuery,
 } from '../../../contract/project-page.js';
+import type { BuildSummary } from '../../../contract/stats-queries.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ProjectAccess } from '../project-access.js';
 import { rangeOf, type StatsService } from '../stats-service.js';
@@ -60,19 +61,29 @@ export function headlineService(
     key: string | null,
     window: { from: number; to: number; branch: string | undefined },
     eventType: string | undefined,
+    known: Promise<BuildSummary> | undefined,
   ): Promise<Period> {
     const { from, to, branch } = window;
     const one = { projectId, from, to, branch, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
-      services.stats.buildSummary(accountId, { ...one, eventType }),
+      known ?? services.stats.buildSummary(accountId, { ...one, eventType }),
       key === null ? undefined : services.stats.series(accountId, { ...one, key }),
       storage.projectPage.activeAlerts(projectId, from, to, branch),
       services.tests.flakyCount(projectId, { branch, from, to }),
     ]);
-    const [bucket] = summary.buckets;
+    // One bucket, or the page's buckets: their counts add up to the period's.
+    const bucket = summary.buckets.reduce(
+      (sum, b) => ({
+        success: sum.success + b.success,
+        failure: sum.failure + b.failure,
+        cancelled: sum.cancelled + b.cancelled,
+        other: sum.other + b.other,
+      }),
+      { success: 0, failure: 0, cancelled: 0, other: 0 },
+    );
     const [values] = durations?.buckets ?? [];
     return {
-      builds: bucket ? bucket.success + bucket.failure + bucket.cancelled + bucket.other : 0,
+      builds: bucket.success + bucket.failure + bucket.cancelled + bucket.other,
       successRate: summary.success_rate,
       p50: values?.p50 ?? null,
       p95: values?.p95 ?? null,
@@ -98,7 +109,15 @@ export function headlineService(
       return durationKey(projectId);
     },
 
-    async headline(accountId: string, query: HeadlineQuery): Promise<Headline> {
+    /**
+     * `current`: the build summary of exactly this range, branch and event type when the caller
+     * reads it anyway (the page, in its buckets): not read twice.
+     */
+    async headline(
+      accountId: string,
+      query: HeadlineQuery,
+      current?: Promise<BuildSummary>,
+    ): Promise<Headline> {
       const { projectId, branch, eventType } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
@@ -106,8 +125,8 @@ export function headlineService(
       const setting = await durationKey(projectId);
       const key = setting.duration_key;
       const [now, then, described] = await Promise.all([
-        period(accountId, projectId, key, { from, to, branch }, eventType),
-        period(accountId, projectId, key, { ...before, branch }, eventType),
+        period(accountId, projectId, key, { from, to, branch }, eventType, current),
+        period(accountId, projectId, key, { ...before, branch }, eventType, undefined),
         key === null
           ? []
           : services.verdicts.describeKeys(projectId, [

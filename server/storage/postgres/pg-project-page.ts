@@ -42,8 +42,8 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
     async eventMinutes(projectId, types, from, to, branch, limit) {
       const hourFrom = Math.floor(from / HOUR_MS) * HOUR_MS;
       const minuteFrom = Math.floor(from / MINUTE_MS) * MINUTE_MS;
-      const rows = await sql<{ start: number }[]>`
-        SELECT DISTINCT m.start FROM event_cells h
+      const rows = await sql<{ start: number; eventType: string }[]>`
+        SELECT DISTINCT m.start, m.event_type AS "eventType" FROM event_cells h
           JOIN event_cells m ON m.project_id = h.project_id AND m.unit = ${MINUTE_MS}
            AND m.start >= h.start AND m.start < h.start + ${HOUR_MS}
            AND m.event_type = h.event_type AND m.branch = h.branch
@@ -53,7 +53,7 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
            ${branch === undefined ? sql`` : sql`AND h.branch = ${branch}`}
            AND m.start >= ${minuteFrom} AND m.start < ${to}
          ORDER BY m.start DESC LIMIT ${limit}`;
-      return rows.map((row) => row.start);
+      return copy(rows);
     },
 
     async eventTypes(projectId, from, to, branch, limit) {

@@ -30,7 +30,7 @@ export interface ProjectPageRepository {
     limit: number,
   ): Promise<PageMarkRow[]>;
   /**
-   * The minutes in [from, to) that hold events of these types (of `branch` when given), newest
+   * The minutes in [from, to) that hold events of these types, each with its type (of `branch` when given), newest
    * first, at most `limit`: read from the event cells (hours first, then their minutes), so no
    * raw event is looked at. Events not folded yet (a second or so) are not among them.
    */
@@ -41,7 +41,7 @@ export interface ProjectPageRepository {
     to: number,
     branch: string | undefined,
     limit: number,
-  ): Promise<number[]>;
+  ): Promise<{ start: number; eventType: string }[]>;
   /**
    * The event types of the hours that [from, to) touches (of `branch` when given), in byte order,
    * at most `limit`: from the hour cells, for the page's table by event type.

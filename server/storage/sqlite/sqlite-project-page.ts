@@ -30,9 +30,8 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
       ORDER BY at DESC, key DESC LIMIT ?`,
   );
   // The hours holding such events, then their minutes in the range: a few index reads.
-  const eventMinutes = db
-    .prepare(
-      `SELECT DISTINCT m.start FROM event_cells h
+  const eventMinutes = db.prepare(
+    `SELECT DISTINCT m.start, m.event_type AS eventType FROM event_cells h
          JOIN event_cells m ON m.project_id = h.project_id AND m.unit = ${MINUTE_MS}
           AND m.start >= h.start AND m.start < h.start + ${HOUR_MS}
           AND m.event_type = h.event_type AND m.branch = h.branch
@@ -42,8 +41,7 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
           AND (@branch IS NULL OR h.branch = @branch)
           AND m.start >= @from AND m.start < @to
         ORDER BY m.start DESC LIMIT @limit`,
-    )
-    .pluck();
+  );
   const eventTypes = db
     .prepare(
       `SELECT DISTINCT event_type FROM event_cells
@@ -70,7 +68,7 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
         to,
         branch: branch ?? null,
         limit,
-      }) as number[],
+      }) as { start: number; eventType: string }[],
     durationKey: (projectId) => (durationKey.get(projectId) as string | null | undefined) ?? null,
     setDurationKey: (projectId, key) => void setDurationKey.run(key, projectId),
     activeAlerts: (projectId, from, to, branch) =>
