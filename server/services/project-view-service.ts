@@ -138,8 +138,14 @@ export function projectViewService(
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
-    // Read once: the build-health bars' buckets add up to the headline's builds and success.
+    // Read once each: the build-health bars' buckets add up to the headline's builds and
+    // success rate, and the build-duration key's chart gives its median and p95.
     const summaryRead = services.stats.buildSummary(accountId, { projectId, ...window, eventType });
+    const { duration_key: durationKey } = await services.headline.durationKey(accountId, projectId);
+    const durationRead =
+      durationKey === null
+        ? undefined
+        : services.stats.seriesWithTotal(accountId, { projectId, key: durationKey, ...window });
     const [keys, summary, headline, timeline, branches, shareLinks, marks, eventTypes] =
       await Promise.all([
         services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
@@ -147,7 +153,13 @@ export function projectViewService(
         services.headline.headline(
           accountId,
           { projectId, from: range.from, to: range.to, branch, eventType },
-          summaryRead,
+          {
+            summary: summaryRead,
+            durations:
+              durationKey === null || durationRead === undefined
+                ? undefined
+                : { key: durationKey, total: durationRead.then((read) => read.total) },
+          },
         ),
         services.records.events(
           accountId,
@@ -159,7 +171,6 @@ export function projectViewService(
         eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
       ]);
     const flagged = new Set(marks.flatMap((mark) => (mark.key === null ? [] : [mark.key])));
-    const durationKey = headline.duration_key;
     // Without `chart`, the keys that need a look are drawn even when off the key list's page.
     const asked = query.charts?.length
       ? query.charts
@@ -175,7 +186,11 @@ export function projectViewService(
       .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
       .map(({ key }) => key);
     const read = await Promise.all(
-      drawn.map((key) => services.stats.series(accountId, { projectId, key, ...window })),
+      drawn.map((key) =>
+        key === durationKey && durationRead
+          ? durationRead.then((done) => done.series)
+          : services.stats.series(accountId, { projectId, key, ...window }),
+      ),
     );
     const series = read.filter((s) => s.buckets.length > 0);
     const empty = read.filter((s) => s.buckets.length === 0).map((s) => s.key);

@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../../contract/json.js';
 import type { StoredEvent } from '../../../contract/readback.js';
+import { HOUR_MS } from '../../domain/time-buckets.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
 import type { PageMarkRow } from '../../storage/project-page/page-repository.js';
 import type { Storage } from '../../storage/storage.js';
@@ -87,8 +88,8 @@ export async function chartMarks(
   branch: string | undefined,
 ): Promise<ChartMark[]> {
   const { from, to } = range;
-  const [minutes, alerts, changes] = await Promise.all([
-    storage.projectPage.eventMinutes(
+  const [hours, alerts, changes] = await Promise.all([
+    storage.projectPage.eventHours(
       projectId,
       MARKED_EVENT_TYPES,
       from,
@@ -99,6 +100,19 @@ export async function chartMarks(
     storage.projectPage.alertMarks(projectId, from, to, branch, MAX_MARKS),
     storage.projectPage.changePointMarks(projectId, from, to, MAX_MARKS),
   ]);
+  // The newest minutes that hold one, an hour at a time, until there are enough.
+  const minutes: { start: number; eventType: string }[] = [];
+  for (const hour of hours) {
+    if (minutes.length >= MAX_EVENT_MARKS) break;
+    const found = await storage.projectPage.eventMinutes(
+      projectId,
+      MARKED_EVENT_TYPES,
+      Math.max(from, hour),
+      Math.min(to, hour + HOUR_MS),
+      branch,
+    );
+    minutes.push(...found.slice(0, MAX_EVENT_MARKS - minutes.length));
+  }
   // One small read per minute and type that holds some (a minute's events, of that type only).
   const pages = await Promise.all(
     minutes.map(({ start, eventType }) =>

@@ -16,6 +16,13 @@ export const DEFAULT_DURATION_KEY = 'duration_ms';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What the page read already of the current period (headline's `current`). */
+export interface Known {
+  summary?: Promise<BuildSummary> | undefined;
+  /** The median and p95 of one key over the period (null: no value). */
+  durations?: { key: string; total: Promise<{ p50: number; p95: number } | null> } | undefined;
+}
+
 /** The figures of one period. */
 interface Period {
   builds: number;
@@ -61,13 +68,17 @@ export function headlineService(
     key: string | null,
     window: { from: number; to: number; branch: string | undefined },
     eventType: string | undefined,
-    known: Promise<BuildSummary> | undefined,
+    known: Known | undefined,
   ): Promise<Period> {
     const { from, to, branch } = window;
     const one = { projectId, from, to, branch, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
-      known ?? services.stats.buildSummary(accountId, { ...one, eventType }),
-      key === null ? undefined : services.stats.series(accountId, { ...one, key }),
+      known?.summary ?? services.stats.buildSummary(accountId, { ...one, eventType }),
+      key === null
+        ? null
+        : key === known?.durations?.key
+          ? known.durations.total
+          : services.stats.seriesWithTotal(accountId, { ...one, key }).then((read) => read.total),
       storage.projectPage.activeAlerts(projectId, from, to, branch),
       services.tests.flakyCount(projectId, { branch, from, to }),
     ]);
@@ -81,12 +92,12 @@ export function headlineService(
       }),
       { success: 0, failure: 0, cancelled: 0, other: 0 },
     );
-    const [values] = durations?.buckets ?? [];
+
     return {
       builds: bucket.success + bucket.failure + bucket.cancelled + bucket.other,
       successRate: summary.success_rate,
-      p50: values?.p50 ?? null,
-      p95: values?.p95 ?? null,
+      p50: durations?.p50 ?? null,
+      p95: durations?.p95 ?? null,
       alerts,
       flaky,
     };
@@ -110,14 +121,10 @@ export function headlineService(
     },
 
     /**
-     * `current`: the build summary of exactly this range, branch and event type when the caller
-     * reads it anyway (the page, in its buckets): not read twice.
+     * `current`: what the caller reads anyway of exactly this range and branch (the page: the
+     * build summary in its buckets, a key's series), so it is not read twice.
      */
-    async headline(
-      accountId: string,
-      query: HeadlineQuery,
-      current?: Promise<BuildSummary>,
-    ): Promise<Headline> {
+    async headline(accountId: string, query: HeadlineQuery, current?: Known): Promise<Headline> {
       const { projectId, branch, eventType } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);

@@ -30,9 +30,21 @@ export interface ProjectPageRepository {
     limit: number,
   ): Promise<PageMarkRow[]>;
   /**
-   * The minutes in [from, to) that hold events of these types, each with its type (of `branch` when given), newest
-   * first, at most `limit`: read from the event cells (hours first, then their minutes), so no
-   * raw event is looked at. Events not folded yet (a second or so) are not among them.
+   * The hours that [from, to) touches holding events of these types (of `branch` when given),
+   * newest first, at most `limit`: from the hour cells, so no raw event is looked at.
+   */
+  eventHours(
+    projectId: string,
+    eventTypes: readonly string[],
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<number[]>;
+  /**
+   * The minutes in [from, to) (within an hour) holding events of these types, each with its
+   * type, newest first: from the minute cells. Events not folded yet (a second or so) are not
+   * among them.
    */
   eventMinutes(
     projectId: string,
@@ -40,7 +52,6 @@ export interface ProjectPageRepository {
     from: number,
     to: number,
     branch: string | undefined,
-    limit: number,
   ): Promise<{ start: number; eventType: string }[]>;
   /**
    * The event types of the hours that [from, to) touches (of `branch` when given), in byte order,
