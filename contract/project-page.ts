@@ -13,13 +13,18 @@ export const ProjectPagePaths = {
 const projectId = requiredText(Limits.projectIdLength);
 const name = requiredText(200);
 
-/** GET /stats/get-headline: `from`/`to` default to the last 30 days; optionally one branch. */
+/**
+ * GET /stats/get-headline: `from`/`to` default to the last 30 days; optionally one branch, and one
+ * event type for the builds and the success rate.
+ */
 export const HeadlineQuery = z
   .object({
     projectId,
     from: z.optional(Instant),
     to: z.optional(Instant),
     branch: z.optional(name),
+    /** Builds and success rate of this event type only. */
+    eventType: z.optional(requiredText(Limits.eventTypeLength)),
   })
   .check(z.refine(rangeOrdered, { path: ['to'], message: 'to must be after from' }));
 export type HeadlineQuery = z.infer<typeof HeadlineQuery>;
@@ -58,6 +63,7 @@ export interface Headline extends DurationKeySetting {
   previous_from: string;
   previous_to: string;
   branch: string | null;
+  eventType: string | null;
   builds: HeadlineFigure;
   success_rate: HeadlineFigure;
   duration_p50: HeadlineFigure;

@@ -46,6 +46,20 @@ export function seriesBuckets(plan: ReadPlan, parts: Iterable<SeriesPart>): Seri
   });
 }
 
+/**
+ * The median and 95th percentile of every part together (the whole range, whatever its
+ * buckets), as seriesBuckets gives each bucket's; null when there is no value.
+ */
+export function seriesTotal(parts: Iterable<SeriesPart>): { p50: number; p95: number } | null {
+  const sum = emptySeriesSum();
+  for (const part of parts) addSeriesSum(sum, part);
+  if (sum.count === 0) return null;
+  return {
+    p50: clamp(quantile(sum.bins, 0.5) as number, sum.min, sum.max),
+    p95: clamp(quantile(sum.bins, 0.95) as number, sum.min, sum.max),
+  };
+}
+
 /** One raw value as a part of its bucket. */
 export const valuePart = (bucket: number, t: number, value: number): SeriesPart => ({
   bucket,

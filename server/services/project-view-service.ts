@@ -18,6 +18,7 @@ import { branchOf, seriesOf } from '../domain/record-facts.js';
 import type { ViewRange } from '../domain/view-ranges.js';
 import type { ShareLinkInfo, Storage } from '../storage/storage.js';
 import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
+import { type EventTypeRow, eventTypeTable } from './project-page/event-type-table.js';
 import type { HeadlineService } from './project-page/headline-service.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
@@ -40,7 +41,10 @@ export interface ProjectView {
   name: string;
   range: ViewRange;
   branch: string | undefined;
+  eventType: string | undefined;
   branches: string[];
+  /** The range's events by type (the table), and whether more types were left out. */
+  eventTypes: { rows: EventTypeRow[]; more: boolean };
   /** The key list's page shown. */
   keys: MetricKeys['keys'];
   /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
@@ -80,6 +84,8 @@ export interface SinglePoint {
 export interface ViewQuery {
   range: ViewRange;
   branch: string | undefined;
+  /** One event type for the builds, headline and timeline (the table by event type's row). */
+  eventType?: string | undefined;
   /** The timeline's cursor (`nextCursor` of the page before). */
   before: string | undefined;
   /** The key list's cursor (its `nextCursor` of the page before). */
@@ -95,6 +101,7 @@ const recordQuery = (
   branch: string | undefined,
   limit: number,
   cursor: number | undefined,
+  eventType?: string | undefined,
 ): RecordQuery => ({
   projectId,
   limit,
@@ -102,7 +109,7 @@ const recordQuery = (
   branch,
   from: range.from,
   to: range.to,
-  eventType: undefined,
+  eventType,
   status: undefined,
 });
 
@@ -127,24 +134,43 @@ export function projectViewService(
   ): Promise<ProjectView> {
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
-    const { range, branch } = query;
+    const { range, branch, eventType } = query;
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
-    const [keys, summary, headline, timeline, branches, shareLinks, marks] = await Promise.all([
-      services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
-      services.stats.buildSummary(accountId, { projectId, ...window, eventType: undefined }),
-      services.headline.headline(accountId, { projectId, from: range.from, to: range.to, branch }),
-      services.records.events(
-        accountId,
-        recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor),
-      ),
-      storage.stats.branches(projectId),
-      owner ? services.shareLinks.list(accountId, projectId) : undefined,
-      chartMarks(storage, projectId, range, branch),
-    ]);
+    // Read once each: the build-health bars' buckets add up to the headline's builds and
+    // success rate, and the build-duration key's chart gives its median and p95.
+    const summaryRead = services.stats.buildSummary(accountId, { projectId, ...window, eventType });
+    const { duration_key: durationKey } = await services.headline.durationKey(accountId, projectId);
+    const durationRead =
+      durationKey === null
+        ? undefined
+        : services.stats.seriesWithTotal(accountId, { projectId, key: durationKey, ...window });
+    const [keys, summary, headline, timeline, branches, shareLinks, marks, eventTypes] =
+      await Promise.all([
+        services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
+        summaryRead,
+        services.headline.headline(
+          accountId,
+          { projectId, from: range.from, to: range.to, branch, eventType },
+          {
+            summary: summaryRead,
+            durations:
+              durationKey === null || durationRead === undefined
+                ? undefined
+                : { key: durationKey, total: durationRead.then((read) => read.total) },
+          },
+        ),
+        services.records.events(
+          accountId,
+          recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
+        ),
+        storage.stats.branches(projectId),
+        owner ? services.shareLinks.list(accountId, projectId) : undefined,
+        chartMarks(storage, projectId, range, branch),
+        eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
+      ]);
     const flagged = new Set(marks.flatMap((mark) => (mark.key === null ? [] : [mark.key])));
-    const durationKey = headline.duration_key;
     // Without `chart`, the keys that need a look are drawn even when off the key list's page.
     const asked = query.charts?.length
       ? query.charts
@@ -160,7 +186,11 @@ export function projectViewService(
       .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
       .map(({ key }) => key);
     const read = await Promise.all(
-      drawn.map((key) => services.stats.series(accountId, { projectId, key, ...window })),
+      drawn.map((key) =>
+        key === durationKey && durationRead
+          ? durationRead.then((done) => done.series)
+          : services.stats.series(accountId, { projectId, key, ...window }),
+      ),
     );
     const series = read.filter((s) => s.buckets.length > 0);
     const empty = read.filter((s) => s.buckets.length === 0).map((s) => s.key);
@@ -172,7 +202,9 @@ export function projectViewService(
       name: project.name,
       range,
       branch,
+      eventType,
       branches,
+      eventTypes,
       keys: keys.keys,
       keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),
       keysNext: keys.nextCursor ?? undefined,

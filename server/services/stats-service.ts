@@ -8,7 +8,12 @@ import type {
   MetricSeries,
   SeriesQuery,
 } from '../../contract/stats-queries.js';
-import { seriesBuckets, summaryBuckets, valuePart } from '../domain/bucket-aggregates.js';
+import {
+  seriesBuckets,
+  seriesTotal,
+  summaryBuckets,
+  valuePart,
+} from '../domain/bucket-aggregates.js';
 import { Invalid } from '../domain/domain-errors.js';
 import { isContextKey, seriesOf, statusClass } from '../domain/record-facts.js';
 import { planReads, readPlan } from '../domain/time-buckets.js';
@@ -67,6 +72,27 @@ export function statsService(
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
+  async function seriesRead(accountId: string, query: SeriesQuery) {
+    await own(accountId, query.projectId);
+    const { from, to } = rangeOf(query);
+    const plan = boundedPlan(from, to, query.buckets);
+    const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
+    // The partial minutes at bucket edges come from the records, read as at write time.
+    const values = data.records.flatMap((record) =>
+      seriesOf(record.payload)
+        .filter(([key]) => key === query.key)
+        .map(([, value]) => valuePart(record.bucket, record.t, value)),
+    );
+    const parts = [...data.cells, ...values];
+    const series: MetricSeries = {
+      key: query.key,
+      from: iso(from),
+      to: iso(to),
+      buckets: seriesBuckets(plan, parts),
+    };
+    return { series, total: seriesTotal(parts) };
+  }
+
   return {
     /** A page of the project's series keys (`limit` of them, after the key `after`). */
     async keys(
@@ -105,23 +131,14 @@ export function statsService(
     },
 
     async series(accountId: string, query: SeriesQuery): Promise<MetricSeries> {
-      await own(accountId, query.projectId);
-      const { from, to } = rangeOf(query);
-      const plan = boundedPlan(from, to, query.buckets);
-      const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
-      // The partial minutes at bucket edges come from the records, read as at write time.
-      const values = data.records.flatMap((record) =>
-        seriesOf(record.payload)
-          .filter(([key]) => key === query.key)
-          .map(([, value]) => valuePart(record.bucket, record.t, value)),
-      );
-      return {
-        key: query.key,
-        from: iso(from),
-        to: iso(to),
-        buckets: seriesBuckets(plan, [...data.cells, ...values]),
-      };
+      return (await seriesRead(accountId, query)).series;
     },
+
+    /**
+     * A series and the median and p95 of its whole range, from the same read (the project page
+     * draws its build-duration key and gives those figures in its headline).
+     */
+    seriesWithTotal: seriesRead,
 
     /** The latest status (the status badge), with an optional branch and event type. */
     async latestStatus(

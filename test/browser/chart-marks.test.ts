@@ -149,4 +149,29 @@ describeInBrowser('marks on the project page’s charts in Chromium', () => {
     // The other chart keeps its own scale and marks.
     expect((await marksOf('duration_ms')).marks.map((m) => m.kind)).toEqual(['release']);
   });
+
+  it('sorts the table by event type by a column, and its rows filter the page', async () => {
+    await my.page.goto(`${url}/dashboard/projects/${me.projectId}?range=7d`);
+    const order = () =>
+      my.page.$$eval('table[data-sortable] tbody tr', (rows) =>
+        rows.map((row) => row.getAttribute('data-event-type')),
+      );
+    // Most runs first, as served.
+    expect(await order()).toEqual(['build', 'release']);
+    const sortBy = (name: string) =>
+      my.page.click(`table[data-sortable] th button.sort:text-is("${name}")`);
+    await sortBy('Runs');
+    expect(await order()).toEqual(['release', 'build']);
+    expect(await my.page.getAttribute('table[data-sortable] th:nth-child(2)', 'aria-sort')).toBe(
+      'ascending',
+    );
+    await sortBy('Event type');
+    expect(await order()).toEqual(['build', 'release']);
+    await sortBy('Event type');
+    expect(await order()).toEqual(['release', 'build']);
+    await my.page.click('table[data-sortable] tr[data-event-type="release"] a');
+    await my.page.waitForURL(/type=release/);
+    expect(await my.page.locator('.timeline li strong').allTextContents()).toEqual(['release']);
+    expect(await seriousAccessibilityViolations(my.page)).toEqual([]);
+  });
 });

@@ -283,4 +283,137 @@ describe('the headline', () => {
     expect(figure('success_rate')).toContain(rateUp ? 'change-good' : 'change-bad');
     expect(res.body.indexOf('data-figure="builds"')).toBeLessThan(res.body.indexOf('health-title'));
   });
+
+  it('tables the range by event type, and a type filters the builds, headline and timeline', async () => {
+    const seeded = await seed();
+    // The types are listed from the cells (a record is folded within about a second).
+    await foldStatistics(server, Date.now());
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const from = new Date(FROM).toISOString().slice(0, 10);
+    const to = new Date(TO - 1).toISOString().slice(0, 10);
+    const base = `/dashboard/projects/${me.projectId}?range=custom&from=${from}&to=${to}`;
+    const res = await browser.get(base);
+    const inRange = seeded.statuses.filter((e) => e.at >= FROM && e.at < TO);
+    const want = (type: string) => {
+      const of = inRange.filter((e) => (e.status === null ? 'deploy' : 'build') === type);
+      const success = of.filter((e) => e.status === 'success').length;
+      const failure = of.filter((e) => e.status === 'failure').length;
+      return {
+        runs: of.length,
+        rate: success + failure === 0 ? -1 : success / (success + failure),
+      };
+    };
+    const rows = [
+      ...res.body.matchAll(
+        /<tr data-event-type="(\w+)"[^>]*><td[^>]*>.*?<\/td><td data-value="(\d+)">.*?<\/td><td data-value="([-\d.e]+)">/g,
+      ),
+    ].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+    expect(rows.map((r) => r[0]).sort()).toEqual(['build', 'deploy']);
+    for (const [type, runs, rate] of rows) {
+      const w = want(type as string);
+      expect(runs).toBe(w.runs);
+      expect(rate as number).toBeCloseTo(w.rate, 12);
+    }
+    // Most runs first.
+    expect((rows[0]?.[1] as number) >= (rows[1]?.[1] as number)).toBe(true);
+
+    // The row's link filters the page to its type: builds, success rate, timeline.
+    const link = /<tr data-event-type="deploy"[^>]*><td[^>]*><a href="([^"]+)"/.exec(res.body)?.[1];
+    expect(link).toContain('type=deploy');
+    const deploys = await browser.get((link as string).replace(/&amp;/g, '&'));
+    expect(deploys.statusCode).toBe(200);
+    expect(deploys.body).toContain(
+      `data-figure="builds"><dt class="stat-label">Builds</dt><dd class="stat-value" data-value="${want('deploy').runs}"`,
+    );
+    expect(deploys.body).toMatch(/<p class="filter-note">Showing <code>deploy<\/code> only/);
+    const timelineTypes = [
+      ...deploys.body.matchAll(/<p class="event-title"><strong>(\w+)<\/strong>/g),
+    ].map((m) => m[1]);
+    expect(timelineTypes.length).toBeGreaterThan(0);
+    expect(new Set(timelineTypes)).toEqual(new Set(['deploy']));
+    // The API says the same, with eventType.
+    const api = await headline({ eventType: 'deploy' });
+    expect(api.builds.value).toBe(want('deploy').runs);
+    expect(api.eventType).toBe('deploy');
+    // A type too long is a 400 page, nothing else.
+    expect((await browser.get(`${base}&type=${'x'.repeat(101)}`)).statusCode).toBe(400);
+  });
+
+  it('exports the headline, the table by event type, the keys and a chart as CSV of what the page shows', async () => {
+    const seeded = await seed();
+    await storeMetric(server, me.projectId, TO - 1000, { '=cmd': 1, ci: { branch: 'main' } });
+    await foldStatistics(server, Date.now());
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const from = new Date(FROM).toISOString().slice(0, 10);
+    const to = new Date(TO - 1).toISOString().slice(0, 10);
+    const page = await browser.get(
+      `/dashboard/projects/${me.projectId}?range=custom&from=${from}&to=${to}`,
+    );
+    const links = [...page.body.matchAll(/<a class="csv-link" href="([^"]+)"/g)].map((m) =>
+      (m[1] as string).replace(/&amp;/g, '&'),
+    );
+    const linkTo = (table: string, key?: string) => {
+      const found = links.find(
+        (href) =>
+          href.includes(`table=${table}`) && (key === undefined || href.endsWith(`key=${key}`)),
+      );
+      expect(found, table).toBeDefined();
+      return found as string;
+    };
+    const rowsOf = async (href: string) => {
+      const res = await browser.get(href);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+      const [head, ...rows] = res.body
+        .trimEnd()
+        .split('\r\n')
+        .map((line) => line.split(','));
+      return rows.map((row) => Object.fromEntries((head as string[]).map((h, i) => [h, row[i]])));
+    };
+
+    // The headline: the same figures as get-headline, with their change.
+    const api = await headline();
+    const figures = await rowsOf(linkTo('headline'));
+    for (const name of ['builds', 'success_rate', 'duration_p50', 'active_alerts'] as const) {
+      const row = figures.find((r) => r.figure === name);
+      const figure = api[name];
+      expect(Number(row?.value)).toBe(figure.value);
+      expect(Number(row?.previous)).toBe(figure.previous);
+      expect(Number(row?.change)).toBeCloseTo((figure.value ?? 0) - (figure.previous ?? 0), 9);
+    }
+
+    // The table by event type, against the seeded events.
+    const types = await rowsOf(linkTo('event-types'));
+    const inRange = seeded.statuses.filter((e) => e.at >= FROM && e.at < TO);
+    expect(Number(types.find((r) => r.event_type === 'build')?.runs)).toBe(
+      inRange.filter((e) => e.status !== null).length,
+    );
+    expect(Number(types.find((r) => r.event_type === 'deploy')?.runs)).toBe(
+      inRange.filter((e) => e.status === null).length,
+    );
+
+    // A chart's buckets hold every value of the range.
+    const buckets = await rowsOf(linkTo('chart', 'duration_ms'));
+    const values = expected(seeded, FROM, TO).values;
+    expect(buckets.reduce((n, b) => n + Number(b.count), 0)).toBe(values.length);
+    expect(Math.min(...buckets.map((b) => Number(b.min)))).toBe(Math.min(...values));
+    expect(Math.max(...buckets.map((b) => Number(b.max)))).toBe(Math.max(...values));
+
+    // A key a spreadsheet would run as a formula is written as text.
+    const keys = await rowsOf(linkTo('keys'));
+    expect(keys.map((k) => k.key)).toContain("'=cmd");
+
+    // Bad input: a clear 400 or 404, never another project's data.
+    const base = `/dashboard/projects/${me.projectId}/export.csv?range=7d`;
+    expect((await browser.get(`${base}&table=nope`)).statusCode).toBe(400);
+    expect((await browser.get(`${base}&table=chart`)).statusCode).toBe(400);
+    expect((await browser.get(`${base}&table=chart&key=no_such_key`)).statusCode).toBe(404);
+    const other = await server.account();
+    const foreign = await browser.get(
+      `/dashboard/projects/${other.projectId}/export.csv?range=7d&table=keys`,
+    );
+    expect(foreign.statusCode).toBe(404);
+  });
 });

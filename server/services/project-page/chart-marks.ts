@@ -1,13 +1,19 @@
 import { isJsonObject } from '../../../contract/json.js';
 import type { StoredEvent } from '../../../contract/readback.js';
+import { HOUR_MS } from '../../domain/time-buckets.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
 import type { PageMarkRow } from '../../storage/project-page/page-repository.js';
 import type { Storage } from '../../storage/storage.js';
 
 /** The event types marked on every chart (docs/pages.md). */
 export const MARKED_EVENT_TYPES = ['release', 'deploy'] as const;
-/** Marks of each kind on one page, at most (the newest). */
+/** Alerts and change points on one page, at most (the newest). */
 export const MAX_MARKS = 50;
+/**
+ * Releases and deploys on one page, at most (the newest): each costs a small read of its minute,
+ * and more lines than that on a chart no longer tell one from another.
+ */
+export const MAX_EVENT_MARKS = 30;
 
 /**
  * A thin vertical line on the charts: a release or deploy (on every chart and the build-health
@@ -82,19 +88,38 @@ export async function chartMarks(
   branch: string | undefined,
 ): Promise<ChartMark[]> {
   const { from, to } = range;
-  const [minutes, alerts, changes] = await Promise.all([
-    storage.projectPage.eventMinutes(projectId, MARKED_EVENT_TYPES, from, to, branch, MAX_MARKS),
+  const [hours, alerts, changes] = await Promise.all([
+    storage.projectPage.eventHours(
+      projectId,
+      MARKED_EVENT_TYPES,
+      from,
+      to,
+      branch,
+      MAX_EVENT_MARKS,
+    ),
     storage.projectPage.alertMarks(projectId, from, to, branch, MAX_MARKS),
     storage.projectPage.changePointMarks(projectId, from, to, MAX_MARKS),
   ]);
+  // The newest minutes that hold one, an hour at a time, until there are enough.
+  const minutes: { start: number; eventType: string }[] = [];
+  for (const hour of hours) {
+    if (minutes.length >= MAX_EVENT_MARKS) break;
+    const found = await storage.projectPage.eventMinutes(
+      projectId,
+      MARKED_EVENT_TYPES,
+      Math.max(from, hour),
+      Math.min(to, hour + HOUR_MS),
+      branch,
+    );
+    minutes.push(...found.slice(0, MAX_EVENT_MARKS - minutes.length));
+  }
+  // One small read per minute and type that holds some (a minute's events, of that type only).
   const pages = await Promise.all(
-    minutes.flatMap((minute) =>
-      MARKED_EVENT_TYPES.map((eventType) =>
-        storage.records.events(
-          projectId,
-          { eventType, branch, from: Math.max(from, minute), to: Math.min(to, minute + 60_000) },
-          MAX_MARKS,
-        ),
+    minutes.map(({ start, eventType }) =>
+      storage.records.events(
+        projectId,
+        { eventType, branch, from: Math.max(from, start), to: Math.min(to, start + 60_000) },
+        MAX_EVENT_MARKS,
       ),
     ),
   );
@@ -102,7 +127,7 @@ export async function chartMarks(
     .flatMap((page) => page.items)
     .map(eventMark)
     .sort((a, b) => b.at - a.at)
-    .slice(0, MAX_MARKS);
+    .slice(0, MAX_EVENT_MARKS);
   return [...events, ...alerts.map(alertMark), ...changes.map(changeMark)].sort(
     (a, b) => a.at - b.at,
   );

@@ -4,6 +4,7 @@ import type {
   HeadlineFigure,
   HeadlineQuery,
 } from '../../../contract/project-page.js';
+import type { BuildSummary } from '../../../contract/stats-queries.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ProjectAccess } from '../project-access.js';
 import { rangeOf, type StatsService } from '../stats-service.js';
@@ -14,6 +15,13 @@ import type { VerdictReads } from '../verdicts/verdict-reads.js';
 export const DEFAULT_DURATION_KEY = 'duration_ms';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What the page read already of the current period (headline's `current`). */
+export interface Known {
+  summary?: Promise<BuildSummary> | undefined;
+  /** The median and p95 of one key over the period (null: no value). */
+  durations?: { key: string; total: Promise<{ p50: number; p95: number } | null> } | undefined;
+}
 
 /** The figures of one period. */
 interface Period {
@@ -59,22 +67,37 @@ export function headlineService(
     projectId: string,
     key: string | null,
     window: { from: number; to: number; branch: string | undefined },
+    eventType: string | undefined,
+    known: Known | undefined,
   ): Promise<Period> {
     const { from, to, branch } = window;
     const one = { projectId, from, to, branch, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
-      services.stats.buildSummary(accountId, { ...one, eventType: undefined }),
-      key === null ? undefined : services.stats.series(accountId, { ...one, key }),
+      known?.summary ?? services.stats.buildSummary(accountId, { ...one, eventType }),
+      key === null
+        ? null
+        : key === known?.durations?.key
+          ? known.durations.total
+          : services.stats.seriesWithTotal(accountId, { ...one, key }).then((read) => read.total),
       storage.projectPage.activeAlerts(projectId, from, to, branch),
       services.tests.flakyCount(projectId, { branch, from, to }),
     ]);
-    const [bucket] = summary.buckets;
-    const [values] = durations?.buckets ?? [];
+    // One bucket, or the page's buckets: their counts add up to the period's.
+    const bucket = summary.buckets.reduce(
+      (sum, b) => ({
+        success: sum.success + b.success,
+        failure: sum.failure + b.failure,
+        cancelled: sum.cancelled + b.cancelled,
+        other: sum.other + b.other,
+      }),
+      { success: 0, failure: 0, cancelled: 0, other: 0 },
+    );
+
     return {
-      builds: bucket ? bucket.success + bucket.failure + bucket.cancelled + bucket.other : 0,
+      builds: bucket.success + bucket.failure + bucket.cancelled + bucket.other,
       successRate: summary.success_rate,
-      p50: values?.p50 ?? null,
-      p95: values?.p95 ?? null,
+      p50: durations?.p50 ?? null,
+      p95: durations?.p95 ?? null,
       alerts,
       flaky,
     };
@@ -97,16 +120,20 @@ export function headlineService(
       return durationKey(projectId);
     },
 
-    async headline(accountId: string, query: HeadlineQuery): Promise<Headline> {
-      const { projectId, branch } = query;
+    /**
+     * `current`: what the caller reads anyway of exactly this range and branch (the page: the
+     * build summary in its buckets, a key's series), so it is not read twice.
+     */
+    async headline(accountId: string, query: HeadlineQuery, current?: Known): Promise<Headline> {
+      const { projectId, branch, eventType } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
       const before = { from: from - (to - from), to: from };
       const setting = await durationKey(projectId);
       const key = setting.duration_key;
       const [now, then, described] = await Promise.all([
-        period(accountId, projectId, key, { from, to, branch }),
-        period(accountId, projectId, key, { ...before, branch }),
+        period(accountId, projectId, key, { from, to, branch }, eventType, current),
+        period(accountId, projectId, key, { ...before, branch }, eventType, undefined),
         key === null
           ? []
           : services.verdicts.describeKeys(projectId, [
@@ -128,6 +155,7 @@ export function headlineService(
         previous_from: iso(before.from),
         previous_to: iso(before.to),
         branch: branch ?? null,
+        eventType: eventType ?? null,
         builds: figure((p) => p.builds, null),
         success_rate: figure((p) => p.successRate, 'higher'),
         duration_p50: figure((p) => p.p50, durationDirection, series?.unit ?? null),

@@ -39,21 +39,35 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
       );
     },
 
-    async eventMinutes(projectId, types, from, to, branch, limit) {
-      const hourFrom = Math.floor(from / HOUR_MS) * HOUR_MS;
-      const minuteFrom = Math.floor(from / MINUTE_MS) * MINUTE_MS;
+    async eventHours(projectId, types, from, to, branch, limit) {
       const rows = await sql<{ start: number }[]>`
-        SELECT DISTINCT m.start FROM event_cells h
-          JOIN event_cells m ON m.project_id = h.project_id AND m.unit = ${MINUTE_MS}
-           AND m.start >= h.start AND m.start < h.start + ${HOUR_MS}
-           AND m.event_type = h.event_type AND m.branch = h.branch
-         WHERE h.project_id = ${projectId} AND h.unit = ${HOUR_MS}
-           AND h.start >= ${hourFrom} AND h.start < ${to}
-           AND h.event_type IN ${sql([...types])}
-           ${branch === undefined ? sql`` : sql`AND h.branch = ${branch}`}
-           AND m.start >= ${minuteFrom} AND m.start < ${to}
-         ORDER BY m.start DESC LIMIT ${limit}`;
+        SELECT DISTINCT start FROM event_cells
+         WHERE project_id = ${projectId} AND unit = ${HOUR_MS}
+           AND start >= ${Math.floor(from / HOUR_MS) * HOUR_MS} AND start < ${to}
+           AND event_type IN ${sql([...types])} ${ofBranch(branch)}
+         ORDER BY start DESC LIMIT ${limit}`;
       return rows.map((row) => row.start);
+    },
+
+    async eventMinutes(projectId, types, from, to, branch) {
+      return copy(
+        await sql<{ start: number; eventType: string }[]>`
+          SELECT DISTINCT start, event_type AS "eventType" FROM event_cells
+           WHERE project_id = ${projectId} AND unit = ${MINUTE_MS}
+             AND start >= ${Math.floor(from / MINUTE_MS) * MINUTE_MS} AND start < ${to}
+             AND event_type IN ${sql([...types])} ${ofBranch(branch)}
+           ORDER BY start DESC`,
+      );
+    },
+
+    async eventTypes(projectId, from, to, branch, limit) {
+      const rows = await sql<{ type: string }[]>`
+        SELECT DISTINCT event_type COLLATE "C" AS type FROM event_cells
+         WHERE project_id = ${projectId} AND unit = ${HOUR_MS}
+           AND start >= ${Math.floor(from / HOUR_MS) * HOUR_MS} AND start < ${to}
+           ${branch === undefined ? sql`` : sql`AND branch = ${branch}`}
+         ORDER BY 1 LIMIT ${limit}`;
+      return rows.map((row) => row.type);
     },
 
     async changePointMarks(projectId, from, to, limit) {

@@ -30,11 +30,10 @@ export interface ProjectPageRepository {
     limit: number,
   ): Promise<PageMarkRow[]>;
   /**
-   * The minutes in [from, to) that hold events of these types (of `branch` when given), newest
-   * first, at most `limit`: read from the event cells (hours first, then their minutes), so no
-   * raw event is looked at. Events not folded yet (a second or so) are not among them.
+   * The hours that [from, to) touches holding events of these types (of `branch` when given),
+   * newest first, at most `limit`: from the hour cells, so no raw event is looked at.
    */
-  eventMinutes(
+  eventHours(
     projectId: string,
     eventTypes: readonly string[],
     from: number,
@@ -42,6 +41,29 @@ export interface ProjectPageRepository {
     branch: string | undefined,
     limit: number,
   ): Promise<number[]>;
+  /**
+   * The minutes in [from, to) (within an hour) holding events of these types, each with its
+   * type, newest first: from the minute cells. Events not folded yet (a second or so) are not
+   * among them.
+   */
+  eventMinutes(
+    projectId: string,
+    eventTypes: readonly string[],
+    from: number,
+    to: number,
+    branch: string | undefined,
+  ): Promise<{ start: number; eventType: string }[]>;
+  /**
+   * The event types of the hours that [from, to) touches (of `branch` when given), in byte order,
+   * at most `limit`: from the hour cells, for the page's table by event type.
+   */
+  eventTypes(
+    projectId: string,
+    from: number,
+    to: number,
+    branch: string | undefined,
+    limit: number,
+  ): Promise<string[]>;
   /** The change points found in [from, to) of every key, newest first, at most `limit`. */
   changePointMarks(
     projectId: string,

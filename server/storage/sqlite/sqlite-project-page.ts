@@ -29,32 +29,51 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
        FROM change_points WHERE project_id = ? AND at >= ? AND at < ?
       ORDER BY at DESC, key DESC LIMIT ?`,
   );
-  // The hours holding such events, then their minutes in the range: a few index reads.
-  const eventMinutes = db
+  // `@types` is a JSON array of the types.
+  const eventCells = (unit: number, columns: string, limit: string) =>
+    db.prepare(
+      `SELECT ${columns} FROM event_cells
+        WHERE project_id = @projectId AND unit = ${unit} AND start >= @from AND start < @to
+          AND event_type IN (SELECT value FROM json_each(@types))
+          AND (@branch IS NULL OR branch = @branch)
+        ORDER BY start DESC ${limit}`,
+    );
+  const eventHours = eventCells(HOUR_MS, 'DISTINCT start', 'LIMIT @limit').pluck();
+  const eventMinutes = eventCells(MINUTE_MS, 'DISTINCT start, event_type AS eventType', '');
+  const eventTypes = db
     .prepare(
-      `SELECT DISTINCT m.start FROM event_cells h
-         JOIN event_cells m ON m.project_id = h.project_id AND m.unit = ${MINUTE_MS}
-          AND m.start >= h.start AND m.start < h.start + ${HOUR_MS}
-          AND m.event_type = h.event_type AND m.branch = h.branch
-        WHERE h.project_id = @projectId AND h.unit = ${HOUR_MS}
-          AND h.start >= @hourFrom AND h.start < @to
-          AND h.event_type IN (SELECT value FROM json_each(@types))
-          AND (@branch IS NULL OR h.branch = @branch)
-          AND m.start >= @from AND m.start < @to
-        ORDER BY m.start DESC LIMIT @limit`,
+      `SELECT DISTINCT event_type FROM event_cells
+        WHERE project_id = @projectId AND unit = ${HOUR_MS} AND start >= @from AND start < @to
+          AND (@branch IS NULL OR branch = @branch)
+        ORDER BY event_type LIMIT @limit`,
     )
     .pluck();
   return {
-    eventMinutes: (projectId, types, from, to, branch, limit) =>
-      eventMinutes.all({
+    eventTypes: (projectId, from, to, branch, limit) =>
+      eventTypes.all({
+        projectId,
+        from: Math.floor(from / HOUR_MS) * HOUR_MS,
+        to,
+        branch: branch ?? null,
+        limit,
+      }) as string[],
+    eventHours: (projectId, types, from, to, branch, limit) =>
+      eventHours.all({
         projectId,
         types: JSON.stringify(types),
-        hourFrom: Math.floor(from / HOUR_MS) * HOUR_MS,
-        from: Math.floor(from / MINUTE_MS) * MINUTE_MS,
+        from: Math.floor(from / HOUR_MS) * HOUR_MS,
         to,
         branch: branch ?? null,
         limit,
       }) as number[],
+    eventMinutes: (projectId, types, from, to, branch) =>
+      eventMinutes.all({
+        projectId,
+        types: JSON.stringify(types),
+        from: Math.floor(from / MINUTE_MS) * MINUTE_MS,
+        to,
+        branch: branch ?? null,
+      }) as { start: number; eventType: string }[],
     durationKey: (projectId) => (durationKey.get(projectId) as string | null | undefined) ?? null,
     setDurationKey: (projectId, key) => void setDurationKey.run(key, projectId),
     activeAlerts: (projectId, from, to, branch) =>

@@ -47,6 +47,7 @@ export const projectPageRoutes: FastifyPluginAsyncZod = async (app) => {
               previous_from: AT,
               previous_to: AT,
               branch: null,
+              eventType: null,
               builds: FIGURE(120, 98, null),
               success_rate: FIGURE(0.95, 0.91, 'higher'),
               duration_p50: { ...FIGURE(5400, 5900, 'lower'), unit: 'ms' },

@@ -43,6 +43,38 @@ export const CHARTS_SCRIPT = `(function () {
       apply();
     });
   });
+  // Sortable tables: a column's button sorts by its cells' data-value (again: the other way).
+  Array.prototype.forEach.call(document.querySelectorAll('table[data-sortable]'), function (table) {
+    var heads = table.querySelectorAll('thead th');
+    Array.prototype.forEach.call(heads, function (th, column) {
+      var button = th.querySelector('button.sort');
+      if (!button) return;
+      button.addEventListener('click', function () {
+        var numeric = button.getAttribute('data-sort') === 'number';
+        // Numbers sort largest first, names A to Z; the same column again flips the order.
+        var first = numeric ? 'descending' : 'ascending';
+        var current = th.getAttribute('aria-sort');
+        var next = current === first ? (numeric ? 'ascending' : 'descending') : first;
+        var down = next === 'descending';
+        Array.prototype.forEach.call(heads, function (other) { other.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', next);
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        var value = function (row) {
+          var v = row.cells[column].getAttribute('data-value');
+          return numeric ? Number(v) : v;
+        };
+        rows.sort(function (a, b) {
+          var x = value(a);
+          var y = value(b);
+          var order = x < y ? -1 : x > y ? 1 : 0;
+          return down ? -order : order;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+
   var block = document.getElementById('chart-data');
   if (!block || typeof uPlot === 'undefined') return;
   var data = JSON.parse(block.textContent);

@@ -5,6 +5,7 @@ import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-p
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
 import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
+import { CSV_TABLES, type CsvTable, exportTable } from './csv-export.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
 
@@ -83,6 +84,41 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
         }
         throw error;
       }
+    });
+
+    // A table or chart of the page as CSV, for the same range and filters (`table`, and `key`
+    // for a chart, which must be one the page draws).
+    app.get('/projects/:id/export.csv', { onRequest: statsHeaders }, async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const q = request.query as { table?: unknown; key?: unknown };
+      const query = viewQueryOf(request.query);
+      const table = CSV_TABLES.find((name) => name === q.table) as CsvTable | undefined;
+      const key = typeof q.key === 'string' ? q.key : undefined;
+      if (!query || !table || (table === 'chart' && key === undefined)) {
+        throw Object.assign(new Error('bad export query'), { statusCode: 400 });
+      }
+      // The chart asked for is drawn (and so read) whatever the key list's page holds.
+      const asked = table === 'chart' ? { ...query, charts: [key as string] } : query;
+      let csv: string | undefined;
+      try {
+        const view = await app.heavyReads.run(id, () =>
+          projectView.forOwner(request.session.accountId, id, asked),
+        );
+        csv = exportTable(view, table, key);
+      } catch (error) {
+        if (error instanceof NotFound) {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        throw error;
+      }
+      if (csv === undefined) {
+        throw Object.assign(new Error('no points for this key in the range'), { statusCode: 404 });
+      }
+      const name = `${table}${key === undefined ? '' : `-${key.replace(/[^\w.-]+/g, '_')}`}.csv`;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(csv);
     });
 
     // The build-duration key of the headline; empty: back to the default (duration_ms).

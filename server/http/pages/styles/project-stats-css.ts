@@ -41,6 +41,11 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .change{font-size:.85rem}.change-good{color:var(--ok)}.change-bad{color:var(--danger)}.change-same,.change-none{color:var(--muted)}
 .duration-key{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem}
 .duration-key input{max-width:16rem}
+button.sort{all:unset;cursor:pointer;font-weight:600}
+button.sort:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
+th[aria-sort=ascending] button.sort::after{content:' ▲'}th[aria-sort=descending] button.sort::after{content:' ▼'}
+tr[aria-current=true]{background:var(--surface-2)}
+.filter-note{margin:.25rem 0 .75rem}
 .chart-mark{position:absolute;top:0;bottom:0;width:9px;margin-left:-4px;z-index:1;cursor:help}
 .chart-mark::before{content:'';position:absolute;left:4px;top:0;bottom:0;border-left:1px solid var(--muted)}
 .chart-mark.mark-alert::before{border-left:2px solid var(--danger)}

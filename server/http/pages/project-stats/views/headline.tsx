@@ -76,8 +76,11 @@ export function HeadlineCard({
   headline,
   keys,
   owner,
+  csv,
 }: {
   headline: Headline;
+  /** The figures as CSV (owner pages). */
+  csv?: string | undefined;
   /** Keys offered for the build-duration key. */
   keys: string[];
   owner: { path: string; csrf: string } | undefined;
@@ -116,7 +119,12 @@ export function HeadlineCard({
         {' – '}
         {headline.previous_to.slice(0, 16)} UTC). Build duration:{' '}
         {key === null ? 'no key yet' : <code>{key}</code>}
-        {key !== null && !headline.duration_key_set && ' (default)'}.
+        {key !== null && !headline.duration_key_set && ' (default)'}.{' '}
+        {csv !== undefined && (
+          <a class="csv-link" href={csv} download>
+            CSV<span class="sr-only"> of the headline</span>
+          </a>
+        )}
       </p>
       {owner && (
         <form method="post" action={`${owner.path}/duration-key`} class="duration-key">

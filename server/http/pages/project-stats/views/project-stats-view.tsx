@@ -10,6 +10,7 @@ import {
   PageFrame,
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
+import { EventTypeTable } from './event-type-table.js';
 import { formatNumber, formatTime } from './format.js';
 import { HeadlineCard } from './headline.js';
 import { NewShareLink } from './new-share-link.js';
@@ -33,7 +34,7 @@ export interface StatsPageProps {
  */
 export function statsHref(
   path: string,
-  view: Pick<ProjectView, 'range' | 'branch'>,
+  view: Pick<ProjectView, 'range' | 'branch'> & { eventType?: string | undefined },
   before?: string,
   keys?: { page?: string | undefined; chart?: string | undefined },
 ): string {
@@ -47,10 +48,31 @@ export function statsHref(
     query.set('range', range.preset);
   }
   if (view.branch !== undefined) query.set('branch', view.branch);
+  if (view.eventType !== undefined) query.set('type', view.eventType);
   if (before !== undefined) query.set('before', before);
   if (keys?.page !== undefined) query.set('keys', keys.page);
   if (keys?.chart !== undefined) query.set('chart', keys.chart);
   return `${path}?${query}`;
+}
+
+/** Where a table or chart of the page is as CSV (owner pages only); undefined: none. */
+type CsvHref = ((table: string, key?: string) => string) | undefined;
+
+function csvHrefOf(view: ProjectView, mode: StatsMode): CsvHref {
+  if (mode.kind !== 'owner') return undefined;
+  return (table, key) => {
+    const base = statsHref(`${mode.path}/export.csv`, view);
+    const extra = new URLSearchParams({ table, ...(key === undefined ? {} : { key }) });
+    return `${base}&${extra}`;
+  };
+}
+
+function CsvLink({ href, what }: { href: string | undefined; what: string }) {
+  return href === undefined ? null : (
+    <a class="csv-link" href={href} download>
+      CSV<span class="sr-only"> of {what}</span>
+    </a>
+  );
 }
 
 function Filters({ view, path }: { view: ProjectView; path: string }) {
@@ -92,6 +114,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
           ))}
         </select>
       </div>
+      {view.eventType !== undefined && <input type="hidden" name="type" value={view.eventType} />}
       <div class="actions">
         <button class="button" type="submit">
           Apply
@@ -102,7 +125,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
 }
 
 /** One chart per series key; the data rides along as JSON for the script that draws it. */
-function Metrics({ view, path }: { view: ProjectView; path: string }) {
+function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: CsvHref }) {
   const { range } = view;
   // The records of the range by bucket, to name a single point's branch and commit.
   const byBucket = new Map<number, ProjectView['singles']>();
@@ -152,7 +175,8 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
                   <code>{series.key}</code>
                   <span class="muted">
                     {info ? `last ${formatNumber(info.last_value)}` : ''} ·{' '}
-                    {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range
+                    {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
+                    <CsvLink href={csv?.('chart', series.key)} what={series.key} />
                   </span>
                 </figcaption>
                 <div
@@ -227,6 +251,7 @@ function Metrics({ view, path }: { view: ProjectView; path: string }) {
             </tbody>
           </table>
           <nav class="pager" aria-label="Series keys">
+            <CsvLink href={csv?.('keys')} what="the key table" />
             {view.keysPage !== undefined && (
               <a class="button secondary small" href={statsHref(path, view)}>
                 First keys
@@ -287,6 +312,7 @@ function ShareLinks({ links, path, csrf }: { links: ShareLinkInfo[]; path: strin
 
 function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
   const { range } = view;
+  const csv = csvHrefOf(view, mode);
   return (
     <div class="stats">
       <div class="page-head">
@@ -303,13 +329,19 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         <NewShareLink url={mode.created.url} keys={view.series.map((s) => s.key)} />
       )}
       <HeadlineCard
+        csv={csv?.('headline')}
         headline={view.headline}
         keys={view.keys.map((key) => key.key)}
         owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
       />
       <Filters view={view} path={mode.path} />
       <BuildHealth summary={view.summary} range={range} marks={view.marks} />
-      <Metrics view={view} path={mode.path} />
+      <EventTypeTable
+        csv={csv?.('event-types')}
+        view={view}
+        hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
+      />
+      <Metrics view={view} path={mode.path} csv={csv} />
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}

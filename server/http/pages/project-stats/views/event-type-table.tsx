@@ -1,0 +1,89 @@
+import type { ProjectView } from '../../../../services/project-view-service.js';
+import { formatNumber } from './format.js';
+
+/**
+ * The range's events by type: runs, success rate and outcomes, sortable (the page's script sorts
+ * by a column's button; without it, the order is by runs). A type's name filters the page to it.
+ */
+export function EventTypeTable({
+  view,
+  hrefOf,
+  csv,
+}: {
+  view: ProjectView;
+  /** The table as CSV (owner pages). */
+  csv?: string | undefined;
+  /** The page filtered to one event type (undefined: all). */
+  hrefOf: (eventType: string | undefined) => string;
+}) {
+  const { rows, more } = view.eventTypes;
+  if (rows.length === 0) return null;
+  const sorted = [...rows].sort((a, b) => b.runs - a.runs || (a.eventType < b.eventType ? -1 : 1));
+  const rate = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)} %`);
+  const column = (name: string, kind: 'text' | 'number', sort?: 'descending') => (
+    <th scope="col" aria-sort={sort}>
+      <button type="button" class="sort" data-sort={kind}>
+        {name}
+      </button>
+    </th>
+  );
+  return (
+    <section class="card table-wrap" aria-labelledby="by-type-title">
+      <h2 id="by-type-title">By event type</h2>
+      {view.eventType !== undefined && (
+        <p class="filter-note">
+          Showing <code>{view.eventType}</code> only (builds, headline, timeline).{' '}
+          <a href={hrefOf(undefined)}>Show every type</a>
+        </p>
+      )}
+      <table class="sortable" data-sortable>
+        <caption class="sr-only">
+          Events by type over the range; a type's link filters the page
+        </caption>
+        <thead>
+          <tr>
+            {column('Event type', 'text')}
+            {column('Runs', 'number', 'descending')}
+            {column('Success rate', 'number')}
+            {column('Success', 'number')}
+            {column('Failure', 'number')}
+            {column('Cancelled', 'number')}
+            {column('Other', 'number')}
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((row) => (
+            <tr
+              data-event-type={row.eventType}
+              aria-current={view.eventType === row.eventType ? 'true' : undefined}
+            >
+              <td data-value={row.eventType}>
+                <a href={hrefOf(row.eventType)}>
+                  <code>{row.eventType}</code>
+                </a>
+              </td>
+              <td data-value={row.runs}>{formatNumber(row.runs)}</td>
+              <td data-value={row.successRate ?? -1}>{rate(row.successRate)}</td>
+              <td data-value={row.success}>{formatNumber(row.success)}</td>
+              <td data-value={row.failure}>{formatNumber(row.failure)}</td>
+              <td data-value={row.cancelled}>{formatNumber(row.cancelled)}</td>
+              <td data-value={row.other}>{formatNumber(row.other)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {more && (
+        <p class="hint">More event types than shown: the first 30 in name order are listed.</p>
+      )}
+      <p class="hint">
+        {csv !== undefined && (
+          <a class="csv-link" href={csv} download>
+            CSV<span class="sr-only"> of the table by event type</span>
+          </a>
+        )}{' '}
+        Success rate: success ÷ (success + failure), as in build health. Per workflow or CI job is
+        not shown yet (see docs/pages.md).
+      </p>
+    </section>
+  );
+}
