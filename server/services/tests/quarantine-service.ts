@@ -6,6 +6,10 @@ import type {
 } from '../../../contract/tests/quarantine.js';
 import { NotFound } from '../../domain/domain-errors.js';
 import type { KeyOwner, Storage } from '../../storage/storage.js';
+
+/** Who asks: a key's owner, or a signed-in owner on the dashboard (every project of theirs). */
+type Caller = Pick<KeyOwner, 'accountId' | 'projectIds'>;
+
 import type { ProjectAccess } from '../project-access.js';
 
 /**
@@ -14,7 +18,7 @@ import type { ProjectAccess } from '../project-access.js';
  * Only a test the project has results of can be quarantined, so the list always names tests.
  */
 export function quarantineService(storage: Storage, access: ProjectAccess) {
-  async function known(caller: KeyOwner, projectId: string, testKey: string) {
+  async function known(caller: Caller, projectId: string, testKey: string) {
     await access.assertOwn(caller, projectId);
     const test = await storage.tests.findTest(projectId, testKey);
     if (test === undefined) throw new NotFound('test');
@@ -22,7 +26,7 @@ export function quarantineService(storage: Storage, access: ProjectAccess) {
   }
 
   return {
-    async quarantine(caller: KeyOwner, body: QuarantineTestRequest): Promise<QuarantineChange> {
+    async quarantine(caller: Caller, body: QuarantineTestRequest): Promise<QuarantineChange> {
       const test = await known(caller, body.projectId, body.test);
       const changed = await storage.tests.quarantine(body.projectId, {
         testKey: test.key,
@@ -33,13 +37,13 @@ export function quarantineService(storage: Storage, access: ProjectAccess) {
       return { test: test.key, quarantined: true, changed };
     },
 
-    async unquarantine(caller: KeyOwner, body: UnquarantineTestRequest): Promise<QuarantineChange> {
+    async unquarantine(caller: Caller, body: UnquarantineTestRequest): Promise<QuarantineChange> {
       const test = await known(caller, body.projectId, body.test);
       const changed = await storage.tests.unquarantine(body.projectId, test.key);
       return { test: test.key, quarantined: false, changed };
     },
 
-    async list(caller: KeyOwner, projectId: string): Promise<QuarantineList> {
+    async list(caller: Caller, projectId: string): Promise<QuarantineList> {
       await access.assertOwn(caller, projectId);
       const entries = await storage.tests.quarantined(projectId);
       const tests = new Map<string, Awaited<ReturnType<typeof storage.tests.findTest>>>();
