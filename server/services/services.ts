@@ -61,6 +61,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const judging = new JudgingWorker(storage, options.log);
   const verdicts = verdictReads(storage, access, judging);
   const stats = statsService(storage, access, verdicts);
+  const testQueries = testQueryService(storage, access);
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
@@ -97,8 +98,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       directory,
       sendSample: options.sendSample,
     }),
-    testQueries: testQueryService(storage, access),
-    quarantine: quarantineService(storage, access),
+    testQueries,
+    quarantine: quarantineService(storage, access, testQueries),
     judging,
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),

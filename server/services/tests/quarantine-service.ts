@@ -2,6 +2,8 @@ import type {
   QuarantineChange,
   QuarantineList,
   QuarantineTestRequest,
+  SetTestSettingsRequest,
+  TestSettings,
   UnquarantineTestRequest,
 } from '../../../contract/tests/quarantine.js';
 import { NotFound } from '../../domain/domain-errors.js';
@@ -11,13 +13,37 @@ import type { KeyOwner, Storage } from '../../storage/storage.js';
 type Caller = Pick<KeyOwner, 'accountId' | 'projectIds'>;
 
 import type { ProjectAccess } from '../project-access.js';
+import type { TestQueryService } from './test-query-service.js';
 
 /**
  * Quarantine (docs/tests.md): the owner marks a test whose failures must not fail a build that
  * reports with `--quarantine`; the reporters read the list (ingest keys may, to their projects).
  * Only a test the project has results of can be quarantined, so the list always names tests.
  */
-export function quarantineService(storage: Storage, access: ProjectAccess) {
+export function quarantineService(
+  storage: Storage,
+  access: ProjectAccess,
+  queries: Pick<TestQueryService, 'flakyAtLeast'>,
+) {
+  /**
+   * With a threshold set, the tests flaky at or above it join the list (`automatic`), when the
+   * list is read: the reporter reads it once per run, so the list is as fresh as the last run.
+   */
+  async function autoQuarantine(projectId: string): Promise<void> {
+    const threshold = await storage.tests.autoQuarantineScore(projectId);
+    if (threshold === null) return;
+    const listed = new Set((await storage.tests.quarantined(projectId)).map((e) => e.testKey));
+    for (const { key, score } of await queries.flakyAtLeast(projectId, threshold)) {
+      if (listed.has(key)) continue;
+      await storage.tests.quarantine(projectId, {
+        testKey: key,
+        reason: `automatic: flaky score ${score} ≥ ${threshold}`,
+        createdAt: Date.now(),
+        automatic: true,
+      });
+    }
+  }
+
   async function known(caller: Caller, projectId: string, testKey: string) {
     await access.assertOwn(caller, projectId);
     const test = await storage.tests.findTest(projectId, testKey);
@@ -43,8 +69,20 @@ export function quarantineService(storage: Storage, access: ProjectAccess) {
       return { test: test.key, quarantined: false, changed };
     },
 
+    async settings(caller: Caller, projectId: string): Promise<TestSettings> {
+      await access.assertOwn(caller, projectId);
+      return { projectId, autoQuarantineScore: await storage.tests.autoQuarantineScore(projectId) };
+    },
+
+    async setSettings(caller: Caller, body: SetTestSettingsRequest): Promise<TestSettings> {
+      await access.assertOwn(caller, body.projectId);
+      await storage.tests.setAutoQuarantineScore(body.projectId, body.autoQuarantineScore);
+      return { projectId: body.projectId, autoQuarantineScore: body.autoQuarantineScore };
+    },
+
     async list(caller: Caller, projectId: string): Promise<QuarantineList> {
       await access.assertOwn(caller, projectId);
+      await autoQuarantine(projectId);
       const entries = await storage.tests.quarantined(projectId);
       const tests = new Map<string, Awaited<ReturnType<typeof storage.tests.findTest>>>();
       for (const entry of entries) {

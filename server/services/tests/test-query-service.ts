@@ -131,6 +131,27 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       return { current: figures(current), previous: figures(previous) };
     },
 
+    /**
+     * The tests whose flaky score over the default range (the last 30 days, flips judged on the
+     * default branch) is at least `score`: what automatic quarantine takes. No ownership check:
+     * the caller has made it.
+     */
+    async flakyAtLeast(
+      projectId: string,
+      score: number,
+    ): Promise<{ key: string; score: number }[]> {
+      const { summaries } = await analysed(projectId, {});
+      const ids = [...summaries.values()]
+        .filter((s) => s.flaky && s.flakyScore >= score)
+        .map((s) => s.testId);
+      if (ids.length === 0) return [];
+      const tests = await storage.tests.tests(projectId, ids);
+      return tests.map((test) => ({
+        key: test.key,
+        score: (summaries.get(test.id) as TestSummary).flakyScore,
+      }));
+    },
+
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
       const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);

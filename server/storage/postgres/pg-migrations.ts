@@ -482,4 +482,15 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'tests as data: the automatic quarantine threshold',
+    sql: `
+      -- As SQLite's migration 11 (see there), with PostgreSQL's types.
+      CREATE TABLE test_settings (
+        project_id            TEXT PRIMARY KEY,
+        auto_quarantine_score DOUBLE PRECISION
+      );
+    `,
+  },
 ];
