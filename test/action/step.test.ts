@@ -130,7 +130,7 @@ describe('the Action step with quarantine: true', () => {
     return {
       runner,
       transport,
-      status: (event?.body as { payload: { status: string } }).payload.status,
+      status: (event as { body: { payload: { status: string } } }).body.payload.status,
     };
   }
 
