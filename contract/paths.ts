@@ -54,6 +54,8 @@ export const Paths = {
   quarantineTest: '/stats/quarantine-test',
   unquarantineTest: '/stats/unquarantine-test',
   getQuarantine: '/stats/get-quarantine',
+  getTestSettings: '/stats/get-test-settings',
+  setTestSettings: '/stats/set-test-settings',
   health: '/healthz',
 } as const;
 

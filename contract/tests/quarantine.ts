@@ -20,8 +20,32 @@ export type QuarantineTestRequest = z.infer<typeof QuarantineTestRequest>;
 export const UnquarantineTestRequest = z.strictObject({ projectId, test });
 export type UnquarantineTestRequest = z.infer<typeof UnquarantineTestRequest>;
 
+/** The flaky score is a weighted mean of at most 2 per run (docs/tests.md). */
+export const MAX_FLAKY_SCORE = 2;
+
+/**
+ * POST /stats/set-test-settings: the flaky score at or above which tests are quarantined
+ * automatically when the list is read (null: off, the default).
+ */
+export const SetTestSettingsRequest = z.strictObject({
+  projectId,
+  autoQuarantineScore: z.nullable(z.number().check(z.gt(0), z.lte(MAX_FLAKY_SCORE))),
+});
+export type SetTestSettingsRequest = z.infer<typeof SetTestSettingsRequest>;
+
+/** 200 body of set-test-settings and get-test-settings. */
+export interface TestSettings {
+  projectId: string;
+  autoQuarantineScore: number | null;
+}
+
 /** A bad field is named: the project id first, then the first field at fault. */
-export const quarantineErrorText = namingErrorText(['projectId', 'test', 'reason']);
+export const quarantineErrorText = namingErrorText([
+  'projectId',
+  'test',
+  'reason',
+  'autoQuarantineScore',
+]);
 
 /** 200 body of quarantine-test and unquarantine-test. */
 export interface QuarantineChange {

@@ -64,6 +64,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const judging = new JudgingWorker(storage, options.log);
   const verdicts = verdictReads(storage, access, judging);
   const stats = statsService(storage, access, verdicts);
+  const testQueries = testQueryService(storage, access);
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
@@ -103,7 +104,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       sendSample: options.sendSample,
     }),
     testQueries,
-    quarantine: quarantineService(storage, access),
+    quarantine: quarantineService(storage, access, testQueries),
     headline,
     judging,
     digests: digestScheduler(storage, options.log),

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -97,5 +98,56 @@ describe('the Action step', () => {
     expect(printed.join('\n')).not.toContain(TOKEN);
     expect(transport.sent).toEqual([]);
     expect(runner.outputs.ok).toBe('true');
+  });
+});
+
+describe('the Action step with quarantine: true', () => {
+  /** The server's id of a test without class or file (docs/tests.md), written out. */
+  const idOf = (suite: string, name: string) =>
+    createHash('sha256')
+      .update(['t', suite, '', name, ''].join('\u0000'))
+      .digest('base64url')
+      .slice(0, 16);
+
+  async function step(quarantined: string[]) {
+    const environment = env();
+    const report = join(dir as string, 'junit.xml');
+    writeFileSync(
+      report,
+      '<testsuite name="gate"><testcase name="ok"/><testcase name="flaky"><failure message="t"/></testcase></testsuite>',
+    );
+    const runner = new StandIn({ ...base, 'junit-files': report, quarantine: 'true' });
+    const list = quarantined.map((name) => ({ id: idOf('gate', name), reason: 'known flake' }));
+    const transport = new FakeTransport().answer(
+      { status: 200, body: JSON.stringify({ projectId: 'p1', tests: list }) },
+      { status: 200, body: '{"message":"ok","id":"e1"}' },
+      { status: 200, body: '{"message":"ok","id":"m1"}' },
+      { status: 200, body: '{"message":"Tests ingested successfully.","runId":"r1","cases":2}' },
+      { status: 404, body: '{"error":"Not found."}' },
+    );
+    await run(runner, transport, environment);
+    const event = transport.sent.find((r) => r.url.endsWith('/stats/ingest-events'));
+    return {
+      runner,
+      transport,
+      status: (event as { body: { payload: { status: string } } }).body.payload.status,
+    };
+  }
+
+  it('is green when every failed test is quarantined, saying so per test', async () => {
+    const { runner, transport, status } = await step(['flaky']);
+    expect(transport.sent[0]?.url).toBe('https://stats.example/stats/get-quarantine?projectId=p1');
+    expect(status).toBe('success');
+    expect(runner.failed).toBeUndefined();
+    expect(runner.calls).toContainEqual([
+      'info',
+      'quarantined: gate › flaky failed (quarantined: known flake)',
+    ]);
+  });
+
+  it('fails the step when a failed test is not quarantined', async () => {
+    const { runner, status } = await step(['ok']);
+    expect(status).toBe('failure');
+    expect(runner.failed).toBe('1 failed test(s) not quarantined: gate › flaky');
   });
 });

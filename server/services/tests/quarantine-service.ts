@@ -2,19 +2,49 @@ import type {
   QuarantineChange,
   QuarantineList,
   QuarantineTestRequest,
+  SetTestSettingsRequest,
+  TestSettings,
   UnquarantineTestRequest,
 } from '../../../contract/tests/quarantine.js';
 import { NotFound } from '../../domain/domain-errors.js';
 import type { KeyOwner, Storage } from '../../storage/storage.js';
+
+/** Who asks: a key's owner, or a signed-in owner on the dashboard (every project of theirs). */
+type Caller = Pick<KeyOwner, 'accountId' | 'projectIds'>;
+
 import type { ProjectAccess } from '../project-access.js';
+import type { TestQueryService } from './test-query-service.js';
 
 /**
  * Quarantine (docs/tests.md): the owner marks a test whose failures must not fail a build that
  * reports with `--quarantine`; the reporters read the list (ingest keys may, to their projects).
  * Only a test the project has results of can be quarantined, so the list always names tests.
  */
-export function quarantineService(storage: Storage, access: ProjectAccess) {
-  async function known(caller: KeyOwner, projectId: string, testKey: string) {
+export function quarantineService(
+  storage: Storage,
+  access: ProjectAccess,
+  queries: Pick<TestQueryService, 'flakyAtLeast'>,
+) {
+  /**
+   * With a threshold set, the tests flaky at or above it join the list (`automatic`), when the
+   * list is read: the reporter reads it once per run, so the list is as fresh as the last run.
+   */
+  async function autoQuarantine(projectId: string): Promise<void> {
+    const threshold = await storage.tests.autoQuarantineScore(projectId);
+    if (threshold === null) return;
+    const listed = new Set((await storage.tests.quarantined(projectId)).map((e) => e.testKey));
+    for (const { key, score } of await queries.flakyAtLeast(projectId, threshold)) {
+      if (listed.has(key)) continue;
+      await storage.tests.quarantine(projectId, {
+        testKey: key,
+        reason: `automatic: flaky score ${score} ≥ ${threshold}`,
+        createdAt: Date.now(),
+        automatic: true,
+      });
+    }
+  }
+
+  async function known(caller: Caller, projectId: string, testKey: string) {
     await access.assertOwn(caller, projectId);
     const test = await storage.tests.findTest(projectId, testKey);
     if (test === undefined) throw new NotFound('test');
@@ -22,7 +52,7 @@ export function quarantineService(storage: Storage, access: ProjectAccess) {
   }
 
   return {
-    async quarantine(caller: KeyOwner, body: QuarantineTestRequest): Promise<QuarantineChange> {
+    async quarantine(caller: Caller, body: QuarantineTestRequest): Promise<QuarantineChange> {
       const test = await known(caller, body.projectId, body.test);
       const changed = await storage.tests.quarantine(body.projectId, {
         testKey: test.key,
@@ -33,14 +63,26 @@ export function quarantineService(storage: Storage, access: ProjectAccess) {
       return { test: test.key, quarantined: true, changed };
     },
 
-    async unquarantine(caller: KeyOwner, body: UnquarantineTestRequest): Promise<QuarantineChange> {
+    async unquarantine(caller: Caller, body: UnquarantineTestRequest): Promise<QuarantineChange> {
       const test = await known(caller, body.projectId, body.test);
       const changed = await storage.tests.unquarantine(body.projectId, test.key);
       return { test: test.key, quarantined: false, changed };
     },
 
-    async list(caller: KeyOwner, projectId: string): Promise<QuarantineList> {
+    async settings(caller: Caller, projectId: string): Promise<TestSettings> {
       await access.assertOwn(caller, projectId);
+      return { projectId, autoQuarantineScore: await storage.tests.autoQuarantineScore(projectId) };
+    },
+
+    async setSettings(caller: Caller, body: SetTestSettingsRequest): Promise<TestSettings> {
+      await access.assertOwn(caller, body.projectId);
+      await storage.tests.setAutoQuarantineScore(body.projectId, body.autoQuarantineScore);
+      return { projectId: body.projectId, autoQuarantineScore: body.autoQuarantineScore };
+    },
+
+    async list(caller: Caller, projectId: string): Promise<QuarantineList> {
+      await access.assertOwn(caller, projectId);
+      await autoQuarantine(projectId);
       const entries = await storage.tests.quarantined(projectId);
       const tests = new Map<string, Awaited<ReturnType<typeof storage.tests.findTest>>>();
       for (const entry of entries) {

@@ -9,7 +9,12 @@ import type {
   TestsQuery,
 } from '../../../contract/tests/test-queries.js';
 import { NotFound } from '../../domain/domain-errors.js';
-import { analyseTests, defaultBranch, type TestSummary } from '../../domain/tests/test-analysis.js';
+import {
+  analyseTests,
+  defaultBranch,
+  percentile,
+  type TestSummary,
+} from '../../domain/tests/test-analysis.js';
 import { isFailure, STATUS_NAME } from '../../domain/tests/test-status.js';
 import type { Storage } from '../../storage/storage.js';
 import type { StoredTest } from '../../storage/tests/test-repository.js';
@@ -35,11 +40,38 @@ const info = (test: StoredTest) => ({
   file: test.file,
 });
 
+/** A test's line in the answers: its identity and what the analysis says of it. */
+const rowOf = (test: StoredTest, s: TestSummary, quarantined: boolean): TestRow => ({
+  ...info(test),
+  runs: s.runs,
+  passed: s.passed,
+  failed: s.failed,
+  skipped: s.skipped,
+  passed_on_retry: s.passedOnRetry,
+  failure_rate: s.failureRate,
+  flaky: s.flaky,
+  flaky_score: s.flakyScore,
+  first_flaky_at: isoOrNull(s.firstFlakyAt),
+  last_flaky_at: isoOrNull(s.lastFlakyAt),
+  flaky_commits: s.flakyCommits,
+  p50_ms: s.p50Ms,
+  p95_ms: s.p95Ms,
+  quarantined,
+});
+
 const byName = (a: StoredTest, b: StoredTest) =>
   a.suite.localeCompare(b.suite) ||
   (a.classname ?? '').localeCompare(b.classname ?? '') ||
   a.name.localeCompare(b.name) ||
   a.key.localeCompare(b.key);
+
+export interface TestFigures {
+  runs: number;
+  tests: number;
+  passRate: number | null;
+  flaky: number;
+  suiteMs: number | null;
+}
 
 /** The tests' answers: the list (flaky, failing, slowest, by name), one test, the runs. */
 export function testQueryService(storage: Storage, access: ProjectAccess) {
@@ -58,6 +90,26 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     return { from, to, runs, results, branch, summaries: analyseTests(runs, results, branch) };
   }
 
+  /** The Tests view's headline figures over the analysed runs. */
+  function figures({ runs, summaries }: Awaited<ReturnType<typeof analysed>>): TestFigures {
+    let passed = 0;
+    let failed = 0;
+    let flaky = 0;
+    for (const s of summaries.values()) {
+      passed += s.passed;
+      failed += s.failed;
+      if (s.flaky) flaky += 1;
+    }
+    const durations = runs.map((run) => run.durationMs).sort((a, b) => a - b);
+    return {
+      runs: runs.length,
+      tests: summaries.size,
+      passRate: passed + failed === 0 ? null : passed / (passed + failed),
+      flaky,
+      suiteMs: percentile(durations, 0.5),
+    };
+  }
+
   return {
     /**
      * How many tests were flaky over a range (get-tests' `sort=flaky` list, every page): for the
@@ -71,6 +123,47 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       let flaky = 0;
       for (const summary of summaries.values()) if (summary.flaky) flaky += 1;
       return flaky;
+    },
+
+    /**
+     * The Tests view's headline: tests that ran, pass rate (passes / (passes + failures) over
+     * every result), flaky tests, the median run's suite time; and the same over the period of
+     * equal length just before, for the change.
+     */
+    async headline(
+      accountId: string,
+      query: { projectId: string; branch?: string | undefined; from: number; to: number },
+    ): Promise<{ current: TestFigures; previous: TestFigures }> {
+      await own(accountId, query.projectId);
+      const width = query.to - query.from;
+      const current = await analysed(query.projectId, query);
+      const previous = await analysed(query.projectId, {
+        branch: query.branch,
+        from: query.from - width,
+        to: query.from,
+      });
+      return { current: figures(current), previous: figures(previous) };
+    },
+
+    /**
+     * The tests whose flaky score over the default range (the last 30 days, flips judged on the
+     * default branch) is at least `score`: what automatic quarantine takes. No ownership check:
+     * the caller has made it.
+     */
+    async flakyAtLeast(
+      projectId: string,
+      score: number,
+    ): Promise<{ key: string; score: number }[]> {
+      const { summaries } = await analysed(projectId, {});
+      const ids = [...summaries.values()]
+        .filter((s) => s.flaky && s.flakyScore >= score)
+        .map((s) => s.testId);
+      if (ids.length === 0) return [];
+      const tests = await storage.tests.tests(projectId, ids);
+      return tests.map((test) => ({
+        key: test.key,
+        score: (summaries.get(test.id) as TestSummary).flakyScore,
+      }));
     },
 
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
@@ -119,27 +212,29 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
         to: iso(to),
         branch,
         runs: runs.length,
-        tests: page.map(
-          ({ test, summary: s }): TestRow => ({
-            ...info(test),
-            runs: s.runs,
-            passed: s.passed,
-            failed: s.failed,
-            skipped: s.skipped,
-            passed_on_retry: s.passedOnRetry,
-            failure_rate: s.failureRate,
-            flaky: s.flaky,
-            flaky_score: s.flakyScore,
-            first_flaky_at: isoOrNull(s.firstFlakyAt),
-            last_flaky_at: isoOrNull(s.lastFlakyAt),
-            flaky_commits: s.flakyCommits,
-            p50_ms: s.p50Ms,
-            p95_ms: s.p95Ms,
-            quarantined: quarantined.has(test.key),
-          }),
-        ),
+        tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
         nextCursor: next(offset, query.limit, chosen.length),
       };
+    },
+
+    /**
+     * One test's line of get-tests over a range and branch (its flakiness, failure rate,
+     * durations), as the list gives it; undefined when it did not run in those runs.
+     */
+    async summary(
+      accountId: string,
+      query: TestQuery & { branch?: string | undefined; from?: number; to?: number },
+    ): Promise<TestRow | undefined> {
+      await own(accountId, query.projectId);
+      const test = await storage.tests.findTest(query.projectId, query.test);
+      if (test === undefined) throw new NotFound('test');
+      const { summaries } = await analysed(query.projectId, query);
+      const summary = summaries.get(test.id);
+      if (summary === undefined) return undefined;
+      const quarantined = (await storage.tests.quarantined(query.projectId)).some(
+        (entry) => entry.testKey === test.key,
+      );
+      return rowOf(test, summary, quarantined);
     },
 
     async test(accountId: string, query: TestQuery): Promise<TestDetail> {

@@ -525,4 +525,17 @@ export const pgMigrations: PgMigration[] = [
       ALTER TABLE projects ADD COLUMN duration_key TEXT;
     `,
   },
+    `,
+  },
+  {
+    version: 12,
+    name: 'tests as data: the automatic quarantine threshold',
+    sql: `
+      -- As SQLite's migration 14 (see there), with PostgreSQL's types.
+      CREATE TABLE test_settings (
+        project_id            TEXT PRIMARY KEY,
+        auto_quarantine_score DOUBLE PRECISION
+      );
+    `,
+  },
 ];

@@ -217,5 +217,17 @@ export function pgTests(sql: Sql): TestRepository {
          ORDER BY created_at, test_key COLLATE "C"`;
       return rows.map(quarantineOf);
     },
+
+    async autoQuarantineScore(projectId) {
+      const rows = await sql<{ score: number | null }[]>`
+        SELECT auto_quarantine_score AS score FROM test_settings WHERE project_id = ${projectId}`;
+      return rows[0]?.score ?? null;
+    },
+
+    async setAutoQuarantineScore(projectId, score) {
+      await sql`
+        INSERT INTO test_settings (project_id, auto_quarantine_score) VALUES (${projectId}, ${score})
+        ON CONFLICT (project_id) DO UPDATE SET auto_quarantine_score = excluded.auto_quarantine_score`;
+    },
   };
 }

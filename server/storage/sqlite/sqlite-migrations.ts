@@ -553,4 +553,16 @@ export const migrations: Migration[] = [
       ALTER TABLE projects ADD COLUMN duration_key TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'tests as data: the automatic quarantine threshold',
+    sql: `
+      -- A project's tests settings (docs/tests.md): the flaky score at or above which a test is
+      -- quarantined automatically when the quarantine list is read (NULL: off, the default).
+      CREATE TABLE test_settings (
+        project_id            TEXT PRIMARY KEY,
+        auto_quarantine_score REAL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -16,7 +16,12 @@ import type { Db } from './sqlite-database.js';
 import type { sqliteIdempotency } from './sqlite-idempotency.js';
 import type { Sync } from './sync.js';
 
-export const testWrites = ['ingest', 'quarantine', 'unquarantine'] as const;
+export const testWrites = [
+  'ingest',
+  'quarantine',
+  'unquarantine',
+  'setAutoQuarantineScore',
+] as const;
 
 type Row = Record<string, unknown>;
 
@@ -118,6 +123,14 @@ export function sqliteTests(
   const quarantineOfProject = db.prepare(
     `SELECT ${QUARANTINE_COLUMNS} FROM test_quarantine WHERE project_id = ?
       ORDER BY created_at, test_key`,
+  );
+
+  const scoreOf = db
+    .prepare('SELECT auto_quarantine_score FROM test_settings WHERE project_id = ?')
+    .pluck();
+  const setScore = db.prepare(
+    `INSERT INTO test_settings (project_id, auto_quarantine_score) VALUES (?, ?)
+     ON CONFLICT (project_id) DO UPDATE SET auto_quarantine_score = excluded.auto_quarantine_score`,
   );
 
   return {
@@ -228,5 +241,12 @@ export function sqliteTests(
     unquarantine: (projectId, testKey) => removeQuarantine.run(projectId, testKey).changes > 0,
 
     quarantined: (projectId) => (quarantineOfProject.all(projectId) as Row[]).map(quarantineOf),
+
+    autoQuarantineScore: (projectId) =>
+      (scoreOf.get(projectId) as number | null | undefined) ?? null,
+
+    setAutoQuarantineScore: (projectId, score) => {
+      setScore.run(projectId, score);
+    },
   };
 }

@@ -106,4 +106,7 @@ export interface TestRepository {
   /** True when it was quarantined. */
   unquarantine(projectId: string, testKey: string): Promise<boolean>;
   quarantined(projectId: string): Promise<QuarantineEntry[]>;
+  /** The flaky score at or above which tests are quarantined automatically; null: off. */
+  autoQuarantineScore(projectId: string): Promise<number | null>;
+  setAutoQuarantineScore(projectId: string, score: number | null): Promise<void>;
 }

@@ -80,8 +80,8 @@ function withCases(cases: Case[], extra: Record<string, string> = {}): Inputs {
 }
 
 const eventPayload = (client: FakeClient) =>
-  (client.sent.find((r) => r.kind === 'event')?.body as { payload: Record<string, unknown> })
-    .payload;
+  (client.sent.find((r) => r.kind === 'event') as { body: { payload: Record<string, unknown> } })
+    .body.payload;
 
 describe('--quarantine', () => {
   it('turns a red run green when every failed test is quarantined, naming each', async () => {

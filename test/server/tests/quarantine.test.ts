@@ -3,6 +3,7 @@ import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import { Paths } from '../../../contract/paths.js';
 import type { QuarantineList } from '../../../contract/tests/quarantine.js';
 import type { TestList } from '../../../contract/tests/test-queries.js';
+import { PLANTED, seedTests } from '../../helpers/seed-tests.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 
 /** Quarantine-test, unquarantine-test and get-quarantine (docs/tests.md), on both backends. */
@@ -195,5 +196,85 @@ describe('quarantine', () => {
     expect(noKey.statusCode).toBe(401);
 
     expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+  });
+});
+
+describe('automatic quarantine', () => {
+  /**
+   * flips' flaky score from the definition (docs/tests.md): over its runs newest first, with
+   * weight 0.5^(k/10) for the k-th, the mean of (failed or passed on retry: 1) + (outcome differs
+   * from the run before: 1), a pass on retry being a pass.
+   */
+  function plantedScore(outcomes: string[]): number {
+    const newestFirst = [...outcomes].reverse();
+    let sum = 0;
+    let weights = 0;
+    newestFirst.forEach((outcome, k) => {
+      const before = newestFirst[k + 1];
+      const failed = outcome === 'F';
+      const value =
+        (failed || outcome === 'R' ? 1 : 0) +
+        (before !== undefined && failed !== (before === 'F') ? 1 : 0);
+      const weight = 0.5 ** (k / 10);
+      sum += weight * value;
+      weights += weight;
+    });
+    return Math.round((sum / weights) * 1000) / 1000;
+  }
+
+  const settings = (body: unknown, key = me.apiKey) => post(Paths.setTestSettings, body, key);
+
+  it('is off by default; with a threshold, the list takes the tests flaky at or above it', async () => {
+    await seedTests(server, me);
+    const score = plantedScore(PLANTED.flips as string[]);
+    expect(score).toBeGreaterThan(0.5);
+    const read = await server.call('GET', `${Paths.getTestSettings}?projectId=${me.projectId}`, {
+      key: me.apiKey,
+    });
+    expect(read.json()).toEqual({ projectId: me.projectId, autoQuarantineScore: null });
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+
+    // Just above flips' score: nothing is taken.
+    const high = await settings({ projectId: me.projectId, autoQuarantineScore: score + 0.001 });
+    expect(high.json()).toEqual({ projectId: me.projectId, autoQuarantineScore: score + 0.001 });
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+
+    // At its score: flips, and only flips (broken failed for good, it does not flip).
+    await settings({ projectId: me.projectId, autoQuarantineScore: score });
+    const key = await ingestKey();
+    const listed = (await list(key)).json() as QuarantineList;
+    expect(listed.tests).toEqual([
+      expect.objectContaining({
+        suite: 'planted',
+        name: 'flips',
+        automatic: true,
+        reason: `automatic: flaky score ${score} ≥ ${score}`,
+      }),
+    ]);
+
+    // Off again: what was taken stays until the owner takes it out.
+    await settings({ projectId: me.projectId, autoQuarantineScore: null });
+    expect(((await list()).json() as QuarantineList).tests.map((t) => t.name)).toEqual(['flips']);
+    await post(Paths.unquarantineTest, {
+      projectId: me.projectId,
+      test: listed.tests[0]?.id,
+    });
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+  });
+
+  it('refuses a bad threshold naming the field, and ingest-only keys', async () => {
+    for (const autoQuarantineScore of [0, -1, 2.5, '0.5']) {
+      const res = await settings({ projectId: me.projectId, autoQuarantineScore });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'autoQuarantineScore is invalid.' });
+    }
+    const key = await ingestKey();
+    const refused = await settings({ projectId: me.projectId, autoQuarantineScore: 1 }, key);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ error: OwnError.ingestOnly });
+    const read = await server.call('GET', `${Paths.getTestSettings}?projectId=${me.projectId}`, {
+      key: me.apiKey,
+    });
+    expect(read.json().autoQuarantineScore).toBeNull();
   });
 });

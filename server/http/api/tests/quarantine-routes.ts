@@ -6,6 +6,8 @@ import {
   type QuarantineList,
   QuarantineTestRequest,
   quarantineErrorText,
+  SetTestSettingsRequest,
+  type TestSettings,
   UnquarantineTestRequest,
 } from '../../../../contract/tests/quarantine.js';
 import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
@@ -89,5 +91,43 @@ export const quarantineRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request): Promise<QuarantineList> =>
       quarantine.list(request.account, request.query.projectId),
+  );
+
+  app.get(
+    within(Areas.stats, Paths.getTestSettings),
+    {
+      schema: {
+        summary: "A project's tests settings: the automatic quarantine threshold",
+        querystring: ProjectQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: {
+          success: { example: { projectId: ID, autoQuarantineScore: null } },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
+    async (request): Promise<TestSettings> =>
+      quarantine.settings(request.account, request.query.projectId),
+  );
+
+  app.post(
+    within(Areas.stats, Paths.setTestSettings),
+    {
+      schema: {
+        summary:
+          'Quarantine automatically the tests whose flaky score reaches a threshold (null: off)',
+        body: SetTestSettingsRequest,
+      },
+      config: {
+        invalid: quarantineErrorText,
+        docs: {
+          success: { example: { projectId: ID, autoQuarantineScore: 0.5 } },
+          throws: [FOREIGN_PROJECT],
+        },
+      },
+    },
+    async (request): Promise<TestSettings> => quarantine.setSettings(request.account, request.body),
   );
 };

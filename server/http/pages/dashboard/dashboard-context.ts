@@ -7,6 +7,7 @@ import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
+import { testsPages } from '../tests/tests-pages.js';
 import { accountPages } from './account-pages.js';
 import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
 import { formGuard } from './form-guard.js';
@@ -87,6 +88,7 @@ export function dashboardContext(kit: PageKit) {
       await signedIn.register(keyPages(chrome, { styles: [], scripts: [copyScript(kit.assets)] }));
       await signedIn.register(signOutPage());
       await signedIn.register(ownerStatsPages(chrome, kit.statsAssets));
+      await signedIn.register(testsPages(chrome));
     });
   };
 }

@@ -323,6 +323,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
             {formatTime(new Date(range.to).toISOString())}
             {view.branch === undefined ? ', all branches' : `, branch ${view.branch}`}
           </p>
+          {mode.kind === 'owner' && (
+            <p>
+              <a href={`${mode.path}/tests`}>Tests: flaky, failing, slowest</a>
+            </p>
+          )}
         </div>
       </div>
       {mode.kind === 'owner' && mode.created && (

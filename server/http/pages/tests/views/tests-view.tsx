@@ -1,0 +1,238 @@
+import type { TestList, TestRow } from '../../../../../contract/tests/test-queries.js';
+import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
+import type { TestFigures } from '../../../../services/tests/test-query-service.js';
+import { DashboardLayout, type LayoutProps } from '../../dashboard/views/dashboard-layout.js';
+import { formatNumber, formatTime } from '../../project-stats/views/format.js';
+import { type Tab, type TestsPageQuery, testsHref } from '../tests-query.js';
+
+export interface TestsViewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
+  /** The project page's path; the Tests view is under it. */
+  projectPath: string;
+  query: TestsPageQuery;
+  headline: { current: TestFigures; previous: TestFigures };
+  list: TestList;
+}
+
+const TAB_LABELS: Record<Tab, string> = {
+  flaky: 'Flaky',
+  failing: 'Most failing',
+  slowest: 'Slowest',
+};
+
+export const percent = (rate: number | null) =>
+  rate === null ? '–' : `${formatNumber(Math.round(rate * 1000) / 10)} %`;
+export const duration = (ms: number | null) =>
+  ms === null ? '–' : ms < 1000 ? `${formatNumber(ms)} ms` : `${formatNumber(ms / 1000)} s`;
+
+/** A test as one line: suite › class › name. */
+export const testLabel = (test: { suite: string; classname: string | null; name: string }) =>
+  [test.suite, test.classname, test.name].filter(Boolean).join(' › ');
+
+/** The change of a figure against the period before, in words. */
+function change(now: number | null, before: number | null, format: (n: number) => string) {
+  if (now === null || before === null) return 'no figure for the period before';
+  const diff = now - before;
+  if (diff === 0) return 'same as the period before';
+  return `${diff > 0 ? '+' : '−'}${format(Math.abs(diff))} on the period before`;
+}
+
+function Headline({ current, previous }: TestsViewProps['headline']) {
+  const cards: [string, string, string][] = [
+    [
+      'Tests',
+      formatNumber(current.tests),
+      `${formatNumber(current.runs)} run(s); ${change(current.tests, previous.tests, formatNumber)}`,
+    ],
+    [
+      'Pass rate',
+      percent(current.passRate),
+      change(
+        current.passRate,
+        previous.passRate,
+        (n) => `${formatNumber(Math.round(n * 1000) / 10)} points`,
+      ),
+    ],
+    [
+      'Flaky tests',
+      formatNumber(current.flaky),
+      change(current.flaky, previous.flaky, formatNumber),
+    ],
+    [
+      'Suite time (median run)',
+      duration(current.suiteMs),
+      change(current.suiteMs, previous.suiteMs, (n) => duration(n)),
+    ],
+  ];
+  return (
+    <section class="grid" aria-label="Headline">
+      {cards.map(([label, value, note]) => (
+        <div class="card">
+          <p class="stat-label">{label}</p>
+          <p class="stat-value">{value}</p>
+          <p class="stat-note">{note}</p>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function Filters({ path, query }: { path: string; query: TestsPageQuery }) {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const { range } = query;
+  return (
+    <form method="get" action={path} class="card filters">
+      <input type="hidden" name="tab" value={query.tab} />
+      <div class="field">
+        <label for="range">Time range</label>
+        <select id="range" name="range">
+          {Object.entries(RANGE_PRESETS).map(([id, preset]) => (
+            <option value={id} selected={range.preset === id}>
+              Last {preset.label}
+            </option>
+          ))}
+          <option value="custom" selected={range.preset === 'custom'}>
+            Custom days
+          </option>
+        </select>
+      </div>
+      <div class="field">
+        <label for="from">From (custom)</label>
+        <input id="from" name="from" type="date" value={day(range.from)} />
+      </div>
+      <div class="field">
+        <label for="to">To (custom, inclusive)</label>
+        <input id="to" name="to" type="date" value={day(range.to - 1)} />
+      </div>
+      <div class="field">
+        <label for="branch">Branch</label>
+        <input id="branch" name="branch" type="text" value={query.branch ?? ''} placeholder="all" />
+      </div>
+      <div class="field">
+        <label for="q">Search tests</label>
+        <input id="q" name="q" type="search" value={query.q ?? ''} />
+      </div>
+      <div class="actions">
+        <button class="button" type="submit">
+          Apply
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Row({ test, href, tab }: { test: TestRow; href: string; tab: Tab }) {
+  return (
+    <tr>
+      <td>
+        <a href={href}>{testLabel(test)}</a>
+        {test.quarantined && <span class="pill off"> quarantined</span>}
+        {test.file && <div class="muted">{test.file}</div>}
+      </td>
+      <td>{formatNumber(test.runs)}</td>
+      <td>{percent(test.failure_rate)}</td>
+      {tab === 'flaky' && (
+        <>
+          <td>{formatNumber(test.flaky_score)}</td>
+          <td>
+            {test.last_flaky_at ? formatTime(test.last_flaky_at) : '–'}
+            {test.flaky_commits.length > 0 && (
+              <div class="muted">at {test.flaky_commits.map((c) => c.slice(0, 8)).join(', ')}</div>
+            )}
+          </td>
+        </>
+      )}
+      <td>{duration(test.p50_ms)}</td>
+      <td>{duration(test.p95_ms)}</td>
+    </tr>
+  );
+}
+
+/** /dashboard/projects/<id>/tests: flaky, most failing and slowest tests, with a search. */
+export function TestsView(props: TestsViewProps) {
+  const { projectPath, query, headline, list } = props;
+  const path = `${projectPath}/tests`;
+  const { range } = query;
+  return (
+    <DashboardLayout {...props} title="Tests" section="projects">
+      <div class="stats">
+        <div class="page-head">
+          <div>
+            <h1>Tests</h1>
+            <p class="lead">
+              {formatTime(new Date(range.from).toISOString())} –{' '}
+              {formatTime(new Date(range.to).toISOString())},{' '}
+              {query.branch === undefined
+                ? `flips judged on ${list.branch ?? 'no branch'}`
+                : `branch ${query.branch}`}
+              . <a href={projectPath}>Back to the project</a>
+            </p>
+          </div>
+        </div>
+        <Filters path={path} query={query} />
+        <Headline {...headline} />
+        <nav class="card" aria-label="Test lists">
+          {(Object.keys(TAB_LABELS) as Tab[]).map((tab) => (
+            <>
+              <a
+                class={tab === query.tab ? 'button small' : 'button small secondary'}
+                href={testsHref(path, query, { tab })}
+                aria-current={tab === query.tab ? 'page' : undefined}
+              >
+                {TAB_LABELS[tab]}
+              </a>{' '}
+            </>
+          ))}
+        </nav>
+        <section class="card" aria-labelledby="list-title">
+          <h2 id="list-title" class="section-title">
+            {TAB_LABELS[query.tab]}
+            {query.q === undefined ? '' : `, matching “${query.q}”`}
+          </h2>
+          {list.tests.length === 0 ? (
+            <p class="empty">
+              {query.tab === 'flaky'
+                ? 'No flaky test in this range.'
+                : query.tab === 'failing'
+                  ? 'No failing test in this range.'
+                  : 'No test ran in this range.'}
+            </p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Test</th>
+                    <th scope="col">Runs</th>
+                    <th scope="col">Failure rate</th>
+                    {query.tab === 'flaky' && (
+                      <>
+                        <th scope="col">Flaky score</th>
+                        <th scope="col">Last flaked</th>
+                      </>
+                    )}
+                    <th scope="col">p50</th>
+                    <th scope="col">p95</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.tests.map((test) => (
+                    <Row
+                      test={test}
+                      tab={query.tab}
+                      href={testsHref(`${path}/${encodeURIComponent(test.id)}`, query)}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {list.nextCursor && (
+            <p class="pager">
+              <a href={testsHref(path, query, { cursorText: list.nextCursor })}>Next page</a>
+            </p>
+          )}
+        </section>
+      </div>
+    </DashboardLayout>
+  );
+}

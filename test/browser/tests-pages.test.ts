@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  describeInBrowser,
+  openBrowserPage,
+  seriousAccessibilityViolations,
+} from '../helpers/browser.js';
+import { RUNS, seedTests } from '../helpers/seed-tests.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+/** Set SCREENSHOTS_DIR to see the pages (docs/screenshots). */
+const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
+const shoot = async (page: Awaited<ReturnType<typeof openBrowserPage>>['page'], name: string) => {
+  if (!SCREENSHOTS_DIR) return;
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, name), fullPage: true });
+};
+
+describeInBrowser('the Tests pages in Chromium', () => {
+  let server: TestServer;
+  let me: TestAccount;
+  let url: string;
+  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    me = await server.account();
+    await seedTests(server, me);
+    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    my = await openBrowserPage();
+    await my.page.goto(`${url}/dashboard/sign-in`);
+    await my.page.fill('#api_key', me.apiKey);
+    await my.page.click('button[type=submit]');
+  });
+
+  afterAll(async () => {
+    await my?.browser.close();
+    await server?.close();
+  });
+
+  it('goes from the project page to the Tests view, its tabs and search, accessibly', async () => {
+    await my.page.goto(`${url}/dashboard/projects/${me.projectId}`);
+    await my.page.click('text=Tests: flaky, failing, slowest');
+    await my.page.waitForURL(/\/tests$/);
+    expect(await my.page.locator('h1').textContent()).toBe('Tests');
+    expect(await my.page.locator('tbody tr').allTextContents()).toHaveLength(1);
+    expect(await my.page.locator('tbody tr a').textContent()).toBe('planted › flips');
+    expect(await seriousAccessibilityViolations(my.page)).toEqual([]);
+    await shoot(my.page, 'tests-view.png');
+
+    await my.page.click('nav[aria-label="Test lists"] >> text=Most failing');
+    expect(await my.page.locator('tbody tr a').allTextContents()).toEqual([
+      'planted › broken',
+      'planted › flips',
+    ]);
+    expect(await my.page.locator('[aria-current="page"]').last().textContent()).toBe(
+      'Most failing',
+    );
+    await my.page.click('nav[aria-label="Test lists"] >> text=Slowest');
+    expect(await my.page.locator('tbody tr a').first().textContent()).toBe('planted › slow');
+    await my.page.fill('#q', 'steady');
+    await my.page.click('form.filters button[type=submit]');
+    await my.page.waitForURL(/q=steady/);
+    expect(await my.page.locator('tbody tr a').allTextContents()).toEqual([
+      'planted › steady 1',
+      'planted › steady 2',
+    ]);
+    expect(await seriousAccessibilityViolations(my.page)).toEqual([]);
+    expect(my.problems).toEqual([]);
+  });
+
+  it("shows a test's history strip and quarantines it with the page's form", async () => {
+    await my.page.goto(`${url}/dashboard/projects/${me.projectId}/tests`);
+    await my.page.click('tbody tr a');
+    await my.page.waitForURL(/\/tests\/[^/?]+\?range=30d/);
+    expect(await my.page.locator('h1').textContent()).toBe('flips');
+    const cells = my.page.locator('.history-strip a');
+    expect(await cells.count()).toBe(RUNS);
+    // Each cell links to its run's row in the table below.
+    const href = (await cells.last().getAttribute('href')) as string;
+    expect(await my.page.locator(href).locator('td').nth(1).textContent()).toBe('passed');
+    expect(await my.page.locator('svg[role=img][aria-label^="Duration"]').count()).toBe(1);
+    expect(await seriousAccessibilityViolations(my.page)).toEqual([]);
+    await shoot(my.page, 'test-page.png');
+
+    await my.page.fill('#reason', 'flips on slow runners');
+    await my.page.click('text=Quarantine this test');
+    await my.page.waitForSelector('text=Take out of quarantine');
+    const list = await server.call('GET', `/stats/get-quarantine?projectId=${me.projectId}`, {
+      key: me.apiKey,
+    });
+    expect(list.json().tests.map((t: { reason: string }) => t.reason)).toEqual([
+      'flips on slow runners',
+    ]);
+    expect(await seriousAccessibilityViolations(my.page)).toEqual([]);
+    await my.page.click('text=Take out of quarantine');
+    await my.page.waitForSelector('#reason');
+    expect(my.problems).toEqual([]);
+  });
+});
