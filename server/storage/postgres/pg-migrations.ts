@@ -525,8 +525,6 @@ export const pgMigrations: PgMigration[] = [
       ALTER TABLE projects ADD COLUMN duration_key TEXT;
     `,
   },
-    `,
-  },
   {
     version: 12,
     name: 'tests as data: the automatic quarantine threshold',
