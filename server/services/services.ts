@@ -68,7 +68,6 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
-  const testQueries = testQueryService(storage, access);
   const headline = headlineService(storage, access, { stats, tests: testQueries, verdicts });
   return {
     credentials: verified,
