@@ -324,9 +324,10 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
             {view.branch === undefined ? ', all branches' : `, branch ${view.branch}`}
           </p>
           {mode.kind === 'owner' && (
-            <p>
-              <a href={`${mode.path}/tests`}>Tests: flaky, failing, slowest</a>
-            </p>
+            <nav aria-label="This project" class="project-nav">
+              <a href={`${mode.path}/tests`}>Tests: flaky, failing, slowest</a> ·{' '}
+              <a href={`${mode.path}/series`}>Series and thresholds</a>
+            </nav>
           )}
         </div>
       </div>
