@@ -7,6 +7,7 @@ import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { accountPages } from './account-pages.js';
+import { channelPages } from './channel-pages.js';
 import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
 import { formGuard } from './form-guard.js';
 import { keyPages } from './key-pages.js';
@@ -79,7 +80,14 @@ export function dashboardContext(kit: PageKit) {
         'preHandler',
         formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
       );
-      for (const pages of [overviewPages, sitePages, accountPages, keyPages, projectPages]) {
+      for (const pages of [
+        overviewPages,
+        sitePages,
+        accountPages,
+        keyPages,
+        projectPages,
+        channelPages,
+      ]) {
         await signedIn.register(pages(chrome));
       }
       await signedIn.register(signOutPage());

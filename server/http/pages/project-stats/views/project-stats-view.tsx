@@ -323,6 +323,15 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           created={mode.created}
         />
       )}
+      {mode.kind === 'owner' && (
+        <section class="card" aria-labelledby="channels-link-title">
+          <h2 id="channels-link-title">Notifications</h2>
+          <p>
+            <a href={`${mode.path}/channels`}>Channels</a>: send this project's builds, releases and
+            alerts to Slack, Teams, Discord or your own receiver.
+          </p>
+        </section>
+      )}
     </div>
   );
 }
