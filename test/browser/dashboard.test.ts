@@ -122,6 +122,40 @@ describeInBrowser('the dashboard in Chromium', () => {
     expect(refused.status()).toBe(401);
   });
 
+  it("adds a signed webhook channel from the project's page, its secret shown once, then deletes it", async () => {
+    await page.goto(`${url}/dashboard/projects/${me.projectId}`);
+    await page.click('a:has-text("Channels")');
+    expect(page.url()).toBe(`${url}/dashboard/projects/${me.projectId}/channels`);
+    await accessible();
+    await page.selectOption('#kind', 'webhook');
+    await page.fill('#name', 'Our receiver');
+    await page.fill('#url', 'https://hooks.example.com/ci-stats');
+    await page.uncheck('input[value="changes"]');
+    await page.fill('#branches', 'main');
+    await page.selectOption('#digest', 'day');
+    await page.click('button:has-text("Add the channel")');
+    const secret = (await page.locator('code.secret').textContent()) as string;
+    expect(secret).toMatch(/^whsec_/);
+    await accessible();
+    await shoot('dashboard-channels');
+    const listed = await page.request.get(`${url}/stats/get-channels?projectId=${me.projectId}`, {
+      headers: { 'x-api-key': me.apiKey },
+    });
+    expect((await listed.json()).channels).toMatchObject([
+      {
+        kind: 'webhook',
+        name: 'Our receiver',
+        rules: { notify: ['failures'], branches: ['main'], digest: { every: 'day', at: '09:00' } },
+      },
+    ]);
+
+    await page.goto(`${url}/dashboard/projects/${me.projectId}/channels`);
+    expect(await page.content()).not.toContain(secret);
+    await page.click('tr:has-text("Our receiver") button:has-text("Delete")');
+    expect(await page.locator('.notice').textContent()).toContain('The channel is deleted');
+    expect(await page.locator('p.empty').textContent()).toBe('No channels yet.');
+  });
+
   it('creates a project and shows every page without serious accessibility issues', async () => {
     await page.goto(`${url}/dashboard/projects`);
     await page.fill('#name', 'api-gateway');
@@ -137,7 +171,8 @@ describeInBrowser('the dashboard in Chromium', () => {
   it('every page passes axe in the light and the dark scheme (it follows the system)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
-      for (const path of ['', '/site', '/account', '/keys', '/projects']) {
+      const channels = `/projects/${me.projectId}/channels`;
+      for (const path of ['', '/site', '/account', '/keys', '/projects', channels]) {
         await page.goto(`${url}/dashboard${path}`);
         expect({
           colorScheme,

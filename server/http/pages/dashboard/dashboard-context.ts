@@ -9,6 +9,7 @@ import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { testsPages } from '../tests/tests-pages.js';
 import { accountPages } from './account-pages.js';
+import { channelPages } from './channel-pages.js';
 import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
 import { formGuard } from './form-guard.js';
 import { keyPages } from './key-pages.js';
@@ -82,7 +83,14 @@ export function dashboardContext(kit: PageKit) {
         'preHandler',
         formGuard((request) => request.session.csrfSecret, app.config.publicUrl),
       );
-      for (const pages of [overviewPages, sitePages, accountPages, projectPages, verdictPages]) {
+      for (const pages of [
+        overviewPages,
+        sitePages,
+        accountPages,
+        projectPages,
+        verdictPages,
+        channelPages,
+      ]) {
         await signedIn.register(pages(chrome));
       }
       await signedIn.register(keyPages(chrome, { styles: [], scripts: [copyScript(kit.assets)] }));

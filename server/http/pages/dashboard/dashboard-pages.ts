@@ -67,6 +67,7 @@ const NOTICES = {
   'forwarding-off': 'Email forwarding is off.',
   'key-revoked': 'The key is revoked. Requests with it are refused from now on.',
   'project-created': 'The project is created.',
+  'channel-deleted': 'The channel is deleted: it gets no more messages.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'duration-key-saved': 'The build-duration key is saved.',
   'signed-out': 'You are signed out.',

@@ -356,6 +356,15 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       {mode.kind === 'owner' && view.shareLinks && (
         <ShareLinks links={view.shareLinks} path={mode.path} csrf={mode.csrf} />
       )}
+      {mode.kind === 'owner' && (
+        <section class="card" aria-labelledby="channels-link-title">
+          <h2 id="channels-link-title">Notifications</h2>
+          <p>
+            <a href={`${mode.path}/channels`}>Channels</a>: send this project's builds, releases and
+            alerts to Slack, Teams, Discord or your own receiver.
+          </p>
+        </section>
+      )}
     </div>
   );
 }
