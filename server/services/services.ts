@@ -24,6 +24,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { projectSummaryService } from './summaries/project-summaries.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
 import { JudgingWorker } from './verdicts/judging-worker.js';
@@ -62,6 +63,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const stats = statsService(storage, access, verdicts);
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
+  const testQueries = testQueryService(storage, access);
   const once = idempotency();
   return {
     credentials: verified,
@@ -96,7 +98,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       directory,
       sendSample: options.sendSample,
     }),
-    testQueries: testQueryService(storage, access),
+    testQueries,
     judging,
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),
@@ -105,6 +107,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     shareLinks,
     retention: retentionService(storage, access),
     projectView: projectViewService(storage, { stats, records, shareLinks }),
+    projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
     purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),

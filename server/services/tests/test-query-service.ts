@@ -59,6 +59,13 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
   }
 
   return {
+    /** How many tests were flaky in the range, on the default branch (the project summaries). */
+    async flakyCount(accountId: string, projectId: string, from: number, to: number) {
+      await own(accountId, projectId);
+      const { summaries } = await analysed(projectId, { from, to });
+      return [...summaries.values()].filter((summary) => summary.flaky).length;
+    },
+
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
       const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);

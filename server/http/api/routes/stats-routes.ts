@@ -43,6 +43,7 @@ import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 import { channelRoutes } from './channel-routes.js';
 import { retentionRoutes } from './retention-routes.js';
+import { summaryRoutes } from './summary-routes.js';
 import { verdictRoutes } from './verdict-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
@@ -70,6 +71,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   };
   const publicUrl = app.config.publicUrl;
   await app.register(channelRoutes);
+  await app.register(summaryRoutes);
 
   app.get(
     within(Areas.stats, Paths.getProjects),
