@@ -26,6 +26,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { projectSummaryService } from './summaries/project-summaries.js';
 import { quarantineService } from './tests/quarantine-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
@@ -115,6 +116,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     shareLinks,
     retention: retentionService(storage, access),
     projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
+    projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */
     purgeIdempotencyKeys: () => storage.idempotency.purge(Date.now() - IDEMPOTENCY_TTL_MS),

@@ -44,6 +44,7 @@ import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idemp
 import { channelRoutes } from './channel-routes.js';
 import { projectPageRoutes } from './project-page-routes.js';
 import { retentionRoutes } from './retention-routes.js';
+import { summaryRoutes } from './summary-routes.js';
 import { verdictRoutes } from './verdict-routes.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
@@ -71,6 +72,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   };
   const publicUrl = app.config.publicUrl;
   await app.register(channelRoutes);
+  await app.register(summaryRoutes);
 
   app.get(
     within(Areas.stats, Paths.getProjects),

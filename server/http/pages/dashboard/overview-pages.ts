@@ -6,22 +6,19 @@ import { OverviewView } from './views/overview-view.js';
 /** GET /dashboard: the account at a glance. */
 export function overviewPages(chrome: Chrome) {
   return async (app: FastifyInstance) => {
-    const { displayName, site, forwarding, projects, records } = app.services;
+    const { displayName, site, forwarding, projectSummaries } = app.services;
 
     app.get('/', async (request, reply) => {
       const { accountId } = request.session;
-      const [name, configuration, forwardingStatus, list] = await Promise.all([
+      const [name, configuration, forwardingStatus, summaries] = await Promise.all([
         displayName.get(accountId),
         site.get(accountId),
         forwarding.status(accountId),
-        projects.list({ accountId, projectIds: null }),
+        // The same summaries as the API's, each project under its heavy-read cap.
+        projectSummaries.summaries({ accountId, projectIds: null }, (projectId, read) =>
+          app.heavyReads.run(projectId, read),
+        ),
       ]);
-      const latest = await Promise.all(
-        list.map(async (project) => ({
-          project,
-          latest: (await records.events(accountId, { projectId: project.id, limit: 1 })).events[0],
-        })),
-      );
       return sendPage(
         reply,
         OverviewView({
@@ -30,7 +27,7 @@ export function overviewPages(chrome: Chrome) {
           alias: name.alias,
           visible: configuration.visibility,
           forwarding: forwardingStatus,
-          projects: latest,
+          projects: summaries.projects,
         }),
       );
     });

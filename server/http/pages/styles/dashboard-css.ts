@@ -107,6 +107,8 @@ td input[type=text]{min-width:5rem}
 @media (max-width:36rem){.block-fields{grid-template-columns:1fr}}
 .avatar-preview{width:64px;height:64px;border-radius:50%;object-fit:cover;border:1px solid var(--border);background:var(--surface-2)}
 .muted{color:var(--muted)}
+.sparkline{color:var(--accent);vertical-align:middle;display:block}
+.summary-row td{white-space:nowrap}
 @media (max-width:40rem){.topbar-inner{padding:.4rem .75rem;gap:.5rem;flex-wrap:nowrap}.nav{flex-wrap:nowrap;overflow-x:auto;min-width:0;gap:0}.nav a{padding:.35rem .45rem;white-space:nowrap}.who>span{display:none}.main{padding:1rem .75rem 3rem}.page-head{margin-bottom:1rem}.card{padding:1rem}}
 .inline-form{display:inline}
 .sign-in{max-width:26rem;margin:6vh auto 0}

@@ -1,22 +1,17 @@
-import type { Project } from '../../../../../contract/projects.js';
-import type { StoredEvent } from '../../../../../contract/readback.js';
-import { statusOf } from '../../../../domain/record-facts.js';
+import type { ProjectSummary } from '../../../../../contract/summaries.js';
 import { Csrf } from '../form-controls.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
-import { SimpleTable } from './simple-table.js';
-import { StatusPill } from './status-pill.js';
+import { ProjectSummariesTable } from './project-summaries-view.js';
 
 export interface OverviewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   displayName: string | null;
   alias: string | null;
   visible: boolean;
   forwarding: { enabled: boolean; email: string };
-  projects: { project: Project; latest: StoredEvent | undefined }[];
+  projects: ProjectSummary[];
 }
 
-const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-
-/** The account at a glance: alias, page, forwarding, and each project's latest event. */
+/** The account at a glance: alias, page, forwarding, and every project's last 7 days. */
 export function OverviewView(props: OverviewProps) {
   const { displayName, alias, visible, forwarding, projects, csrf } = props;
   return (
@@ -87,26 +82,11 @@ export function OverviewView(props: OverviewProps) {
             Manage projects
           </a>
         </div>
-        <SimpleTable columns={['Project', 'Latest event', 'When']} empty="No projects yet.">
-          {projects.map(({ project, latest }) => (
-            <tr>
-              <td>
-                <a href={`/dashboard/projects/${encodeURIComponent(project.id)}`}>{project.name}</a>
-              </td>
-              <td>
-                {latest ? (
-                  <span>
-                    <StatusPill status={statusOf(latest.payload)} /> <code>{latest.eventType}</code>
-                    {latest.description ? ` · ${latest.description}` : ''}
-                  </span>
-                ) : (
-                  <span class="muted">None yet</span>
-                )}
-              </td>
-              <td class="muted">{latest ? when(latest.created_at) : '—'}</td>
-            </tr>
-          ))}
-        </SimpleTable>
+        <p class="stat-note">
+          The last 7 days, the project that needs attention first (failed latest build, active
+          alerts, success rate, flaky tests).
+        </p>
+        <ProjectSummariesTable summaries={projects} />
       </section>
     </DashboardLayout>
   );
