@@ -4,8 +4,8 @@ import { NotFound } from '../../../domain/domain-errors.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
-import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
 import { CSV_TABLES, type CsvTable, exportTable } from './csv-export.js';
+import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
 
