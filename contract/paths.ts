@@ -34,6 +34,7 @@ export const Paths = {
   getMetricKeys: '/stats/get-metric-keys',
   getMetricSeries: '/stats/get-metric-series',
   getBuildSummary: '/stats/get-build-summary',
+  getProjectSummaries: '/stats/get-project-summaries',
   createShareLink: '/stats/create-share-link',
   getShareLinks: '/stats/get-share-links',
   revokeShareLink: '/stats/revoke-share-link',

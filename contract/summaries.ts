@@ -46,6 +46,3 @@ export interface ProjectSummaries {
   to: string;
   projects: ProjectSummary[];
 }
-
-/** The route (with the other statistics reads under /stats). */
-export const PROJECT_SUMMARIES_PATH = '/stats/get-project-summaries';

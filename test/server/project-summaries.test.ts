@@ -1,7 +1,6 @@
 import { expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import type { ProjectSummaries } from '../../contract/summaries.js';
-import { PROJECT_SUMMARIES_PATH } from '../../contract/summaries.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
 import { FormClient } from '../helpers/form-client.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
@@ -133,7 +132,7 @@ it('summarises each project over 7 days, the one needing attention first', async
     });
   }
 
-  const res = await server.call('GET', PROJECT_SUMMARIES_PATH, { key: me.apiKey });
+  const res = await server.call('GET', Paths.getProjectSummaries, { key: me.apiKey });
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json() as ProjectSummaries;
   expect(Date.parse(body.to) - Date.parse(body.from)).toBe(7 * DAY);
@@ -223,14 +222,14 @@ it('summarises each project over 7 days, the one needing attention first', async
 it('lists only the projects of the caller, and refuses an ingest key', async () => {
   const other = await server.account();
   await storeEvent(server, other.projectId, Date.now() - HOUR, 'build', { status: 'failure' });
-  const mine = (await server.call('GET', PROJECT_SUMMARIES_PATH, { key: me.apiKey })).json();
+  const mine = (await server.call('GET', Paths.getProjectSummaries, { key: me.apiKey })).json();
   expect(mine.projects.map((p: { id: string }) => p.id)).toEqual([me.projectId]);
   const created = await server.call('POST', Paths.createApiKey, {
     key: me.apiKey,
     body: { scope: 'ingest' },
   });
   const ingestKey = created.json().apiKey as string;
-  const refused = await server.call('GET', PROJECT_SUMMARIES_PATH, { key: ingestKey });
+  const refused = await server.call('GET', Paths.getProjectSummaries, { key: ingestKey });
   expect(refused.statusCode).toBe(403);
-  expect((await server.call('GET', PROJECT_SUMMARIES_PATH)).statusCode).toBe(401);
+  expect((await server.call('GET', Paths.getProjectSummaries)).statusCode).toBe(401);
 });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OwnError } from '../../../../contract/error-texts.js';
-import { Areas } from '../../../../contract/paths.js';
-import { PROJECT_SUMMARIES_PATH, type ProjectSummaries } from '../../../../contract/summaries.js';
+import { Areas, Paths } from '../../../../contract/paths.js';
+import type { ProjectSummaries } from '../../../../contract/summaries.js';
 import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, PROJECT } from '../examples.js';
@@ -11,7 +11,7 @@ export const summaryRoutes: FastifyPluginAsyncZod = async (app) => {
   const { projectSummaries } = app.services;
 
   app.get(
-    within(Areas.stats, PROJECT_SUMMARIES_PATH),
+    within(Areas.stats, Paths.getProjectSummaries),
     {
       schema: {
         summary:
