@@ -304,23 +304,28 @@ describe('projects', () => {
 });
 
 describe('overview', () => {
-  it('shows the alias, visibility, forwarding and each project’s latest event', async () => {
+  // The projects table is the summaries' (issue 28): the latest event with a status, coloured.
+  it('shows the alias, visibility, forwarding and each project’s latest build', async () => {
     await api('POST', Paths.updateDisplayName, { display_name: 'alice' });
     await api('POST', Paths.ingestEvents, {
       projectId: me.projectId,
       eventType: 'deploy',
       description: 'v1.2.3 to production',
+      payload: { status: 'failure' },
     });
     const page = await browser.get('/dashboard');
     expect(page.body).toContain('alice@mail.example.test');
     expect(page.body).toContain('Hidden');
-    expect(page.body).toContain('<code>deploy</code> · v1.2.3 to production');
+    expect(page.body).toMatch(
+      /<span class="pill status-pill status-failure bad">.*failure<\/span> <code>deploy<\/code>/,
+    );
   });
 
   it('escapes what the account wrote', async () => {
     await api('POST', Paths.ingestEvents, {
       projectId: me.projectId,
       eventType: '<script>x</script>',
+      payload: { status: 'success' },
     });
     const page = await browser.get('/dashboard');
     expect(page.body).not.toContain('<script>x');

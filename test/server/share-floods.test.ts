@@ -96,7 +96,7 @@ describe('the cache of share pages and badges', () => {
       await storeMetric(server, me.projectId, Date.now() - 1000, { duration_ms: 111 });
       const first = await fetchFrom(server, url);
       expect(first.statusCode).toBe(200);
-      expect(first.body).toMatch(/>111</);
+      expect(first.body).toMatch(/>111 ms</);
       const etag = first.headers.etag as string;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
       const again = await fetchFrom(server, url, '127.0.0.1', { 'if-none-match': etag });
@@ -104,11 +104,11 @@ describe('the cache of share pages and badges', () => {
       expect(again.body).toBe('');
       await storeMetric(server, me.projectId, Date.now(), { duration_ms: 222 });
       const cached = await fetchFrom(server, url);
-      expect(cached.body).toMatch(/>111</);
+      expect(cached.body).toMatch(/>111 ms</);
       expect(cached.headers.etag).toBe(etag);
       await new Promise((resolve) => setTimeout(resolve, 1600));
       const fresh = await fetchFrom(server, url);
-      expect(fresh.body).toMatch(/>222</);
+      expect(fresh.body).toMatch(/>222 ms</);
       expect(fresh.headers.etag).not.toBe(etag);
       expect(
         (await fetchFrom(server, url, '127.0.0.1', { 'if-none-match': etag })).statusCode,
