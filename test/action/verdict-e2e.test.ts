@@ -113,6 +113,31 @@ describe('the verdict on the pull request, end to end', () => {
     expect(ours()).toHaveLength(1);
   });
 
+  it('120 failed tests with a file and line: 120 annotations in three requests', async () => {
+    const cases = Array.from(
+      { length: 120 },
+      (_, i) =>
+        `<testcase classname="suite" name="test ${i}" file="src/t${i}.test.ts" line="${i + 1}"><failure message="boom ${i}"/></testcase>`,
+    ).join('');
+    const report = join(database.dir, 'junit-120.xml');
+    writeFileSync(report, `<testsuite name="s">${cases}</testsuite>`);
+    const checks = github.checks.length;
+    const run = await runAction(
+      inputs(101, { check: 'true', 'junit-files': report }),
+      pullRequestEnv(),
+    );
+    expect(run.code).toBe(0);
+    const check = github.checks[checks];
+    const sizes = github.requests
+      .filter((r) => r.path.includes('/check-runs') && r.method !== 'GET')
+      .slice(-3)
+      .map((r) => (r.body as { output: { annotations?: unknown[] } }).output.annotations?.length);
+    expect(sizes).toEqual([50, 50, 20]);
+    const annotations = check?.annotations as { path: string; start_line: number }[];
+    expect(annotations).toHaveLength(120);
+    expect(new Set(annotations.map((a) => a.path)).size).toBe(120);
+  });
+
   it("a fork's pull request: a warning, the job summary, a green step, nothing written", async () => {
     const before = JSON.stringify({ comments: github.comments, checks: github.checks });
     const run = await runAction(
