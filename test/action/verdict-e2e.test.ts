@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
+import { seedDurationHistory } from '../helpers/duration-history.js';
 import { FakeGitHub, TOKENS } from '../helpers/fake-github.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -21,34 +22,19 @@ let server: ServerProcess;
 let github: FakeGitHub;
 let projectId: string;
 
-/** main's history: a build duration around 100 ms (lower is better), at the base commit last. */
-async function seedMain(): Promise<void> {
-  for (let i = 0; i < 12; i++) {
-    const base = i === 11 ? '2222222222222222222222222222222222222222' : `${i}`.padStart(40, 'a');
-    const response = await fetch(`${server.url}/stats/ingest-metrics`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
-      body: JSON.stringify({
-        projectId,
-        payload: {
-          duration_ms: 100 + (i % 3),
-          units: { duration_ms: 'ms' },
-          directions: { duration_ms: 'lower' },
-          github: { ref: 'refs/heads/main', sha: base },
-        },
-      }),
-    });
-    expect(response.status).toBe(200);
-  }
-}
-
 beforeAll(async () => {
   database = await createTestDatabase();
   server = await startServerProcess({ ...database.env, BOOTSTRAP_API_KEY: API_KEY });
   projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
   github = new FakeGitHub();
   await github.start();
-  await seedMain();
+  // main's history, the pull request's base commit (2222…) last.
+  await seedDurationHistory(server.url, API_KEY, projectId, (i) => ({
+    github: {
+      ref: 'refs/heads/main',
+      sha: i === 11 ? '2222222222222222222222222222222222222222' : `${i}`.padStart(40, 'a'),
+    },
+  }));
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { seedDurationHistory } from '../helpers/duration-history.js';
 import { FakeGitLab, GITLAB_TOKENS, MERGE_REQUEST } from '../helpers/fake-gitlab.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -18,33 +19,15 @@ let server: ServerProcess;
 let gitlab: FakeGitLab;
 let projectId: string;
 
-/** The main branch's history of a build duration (lower is better) around 100 ms. */
-async function seedMain(): Promise<void> {
-  for (let i = 0; i < 12; i++) {
-    const response = await fetch(`${server.url}/stats/ingest-metrics`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
-      body: JSON.stringify({
-        projectId,
-        payload: {
-          duration_ms: 100 + (i % 3),
-          units: { duration_ms: 'ms' },
-          directions: { duration_ms: 'lower' },
-          ci: { branch: 'main', commit: `main${i}` },
-        },
-      }),
-    });
-    expect(response.status).toBe(200);
-  }
-}
-
 beforeAll(async () => {
   database = await createTestDatabase();
   server = await startServerProcess({ ...database.env, BOOTSTRAP_API_KEY: API_KEY });
   projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
   gitlab = new FakeGitLab();
   await gitlab.start();
-  await seedMain();
+  await seedDurationHistory(server.url, API_KEY, projectId, (i) => ({
+    ci: { branch: 'main', commit: `main${i}` },
+  }));
 });
 
 afterAll(async () => {
