@@ -15,10 +15,15 @@ import { describeReport, type SummaryTable, summaryTable } from '../reporter/sum
 import { loadCtrf } from '../reporter/tests/ctrf-loader.js';
 import { gateLines } from '../reporter/tests/quarantine-gate.js';
 import { parseVerdictInputs } from './verdict/verdict-inputs.js';
-import { regressionLine, type VerdictOutcome, verdictStep } from './verdict/verdict-step.js';
-import { claimedPullRequest, disbelief, pullRequestEnvironment } from './verdict/workflow-run.js';
+import type { VerdictOutcome } from './verdict/verdict-step.js';
 
 const USER_AGENT = 'ci-stats-action/1';
+
+// Compiled only by the steps that use them (a chunk each, as the JUnit reader): the verdict (its
+// Markdown, the GitHub client's loader) after a metric record, the workflow_run check for a
+// fork's pull request. A step that only reports an event starts without them.
+const loadVerdictStep = () => import('./verdict/verdict-step.js');
+const loadWorkflowRun = () => import('./verdict/workflow-run.js');
 
 /**
  * The runner's protocol, as far as the step uses it: the part of @actions/core it calls (the entry
@@ -100,6 +105,7 @@ export async function run(
     // confirms it (workflow-run.ts); unconfirmed, it sends nothing and says why, the step green.
     let stepEnv = env;
     if (verdictInputs.pullRequestEvent !== undefined) {
+      const { claimedPullRequest, disbelief, pullRequestEnvironment } = await loadWorkflowRun();
       const claim = claimedPullRequest(verdictInputs.pullRequestEvent, env);
       const doubt = await disbelief(claim, verdictInputs.token, env.GITHUB_REPOSITORY);
       if (doubt !== undefined) {
@@ -148,7 +154,14 @@ export async function run(
     setOutputs(runner, failures.length === 0, ids, message);
     const verdict =
       client && ids.metric && context.github
-        ? await verdictStep(runner, client, inputs, verdictInputs, context.github, ids.metric)
+        ? await (await loadVerdictStep()).verdictStep(
+            runner,
+            client,
+            inputs,
+            verdictInputs,
+            context.github,
+            ids.metric,
+          )
         : undefined;
     await writeSummary(
       runner,
@@ -173,7 +186,7 @@ export async function run(
       if (verdictLine) runner.setFailed(verdictLine);
     }
     if (verdictInputs.failOnRegression && verdict && verdict.regressions.length > 0) {
-      runner.setFailed(verdict.regressions.map(regressionLine).join('\n'));
+      runner.setFailed(verdict.regressionLines.join('\n'));
     }
   } catch (error) {
     // A bad input always fails the step, whatever fail-on-error says.

@@ -1,4 +1,5 @@
-import type { Exchange, Transport, TransportResponse } from '../reporter/client.js';
+import type { Transport, TransportResponse } from '../reporter/client.js';
+import { answerWithin } from '../reporter/deadline.js';
 
 /**
  * The verdict on a GitLab merge request (issue 27): one note per project, found again by the
@@ -56,22 +57,6 @@ function refusal(response: TransportResponse): string {
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The exchange's answer, or an error (the exchange torn down) after TIMEOUT_MS. */
-async function withinDeadline(exchange: Exchange): Promise<TransportResponse> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      exchange.abandon();
-      reject(new Error(`GitLab gave no answer within ${TIMEOUT_MS / 1000} s`));
-    }, TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([exchange.response, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Posts `body` as the project's note on the merge request, or edits the note that carries
  * `marker`. Returns what it did, or undefined after warning why it did nothing.
@@ -87,7 +72,7 @@ export async function upsertMergeRequestNote(
   const headers = { 'private-token': target.token, accept: 'application/json' };
   const call = async (method: string, url: string, payload?: unknown) => {
     const send = () =>
-      withinDeadline(
+      answerWithin(
         transport.request(
           method,
           url,
@@ -95,6 +80,8 @@ export async function upsertMergeRequestNote(
           payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
           TIMEOUT_MS,
         ),
+        TIMEOUT_MS,
+        () => new Error(`GitLab gave no answer within ${TIMEOUT_MS / 1000} s`),
       );
     const first = await send();
     if (first.status !== 429) return first;

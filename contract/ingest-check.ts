@@ -1,7 +1,7 @@
 import { parseDiscordWebhookUrl } from './discord-webhook.js';
 import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
 import { Limits } from './limits.js';
-import { holdsNul, nulPath } from './text-rule.js';
+import { holdsNul, nulPath } from './nul.js';
 
 /**
  * A zod-free check of the E7/E8 bodies and answers the reporters build and read, so that their

@@ -4,6 +4,7 @@ import { quickIngestAnswer } from '../contract/ingest-check.js';
 import { Paths } from '../contract/paths.js';
 import { isRetryableStatus, parseRetryAfter } from '../contract/retry.js';
 import type { QuarantinedTest } from '../contract/tests/quarantine.js';
+import { answerWithin } from './deadline.js';
 import type { AnyRequest } from './requests.js';
 import { loadContractSchemas } from './schemas-loader.js';
 import { quarantineList, testsAnswer } from './tests/tests-answer.js';
@@ -199,26 +200,15 @@ export class HttpStatsClient implements StatsClient {
   }
 
   /** The exchange's whole answer within `timeoutSeconds`, or a SendFailure (`unavailable`). */
-  async #answerOf(exchange: Exchange): Promise<TransportResponse> {
+  #answerOf(exchange: Exchange): Promise<TransportResponse> {
     const { timeoutSeconds } = this.options;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.abandonedRequests = true;
-        reject(new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable'));
-      }, timeoutSeconds * 1000);
+    const response = exchange.response.catch((error: Error) => {
+      throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
     });
-    try {
-      return await Promise.race([
-        exchange.response.catch((error: Error) => {
-          throw new SendFailure(`no answer: ${error.message}`, 'unavailable');
-        }),
-        deadline,
-      ]);
-    } finally {
-      clearTimeout(timer);
-      exchange.abandon();
-    }
+    return answerWithin({ ...exchange, response }, timeoutSeconds * 1000, () => {
+      this.abandonedRequests = true;
+      return new SendFailure(`no answer within ${timeoutSeconds} s`, 'unavailable');
+    });
   }
 
   async #attempt(request: AnyRequest): Promise<Acknowledgement> {

@@ -16,6 +16,8 @@ export interface VerdictOutcome {
   /** The verdict as Markdown, for the job summary. */
   markdown: string;
   regressions: ComparedKey[];
+  /** One line per regression, for a step that fails on them. */
+  regressionLines: string[];
 }
 
 /** One line per regression, for the log and the failed step. */
@@ -62,6 +64,7 @@ export async function verdictStep(
   for (const line of publication.done) runner.info(`ci-stats: ${line}`);
   for (const warning of publication.warnings) runner.warning(warning);
   const regressions = facts.comparison.keys.filter((key) => key.verdict === 'regression');
-  for (const key of regressions) runner.info(regressionLine(key));
-  return { markdown: publication.markdown, regressions };
+  const regressionLines = regressions.map(regressionLine);
+  for (const line of regressionLines) runner.info(line);
+  return { markdown: publication.markdown, regressions, regressionLines };
 }

@@ -21,7 +21,10 @@ export const isContextKey = (key: string): boolean => {
 
 /** The longest branch name and series key kept; longer ones are not counted. */
 export const MAX_NAME_LENGTH = 200;
-/** Series read from one record; a payload with more keeps its first ones (in key order). */
+/**
+ * Series read from one record; a payload with more keeps its first ones in the order of its JSON
+ * object as sent (depth first, not sorted), so a reporter decides which come first.
+ */
 export const MAX_SERIES_PER_RECORD = 100;
 
 const text = (value: unknown): string | null =>

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,28 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A bundle's code outside its chunk table: what every step compiles. */
+function mainCode(file: string): { main: string; chunks: string[] } {
+  const text = readFileSync(file, 'utf8').replace(/^#!.*\n/, '');
+  const table = /^var __ciStatsChunks=(\{.*?\});function __ciStatsChunk/s.exec(text);
+  if (!table) throw new Error(`${file}: no chunk table at its start`);
+  return {
+    main: text.slice(table[0].length),
+    chunks: Object.values(JSON.parse(table[1] as string) as Record<string, string>),
+  };
+}
+
 describe('chunks compiled on first use', () => {
+  // zod's internals all go through a `_zod` property: one import of zod's module (not a type)
+  // from the code every step runs pulls all of zod into it, chunks or not (it did: contract/
+  // text-rule.ts, through the ingest pre-check, until its NUL helpers moved to contract/nul.ts).
+  it.each(['dist/index.js', 'dist/cli.js'])('%s keeps zod out of its main code', (file) => {
+    const { main, chunks } = mainCode(file);
+    // (a boolean: a failure should not print the whole bundle)
+    expect(main.includes('_zod')).toBe(false);
+    expect(chunks.some((chunk) => chunk.includes('_zod'))).toBe(true);
+  });
+
   it('a valid event and metric compile no chunk, in the CLI and in the Action', async () => {
     const cli = await runCli(
       ['report', '--event-type', 'build', '--metrics', '{"duration_ms": 5}', '--dry-run'],
