@@ -274,5 +274,14 @@ describe('BASE_PATH=/stats, the API area’s own name', () => {
     expect((link.json() as { url: string }).url).toMatch(
       /^https:\/\/ci\.example\.com\/stats\/share\/cis_share_/,
     );
+    // The OpenAPI document names PUBLIC_URL with the base path as its server and keeps the
+    // spec's paths, `/stats/...` included (a base path of the same name is not taken off twice).
+    const openapi = (await server.call('GET', '/stats/openapi.json')).json() as {
+      servers: { url: string }[];
+      paths: Record<string, unknown>;
+    };
+    expect(openapi.servers).toEqual([{ url: 'https://ci.example.com/stats' }]);
+    expect(Object.keys(openapi.paths)).toContain(Paths.ingestEvents);
+    expect(Object.keys(openapi.paths)).not.toContain('/ingest-events');
   });
 });
