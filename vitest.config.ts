@@ -27,6 +27,7 @@ const SQLITE_ONLY = [
 
 const SERVER_TESTS = [
   'test/server/**/*.test.ts',
+  'test/deploy/**/*.test.ts',
   'test/start/npm-start.test.ts',
   'test/docs/examples.test.ts',
   'test/browser/**/*.test.ts',

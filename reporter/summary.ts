@@ -58,10 +58,12 @@ export function summaryTable(report: Report, baseUrl: string, projectId: string)
       { data: acknowledgement?.id ? `<code>${escapeHtml(acknowledgement.id)}</code>` : '' },
     ];
   });
-  const origin = new URL(baseUrl).origin;
+  // The server's whole address: behind a proxy under a path (BASE_PATH) the origin is not it.
+  const server = new URL(baseUrl);
+  const address = `${server.origin}${server.pathname.replace(/\/+$/, '')}`;
   return {
     heading: 'CI stats',
     rows: [header, ...rows],
-    footer: `Server ${escapeHtml(origin)}, project <code>${escapeHtml(projectId)}</code>`,
+    footer: `Server ${escapeHtml(address)}, project <code>${escapeHtml(projectId)}</code>`,
   };
 }

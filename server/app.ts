@@ -62,9 +62,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(scheduledBackupPlugin);
   await app.register(connectionSweepPlugin);
 
-  await app.register(apiContext);
-  const kit = createPageKit();
-  await app.register(pageContext, { kit });
+  // The API and the pages, under BASE_PATH when it is set (a reverse proxy's path; '' at the
+  // root): every route, the API's areas as the pages, moves under it at once.
+  const kit = createPageKit(config.basePath);
+  await app.register(
+    async (site) => {
+      await site.register(apiContext);
+      await site.register(pageContext, { kit });
+    },
+    { prefix: config.basePath },
+  );
 
   // Outside every context: JSON, except for a browser asking for a page that is not there.
   app.setErrorHandler(jsonErrorHandler);

@@ -110,6 +110,19 @@ const EnvSchema = z
     SHARE_ADDRESS_BURST: integer('SHARE_ADDRESS_BURST', 1, 10_000_000).default(30),
     SHARE_CACHE_TTL_MS: integer('SHARE_CACHE_TTL_MS', 0, 600_000).default(5_000),
     PUBLIC_URL: baseUrl('PUBLIC_URL').optional(),
+    BASE_PATH: z
+      .string()
+      .regex(/^\//, 'BASE_PATH must start with / (for example /ci-stats)')
+      .refine((path) => path.length === 1 || !path.endsWith('/'), 'BASE_PATH must not end with /')
+      .regex(
+        /^(?:\/[A-Za-z0-9._~-]+)+$|^\/$/,
+        'BASE_PATH must be path segments of letters, digits and . _ ~ - (for example /ci-stats)',
+      )
+      .refine(
+        (path) => !path.split('/').some((segment) => segment === '.' || segment === '..'),
+        'BASE_PATH must not hold . or .. segments',
+      )
+      .optional(),
     TRUST_PROXY: z
       .string()
       .regex(
@@ -186,6 +199,18 @@ const EnvSchema = z
         message:
           'BACKUP_DIR works with SQLite only: on PostgreSQL schedule pg_dump (npm run admin -- backup) instead',
       });
+    }
+    // PUBLIC_URL names where the server is seen from outside: with a base path, at that path.
+    if (env.BASE_PATH !== undefined && env.BASE_PATH !== '/' && env.PUBLIC_URL !== undefined) {
+      const path = new URL(env.PUBLIC_URL).pathname.replace(/\/+$/, '');
+      if (path !== '' && path !== env.BASE_PATH) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PUBLIC_URL'],
+          message:
+            'PUBLIC_URL must be an origin (the base path is added) or end with BASE_PATH, not another path',
+        });
+      }
     }
     // Node refuses a headers timeout longer than the whole request's.
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
@@ -307,7 +332,15 @@ export interface Config {
     };
     cacheTtlMs: number;
   };
-  /** Base URL of the public pages (canonical links); unset: taken from each request. */
+  /**
+   * Where the server is served from on its host (BASE_PATH): '' at the root, else `/ci-stats`
+   * (no trailing slash). Every route is under it; pages add it to every address they write.
+   */
+  basePath: string;
+  /**
+   * Base URL of the public pages (canonical and share links), the base path included (PUBLIC_URL's
+   * origin + BASE_PATH); unset: taken from each request.
+   */
   publicUrl: string | undefined;
   /**
    * Which proxies' X-Forwarded-* headers to believe (client address, protocol, host): Fastify's
@@ -362,6 +395,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variable, message);
   }
   const e = parsed.data;
+  // `/` is the root, as unset is.
+  const basePath = e.BASE_PATH === undefined || e.BASE_PATH === '/' ? '' : e.BASE_PATH;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -395,7 +430,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
       cacheTtlMs: e.SHARE_CACHE_TTL_MS,
     },
-    publicUrl: e.PUBLIC_URL,
+    basePath,
+    // Without a base path PUBLIC_URL is taken as it is written, as before BASE_PATH existed.
+    publicUrl:
+      e.PUBLIC_URL === undefined || basePath === ''
+        ? e.PUBLIC_URL
+        : `${new URL(e.PUBLIC_URL).origin}${basePath}`,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     durability: e.DURABILITY,

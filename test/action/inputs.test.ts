@@ -52,6 +52,12 @@ describe('parseColor', () => {
 });
 
 describe('parseInputs', () => {
+  it('keeps the path of a server behind a proxy under a path (BASE_PATH), without its last /', () => {
+    for (const url of ['https://example.com/ci-stats', 'https://example.com/ci-stats/']) {
+      expect(parse({ ...base, 'base-url': url }).baseUrl, url).toBe('https://example.com/ci-stats');
+    }
+  });
+
   it('has the documented defaults', () => {
     expect(parse(base)).toEqual({
       apiKey: 'key',

@@ -48,8 +48,9 @@ export class FormClient {
 
   /** Signs in with `apiKey` the way the sign-in page does. */
   async signIn(apiKey: string): Promise<LightMyRequestResponse> {
-    await this.get('/dashboard/sign-in');
-    return this.post('/dashboard/sign-in', { api_key: apiKey });
+    const page = `${this.server.config.basePath}/dashboard/sign-in`;
+    await this.get(page);
+    return this.post(page, { api_key: apiKey });
   }
 
   #headers(): Record<string, string> {

@@ -88,9 +88,9 @@ export async function startTestServer(
     dir: db.dir,
     call,
     async account() {
-      const created = await admin('/admin/accounts', { label: 'test' });
+      const created = await admin(`${config.basePath}/admin/accounts`, { label: 'test' });
       const { accountId, apiKey } = created.json() as { accountId: string; apiKey: string };
-      const project = await admin(`/admin/accounts/${accountId}/projects`, {
+      const project = await admin(`${config.basePath}/admin/accounts/${accountId}/projects`, {
         name: 'test project',
       });
       return { accountId, apiKey, projectId: (project.json() as { id: string }).id };

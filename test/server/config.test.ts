@@ -39,6 +39,7 @@ describe('loadConfig', () => {
         },
         cacheTtlMs: 5000,
       },
+      basePath: '',
       bootstrapApiKey: undefined,
       durability: 'full',
       forwarding: { provider: 'none' },
@@ -61,6 +62,27 @@ describe('loadConfig', () => {
     for (const bad of ['https://ci.lan', 'ci.lan/hook', 'ci lan']) {
       expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: bad }), bad).toThrow(ConfigError);
     }
+  });
+
+  it('reads BASE_PATH: unset, empty or / is the root; a path is kept and joined to PUBLIC_URL', () => {
+    for (const root of [{}, { BASE_PATH: '' }, { BASE_PATH: '/' }]) {
+      expect(loadConfig(root).basePath, JSON.stringify(root)).toBe('');
+    }
+    expect(loadConfig({ BASE_PATH: '/ci-stats' }).basePath).toBe('/ci-stats');
+    expect(loadConfig({ BASE_PATH: '/tools/ci-stats' }).basePath).toBe('/tools/ci-stats');
+    // PUBLIC_URL as an origin takes the base path; written with it, it is the same address.
+    for (const publicUrl of ['https://ci.example.com', 'https://ci.example.com/ci-stats/']) {
+      const config = loadConfig({ BASE_PATH: '/ci-stats', PUBLIC_URL: publicUrl });
+      expect(config.publicUrl, publicUrl).toBe('https://ci.example.com/ci-stats');
+    }
+    // Without a base path PUBLIC_URL stays as it is written, as before BASE_PATH existed.
+    expect(loadConfig({ PUBLIC_URL: 'https://ci.example.com/' }).publicUrl).toBe(
+      'https://ci.example.com',
+    );
+    // Another path than BASE_PATH's could only be a mistake: refused, naming PUBLIC_URL.
+    const mismatch = () => loadConfig({ BASE_PATH: '/ci-stats', PUBLIC_URL: 'https://x.io/other' });
+    expect(mismatch).toThrow(ConfigError);
+    expect(mismatch).toThrow(/PUBLIC_URL must be an origin .* or end with BASE_PATH/);
   });
 
   it('treats empty variables as unset', () => {
@@ -93,6 +115,13 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_OTHER_BURST', '1.5'],
     ['RATE_LIMIT_OTHER_CONCURRENCY', '-1'],
     ['RATE_LIMIT_BAD_KEYS_PER_MINUTE', 'many'],
+    ['BASE_PATH', 'ci-stats'],
+    ['BASE_PATH', '/ci-stats/'],
+    ['BASE_PATH', '/ci/../admin'],
+    ['BASE_PATH', '/ci/./stats'],
+    ['BASE_PATH', '//ci-stats'],
+    ['BASE_PATH', '/ci stats'],
+    ['BASE_PATH', '/ci?x=1'],
   ])('%s=%j is refused, naming the variable', (variable, value) => {
     const attempt = () => loadConfig({ [variable]: value });
     expect(attempt).toThrow(ConfigError);

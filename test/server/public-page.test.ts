@@ -256,6 +256,7 @@ describe('escaping', () => {
         stylesheet: '/s.css',
         favicon: '/f.svg',
       }),
+      '',
     );
     expect(html).not.toContain('<script');
     expect(html).toContain('<title>&lt;script>x&lt;/script>&quot;</title>');

@@ -106,9 +106,13 @@ const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
  */
 export async function openApi(app: FastifyInstance): Promise<void> {
   const described = new Map<string, DescribedRoute>();
+  // Under BASE_PATH the paths stay the spec's (`/stats/ingest-events`) and the base path is the
+  // server's URL, as OpenAPI has it: clients join the two.
+  const basePath = app.config.basePath;
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
+      ...(basePath === '' ? {} : { servers: [{ url: app.config.publicUrl ?? basePath }] }),
       info: {
         title: 'ci-stats API',
         version: '1',
@@ -120,7 +124,11 @@ export async function openApi(app: FastifyInstance): Promise<void> {
           '`/api/account/*` = `/account/*`, `/api/email-forwarding/*` = `/email-forwarding/*`.',
       },
     },
-    transform: (input) => {
+    // The transform below takes the base path off; swagger's own stripping would take `/stats`
+    // off the spec's paths too when BASE_PATH is /stats.
+    stripBasePath: false,
+    transform: (routeInput) => {
+      const input = { ...routeInput, url: routeInput.url.slice(basePath.length) || '/' };
       const hosted = HOSTED_PREFIXES.some((prefix) => input.url.startsWith(`${prefix}/`));
       const route = hosted ? undefined : describeRoute(input.route);
       if (route) {

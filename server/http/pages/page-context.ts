@@ -68,6 +68,7 @@ export async function pageContext(app: FastifyInstance, { kit }: { kit: PageKit 
     await publicPages.register(docsRoutes(kit));
     const landing = renderDocument(
       LandingView({ chrome: { stylesheet: kit.dashboardStylesheet, favicon: kit.favicon } }),
+      kit.basePath,
     );
     publicPages.get('/', async (_request, reply) =>
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(landing),

@@ -11,6 +11,8 @@ import { publicPageCss } from './styles/public-page-css.js';
 
 /** What every page needs from the others: assets by name, and the pages that never change. */
 export interface PageKit {
+  /** BASE_PATH ('' at the root): every page rendered with the kit puts it before its addresses. */
+  basePath: string;
   assets: AssetRegistry;
   favicon: string;
   /** The stylesheet of a theme of the public page. */
@@ -50,7 +52,7 @@ const ERROR_PAGES: Record<number, [string, string]> = {
   429: ['Too many attempts', 'Wait a few minutes before trying again.'],
 };
 
-export function createPageKit(): PageKit {
+export function createPageKit(basePath: string): PageKit {
   const assets = new AssetRegistry();
   const favicon = assets.addFixed('/favicon.svg', 'image/svg+xml', FAVICON_SVG);
   const stylesheets = new Map(
@@ -77,10 +79,12 @@ export function createPageKit(): PageKit {
         stylesheet: stylesheetOf(DEFAULT_THEME),
         favicon,
       }),
+      basePath,
     );
   const notFoundHtml = statusPage('Page not found', 'There is no page at this address.');
 
   return {
+    basePath,
     assets,
     favicon,
     stylesheetOf,

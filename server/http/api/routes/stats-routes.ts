@@ -37,6 +37,7 @@ import {
   NotFound,
   ReadTimeout,
 } from '../../../domain/domain-errors.js';
+import { publicBaseOf } from '../../base-path.js';
 import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
@@ -70,7 +71,6 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       throw error;
     }
   };
-  const publicUrl = app.config.publicUrl;
   await app.register(channelRoutes);
   await app.register(summaryRoutes);
 
@@ -317,7 +317,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply): Promise<CreatedShareLink> => {
-      const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+      const origin = publicBaseOf(request);
       const link = await shareLinks.create(
         request.account.accountId,
         request.body.projectId,

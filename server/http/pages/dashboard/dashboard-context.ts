@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
+import { addressOf } from '../../base-path.js';
 import { copyScript } from '../copy-script.js';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
@@ -61,7 +62,7 @@ export function dashboardContext(kit: PageKit) {
       const token = request.cookies[sessionCookieName(request)];
       app.services.sessions.authenticate(token).then((session) => {
         if (!session) {
-          reply.redirect(SIGN_IN_PATH, 303);
+          reply.redirect(addressOf(app, SIGN_IN_PATH), 303);
           return;
         }
         request.session = session;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import type { Session } from '../../../services/session-service.js';
+import { addressOf } from '../../base-path.js';
 import { renderDocument } from '../html-document.js';
 import { formToken } from './form-guard.js';
 import type { Chrome } from './views/dashboard-layout.js';
@@ -18,12 +19,22 @@ export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const overHttps = (request: FastifyRequest) => request.protocol === 'https';
 
 /**
- * The dashboard's cookie names. Over HTTPS they take the `__Host-` prefix: a browser then only
+ * The pages' cookie names. Over HTTPS they take the `__Host-` prefix: a browser then only
  * accepts them Secure, for `Path=/` and from this very host, so no sibling subdomain (nor plain
- * HTTP) can plant one; a cookie of the plain name is ignored there.
+ * HTTP) can plant one; a cookie of the plain name is ignored there. Under a base path `__Host-`
+ * cannot be had (it demands `Path=/`, which would send them to the host's other applications):
+ * they take `__Secure-` (Secure, from HTTPS only) and the base path as their Path
+ * (docs/decisions.md).
  */
-const cookieName = (request: FastifyRequest, name: string) =>
-  overHttps(request) ? `__Host-${name}` : name;
+export const cookieName = (request: FastifyRequest, name: string) =>
+  !overHttps(request)
+    ? name
+    : request.server.config.basePath === ''
+      ? `__Host-${name}`
+      : `__Secure-${name}`;
+
+/** The pages' cookies' Path: the whole app, and nothing else of the host under a base path. */
+export const cookiePath = (request: FastifyRequest) => request.server.config.basePath || '/';
 export const sessionCookieName = (request: FastifyRequest) =>
   cookieName(request, 'cistats_session');
 export const preSessionCookieName = (request: FastifyRequest) =>
@@ -32,7 +43,7 @@ export const preSessionCookieName = (request: FastifyRequest) =>
 /** The session cookie: never readable by scripts, sent on top-level navigations only. */
 export function sessionCookie(request: FastifyRequest, expiresAt: number) {
   return {
-    path: '/',
+    path: cookiePath(request),
     httpOnly: true,
     sameSite: 'lax' as const,
     secure: overHttps(request),
@@ -42,19 +53,22 @@ export function sessionCookie(request: FastifyRequest, expiresAt: number) {
 
 /** The pre-session cookie (the sign-in form's CSRF secret): for this browser's own requests only. */
 export const preSessionCookie = (request: FastifyRequest) => ({
-  path: '/',
+  path: cookiePath(request),
   httpOnly: true,
   sameSite: 'strict' as const,
   secure: overHttps(request),
 });
 
 export function sendPage(reply: FastifyReply, view: VNode, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(renderDocument(view));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(renderDocument(view, reply.server.config.basePath));
 }
 
 /** POST-redirect-GET: 303 to the page, with what happened as a notice code. */
 export function redirectTo(reply: FastifyReply, path: string, done?: Notice): FastifyReply {
-  return reply.redirect(done ? `${path}?done=${done}` : path, 303);
+  return reply.redirect(addressOf(reply.server, done ? `${path}?done=${done}` : path), 303);
 }
 
 /** What a redirect may say happened; anything else in `?done=` is ignored. */

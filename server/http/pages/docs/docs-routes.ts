@@ -1,5 +1,6 @@
 import { extname } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { addressOf } from '../../base-path.js';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
 import type { OpenApiDocument } from './api-reference-view.js';
@@ -34,7 +35,7 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
           // markdown-it is loaded on the first page asked for, not at every start.
           const { renderMarkdown } = await import('./markdown.js');
           const { title, html: body } = renderMarkdown(path, source, docs);
-          page = renderDocument(DocsPageView({ title, html: body, chrome }));
+          page = renderDocument(DocsPageView({ title, html: body, chrome }), kit.basePath);
         }
         return page;
       };
@@ -47,7 +48,7 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
       const named = `/${path}`.replace(/^\/(?!docs\/)/, '/docs/');
       if (!routes.has(named)) {
         routes.add(named);
-        app.get(named, async (_request, reply) => reply.redirect(url, 301));
+        app.get(named, async (_request, reply) => reply.redirect(addressOf(app, url), 301));
       }
     }
 
@@ -61,10 +62,12 @@ export function docsRoutes(kit: PageKit, docs: DocsSet = loadDocsSet()) {
     let reference: string | undefined;
     app.get(API_REFERENCE_URL, async (_request, reply) => {
       if (reference === undefined) {
-        const document = (await app.inject({ url: OPENAPI_PATH })).json() as OpenApiDocument;
+        const document = (
+          await app.inject({ url: addressOf(app, OPENAPI_PATH) })
+        ).json() as OpenApiDocument;
         // Like the pages' Markdown, loaded on the first request for it.
         const { ApiReferenceView } = await import('./api-reference-view.js');
-        reference = renderDocument(ApiReferenceView({ document, chrome }));
+        reference = renderDocument(ApiReferenceView({ document, chrome }), kit.basePath);
       }
       return html(reply, reference);
     });

@@ -1,5 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { overHttps } from '../dashboard/dashboard-pages.js';
+import {
+  cookiePath,
+  overHttps,
+  cookieName as pageCookieName,
+} from '../dashboard/dashboard-pages.js';
 
 /**
  * A new share link survives the redirect after its creation (post/redirect/get) in a cookie of a
@@ -10,11 +14,10 @@ import { overHttps } from '../dashboard/dashboard-pages.js';
 const MAX_AGE_SECONDS = 300;
 const TOKEN = /^cis_share_[A-Za-z0-9_-]{20,100}$/;
 
-const cookieName = (request: FastifyRequest) =>
-  overHttps(request) ? '__Host-cistats_new_share' : 'cistats_new_share';
+const cookieName = (request: FastifyRequest) => pageCookieName(request, 'cistats_new_share');
 
 const cookieOptions = (request: FastifyRequest) => ({
-  path: '/',
+  path: cookiePath(request),
   httpOnly: true,
   sameSite: 'strict' as const,
   secure: overHttps(request),

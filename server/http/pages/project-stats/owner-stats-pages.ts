@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sharePath } from '../../../../contract/share-links.js';
 import { NotFound } from '../../../domain/domain-errors.js';
+import { publicBaseOf } from '../../base-path.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
@@ -24,7 +25,11 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
     // This page runs scripts of ours (the charts): its own policy replaces the dashboard's.
     const statsHeaders = securityHeaders(STATS_PAGE_POLICY);
 
-    async function page(request: ProjectRequest, reply: FastifyReply, created?: { url: string }) {
+    async function page(
+      request: ProjectRequest,
+      reply: FastifyReply,
+      created?: { url: string; path: string },
+    ) {
       const query = viewQueryOf(request.query);
       if (!query) throw Object.assign(new Error('bad statistics query'), { statusCode: 400 });
       const { id } = request.params;
@@ -63,12 +68,13 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
       return page(
         request as ProjectRequest,
         reply,
-        token === undefined ? undefined : { url: `${originOf(request)}${sharePath(token)}` },
+        token === undefined
+          ? undefined
+          : { url: `${originOf(request)}${sharePath(token)}`, path: sharePath(token) },
       );
     });
 
-    const originOf = (request: FastifyRequest) =>
-      app.config.publicUrl ?? `${request.protocol}://${request.host}`;
+    const originOf = publicBaseOf;
 
     // Post/redirect/get: the new link rides to the page in a cookie read once (new-share-link.ts),
     // so a refresh neither posts again nor shows the link again.

@@ -109,6 +109,7 @@ export function shareRoutes(kit: PageKit) {
             chrome,
             assets: kit.statsAssets,
           }),
+          kit.basePath,
         );
         return { status: 200, type: HTML, body };
       });

@@ -6,6 +6,7 @@ import { OwnError } from '../../../../contract/error-texts.js';
 import { publicPagePath } from '../../../../contract/paths.js';
 import type { PublicPageJson } from '../../../../contract/public-page.js';
 import { type PublicPage, publicPageJson } from '../../../services/public-page-service.js';
+import { publicBaseOf } from '../../base-path.js';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
 import { PublicPageView } from './public-page-view.js';
@@ -46,7 +47,6 @@ interface Representations {
 export function publicPageRoutes(kit: PageKit) {
   return async (app: FastifyInstance) => {
     const { publicPage } = app.services;
-    const publicUrl = app.config.publicUrl;
     const answers = new WeakMap<PublicPage, Map<string, Representations>>();
 
     const render = (page: PublicPage, canonicalUrl: string) =>
@@ -57,6 +57,7 @@ export function publicPageRoutes(kit: PageKit) {
           stylesheet: kit.stylesheetOf(page.theme),
           favicon: kit.favicon,
         }),
+        kit.basePath,
       );
 
     // The markup itself is part of every ETag: a new template (a deploy) is a new version.
@@ -95,7 +96,7 @@ export function publicPageRoutes(kit: PageKit) {
         reply.code(404).header('cache-control', 'no-store');
         return json ? { error: OwnError.notFound } : reply.type(HTML).send(kit.notFoundHtml);
       }
-      const found = representationsOf(page, publicUrl ?? `${request.protocol}://${request.host}`);
+      const found = representationsOf(page, publicBaseOf(request));
       const etag = json ? found.jsonEtag : found.htmlEtag;
       reply.header('etag', etag).header('cache-control', 'no-cache');
       if (fresh(request.headers, { etag })) return reply.code(304).send();

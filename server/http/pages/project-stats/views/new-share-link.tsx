@@ -2,9 +2,9 @@
  * A share link just created, at the top of the page (it is shown this once): the link with its
  * copy button, and each badge with its Markdown for a README and a preview.
  */
-export function NewShareLink({ url, keys }: { url: string; keys: string[] }) {
-  // The preview is loaded from this server (the page's policy allows its own images only).
-  const path = new URL(url).pathname;
+export function NewShareLink({ url, path, keys }: { url: string; path: string; keys: string[] }) {
+  // The preview is loaded from this server (the page's policy allows its own images only), at the
+  // link's path in the app (`url` may name PUBLIC_URL's host, and holds the base path already).
   const badges = [
     { id: 'status', name: 'Status', file: '/badge/status.svg', alt: 'build status' },
     ...keys.map((key, i) => ({

@@ -18,7 +18,12 @@ import { Timeline } from './timeline.js';
 
 /** Where the page lives and what it may do: the owner's page, or a share link's (read-only). */
 export type StatsMode =
-  | { kind: 'owner'; path: string; csrf: string; created?: { url: string } | undefined }
+  | {
+      kind: 'owner';
+      path: string;
+      csrf: string;
+      created?: { url: string; path: string } | undefined;
+    }
   | { kind: 'share'; path: string };
 
 export interface StatsPageProps {
@@ -332,7 +337,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         </div>
       </div>
       {mode.kind === 'owner' && mode.created && (
-        <NewShareLink url={mode.created.url} keys={view.series.map((s) => s.key)} />
+        <NewShareLink
+          url={mode.created.url}
+          path={mode.created.path}
+          keys={view.series.map((s) => s.key)}
+        />
       )}
       <HeadlineCard
         csv={csv?.('headline')}
