@@ -147,22 +147,43 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
     /**
      * The tests whose flaky score over the default range (the last 30 days, flips judged on the
-     * default branch) is at least `score`: what automatic quarantine takes. No ownership check:
+     * default branch) is at least `score`: what automatic quarantine takes. A test the owner
+     * released from quarantine (`releases`, by key) is judged on its runs after the release
+     * alone: what made it flaky before no longer counts (docs/decisions.md). No ownership check:
      * the caller has made it.
      */
     async flakyAtLeast(
       projectId: string,
       score: number,
-    ): Promise<{ key: string; score: number }[]> {
-      const { summaries } = await analysed(projectId, {});
-      const ids = [...summaries.values()]
-        .filter((s) => s.flaky && s.flakyScore >= score)
-        .map((s) => s.testId);
-      if (ids.length === 0) return [];
-      const tests = await storage.tests.tests(projectId, ids);
+      releases: ReadonlyMap<string, number> = new Map(),
+    ): Promise<{ key: string; score: number; releasedAt: number | undefined }[]> {
+      const { runs, results, branch, summaries } = await analysed(projectId, {});
+      const scores = new Map<number, number>();
+      for (const s of summaries.values()) {
+        if (s.flaky && s.flakyScore >= score) scores.set(s.testId, s.flakyScore);
+      }
+      const released = new Map<number, number>();
+      for (const [key, at] of releases) {
+        const test = await storage.tests.findTest(projectId, key);
+        if (test === undefined || !summaries.has(test.id)) continue;
+        released.set(test.id, at);
+        scores.delete(test.id);
+      }
+      if (released.size > 0) {
+        const theirs = results.filter((r) => released.has(r.testId));
+        for (const [testId, at] of released) {
+          const after = runs.filter((run) => run.createdAt > at);
+          const mine = theirs.filter((r) => r.testId === testId);
+          const since = analyseTests(after, mine, branch).get(testId);
+          if (since?.flaky && since.flakyScore >= score) scores.set(testId, since.flakyScore);
+        }
+      }
+      if (scores.size === 0) return [];
+      const tests = await storage.tests.tests(projectId, [...scores.keys()]);
       return tests.map((test) => ({
         key: test.key,
-        score: (summaries.get(test.id) as TestSummary).flakyScore,
+        score: scores.get(test.id) as number,
+        releasedAt: released.get(test.id),
       }));
     },
 
