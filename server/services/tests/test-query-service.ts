@@ -90,8 +90,10 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     return { from, to, runs, results, branch, summaries: analyseTests(runs, results, branch) };
   }
 
+  type Analysis = Awaited<ReturnType<typeof analysed>>;
+
   /** The Tests view's headline figures over the analysed runs. */
-  function figures({ runs, summaries }: Awaited<ReturnType<typeof analysed>>): TestFigures {
+  function figures({ runs, summaries }: Analysis): TestFigures {
     let passed = 0;
     let failed = 0;
     let flaky = 0;
@@ -110,6 +112,55 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     };
   }
 
+  /** get-tests' page of `query` over an analysis of its range and branch. */
+  async function listOf(
+    query: TestsQuery,
+    { from, to, runs, branch, summaries }: Analysis,
+  ): Promise<TestList> {
+    let ids = [...summaries.keys()];
+    if (query.q !== undefined) {
+      const found = new Set(await storage.tests.searchTests(query.projectId, query.q));
+      ids = ids.filter((id) => found.has(id));
+    }
+    const tests = new Map(
+      (await storage.tests.tests(query.projectId, ids)).map((test) => [test.id, test]),
+    );
+    const quarantined = new Set(
+      (await storage.tests.quarantined(query.projectId)).map((entry) => entry.testKey),
+    );
+    const rows = ids.flatMap((id) => {
+      const test = tests.get(id);
+      const summary = summaries.get(id) as TestSummary;
+      return test ? [{ test, summary }] : [];
+    });
+    const chosen = rows.filter(({ summary }) =>
+      query.sort === 'flaky' ? summary.flaky : query.sort === 'failing' ? summary.failed > 0 : true,
+    );
+    chosen.sort((a, b) => {
+      const s = a.summary;
+      const t = b.summary;
+      const order =
+        query.sort === 'flaky'
+          ? t.flakyScore - s.flakyScore
+          : query.sort === 'failing'
+            ? (t.failureRate ?? 0) - (s.failureRate ?? 0) || t.failed - s.failed
+            : query.sort === 'slowest'
+              ? (t.p95Ms ?? -1) - (s.p95Ms ?? -1) || (t.p50Ms ?? -1) - (s.p50Ms ?? -1)
+              : 0;
+      return order || byName(a.test, b.test);
+    });
+    const offset = offsetOf(query.cursor);
+    const page = chosen.slice(offset, offset + query.limit);
+    return {
+      from: iso(from),
+      to: iso(to),
+      branch,
+      runs: runs.length,
+      tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
+      nextCursor: next(offset, query.limit, chosen.length),
+    };
+  }
+
   return {
     /**
      * How many tests were flaky over a range (get-tests' `sort=flaky` list, every page): for the
@@ -123,26 +174,6 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       let flaky = 0;
       for (const summary of summaries.values()) if (summary.flaky) flaky += 1;
       return flaky;
-    },
-
-    /**
-     * The Tests view's headline: tests that ran, pass rate (passes / (passes + failures) over
-     * every result), flaky tests, the median run's suite time; and the same over the period of
-     * equal length just before, for the change.
-     */
-    async headline(
-      accountId: string,
-      query: { projectId: string; branch?: string | undefined; from: number; to: number },
-    ): Promise<{ current: TestFigures; previous: TestFigures }> {
-      await own(accountId, query.projectId);
-      const width = query.to - query.from;
-      const current = await analysed(query.projectId, query);
-      const previous = await analysed(query.projectId, {
-        branch: query.branch,
-        from: query.from - width,
-        to: query.from,
-      });
-      return { current: figures(current), previous: figures(previous) };
     },
 
     /**
@@ -189,52 +220,29 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
-      const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);
-      let ids = [...summaries.keys()];
-      if (query.q !== undefined) {
-        const found = new Set(await storage.tests.searchTests(query.projectId, query.q));
-        ids = ids.filter((id) => found.has(id));
-      }
-      const tests = new Map(
-        (await storage.tests.tests(query.projectId, ids)).map((test) => [test.id, test]),
-      );
-      const quarantined = new Set(
-        (await storage.tests.quarantined(query.projectId)).map((entry) => entry.testKey),
-      );
-      const rows = ids.flatMap((id) => {
-        const test = tests.get(id);
-        const summary = summaries.get(id) as TestSummary;
-        return test ? [{ test, summary }] : [];
+      return listOf(query, await analysed(query.projectId, query));
+    },
+
+    /**
+     * The Tests view: its headline (tests that ran, pass rate = passes / (passes + failures) over
+     * every result, flaky tests, the median run's suite time; and the same over the period of
+     * equal length just before, for the change) and its page of tests, the range analysed once
+     * for both.
+     */
+    async view(
+      accountId: string,
+      query: TestsQuery & { from: number; to: number },
+    ): Promise<{ headline: { current: TestFigures; previous: TestFigures }; list: TestList }> {
+      await own(accountId, query.projectId);
+      const current = await analysed(query.projectId, query);
+      const previous = await analysed(query.projectId, {
+        branch: query.branch,
+        from: query.from - (query.to - query.from),
+        to: query.from,
       });
-      const chosen = rows.filter(({ summary }) =>
-        query.sort === 'flaky'
-          ? summary.flaky
-          : query.sort === 'failing'
-            ? summary.failed > 0
-            : true,
-      );
-      chosen.sort((a, b) => {
-        const s = a.summary;
-        const t = b.summary;
-        const order =
-          query.sort === 'flaky'
-            ? t.flakyScore - s.flakyScore
-            : query.sort === 'failing'
-              ? (t.failureRate ?? 0) - (s.failureRate ?? 0) || t.failed - s.failed
-              : query.sort === 'slowest'
-                ? (t.p95Ms ?? -1) - (s.p95Ms ?? -1) || (t.p50Ms ?? -1) - (s.p50Ms ?? -1)
-                : 0;
-        return order || byName(a.test, b.test);
-      });
-      const offset = offsetOf(query.cursor);
-      const page = chosen.slice(offset, offset + query.limit);
       return {
-        from: iso(from),
-        to: iso(to),
-        branch,
-        runs: runs.length,
-        tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
-        nextCursor: next(offset, query.limit, chosen.length),
+        headline: { current: figures(current), previous: figures(previous) },
+        list: await listOf(query, current),
       };
     },
 

@@ -7,23 +7,23 @@ import type { TestsPageQuery } from './tests-query.js';
  * reads as the project's owner, `accountId`, once its token named the project).
  */
 
-/** The Tests view: its headline and the tab's page of tests. */
+/** The Tests view: its headline and the tab's page of tests (the range analysed once). */
 export async function testsViewData(
   testQueries: TestQueryService,
   accountId: string,
   projectId: string,
   query: TestsPageQuery,
 ) {
-  const range = { projectId, branch: query.branch, from: query.range.from, to: query.range.to };
-  const headline = await testQueries.headline(accountId, range);
-  const list = await testQueries.list(accountId, {
-    ...range,
+  return testQueries.view(accountId, {
+    projectId,
+    branch: query.branch,
+    from: query.range.from,
+    to: query.range.to,
     sort: query.tab,
     q: query.q,
     limit: Limits.pageSizeDefault,
     cursor: query.cursor,
   });
-  return { headline, list };
 }
 
 /** A test's page: its history and messages, and its line of the Tests view over the range. */
