@@ -100,16 +100,30 @@ describeInBrowser('the Tests pages in Chromium', () => {
     expect(my.problems).toEqual([]);
   });
 
-  it("shows a share link's Tests view and test pages read-only, from the share page", async () => {
+  /** A share link of the project, made once, and a visitor's context without a session. */
+  let shared: { token: string; visitor: Awaited<ReturnType<typeof openVisitor>> } | undefined;
+  async function openVisitor() {
+    // bypassCSP only lets axe-core's script in.
+    const context = await my.browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    return { context, page, problems: watchProblems(page) };
+  }
+  async function share() {
+    if (shared) return shared;
     const created = await server.call('POST', '/stats/create-share-link', {
       key: me.apiKey,
       body: { projectId: me.projectId },
     });
-    const { token } = created.json() as { token: string };
-    // A visitor without a session (bypassCSP only lets axe-core's script in).
-    const stranger = await my.browser.newContext({ bypassCSP: true });
-    const visitor = await stranger.newPage();
-    const problems = watchProblems(visitor);
+    shared = { token: (created.json() as { token: string }).token, visitor: await openVisitor() };
+    return shared;
+  }
+  afterAll(async () => {
+    await shared?.visitor.context.close();
+  });
+
+  it("goes from a share link's page to its Tests view, read-only, with its filters", async () => {
+    const { token, visitor: v } = await share();
+    const visitor = v.page;
     await visitor.goto(`${url}/share/${token}?range=7d`);
     await visitor.click('text=Tests: flaky, failing, slowest');
     await visitor.waitForURL(new RegExp(`/share/${token}/tests\\?range=7d$`));
@@ -132,7 +146,12 @@ describeInBrowser('the Tests pages in Chromium', () => {
       'planted › steady 1',
       'planted › steady 2',
     ]);
+    expect(v.problems).toEqual([]);
+  });
 
+  it("shows a test's page on a share link without its quarantine form", async () => {
+    const { token, visitor: v } = await share();
+    const visitor = v.page;
     await visitor.goto(`${url}/share/${token}/tests`);
     await visitor.click('tbody tr a');
     await visitor.waitForURL(new RegExp(`/share/${token}/tests/[^/?]+\\?range=30d`));
@@ -146,7 +165,6 @@ describeInBrowser('the Tests pages in Chromium', () => {
     await visitor.waitForURL(new RegExp(`/share/${token}/tests\\?range=30d&tab=flaky$`));
     await visitor.click('text=Back to the project');
     await visitor.waitForURL(new RegExp(`/share/${token}\\?range=30d$`));
-    expect(problems).toEqual([]);
-    await stranger.close();
+    expect(v.problems).toEqual([]);
   });
 });
