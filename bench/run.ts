@@ -21,6 +21,15 @@ import { startProcess, stop } from './processes.js';
 import { seedEvents, seedHistory } from './seed.js';
 import { seedHistoryPostgres } from './seed-postgres.js';
 import { tenantsReport, tenantsScenario } from './tenants.js';
+import {
+  postgresBytesPerResult,
+  seedTestsPostgres,
+  seedTestsSqlite,
+  sqliteBytesPerResult,
+  testsReport,
+  testsScaleOf,
+  testsScenario,
+} from './tests-scale.js';
 
 /**
  * `npm run bench`: the production server against a bare Fastify route, in the same run.
@@ -54,12 +63,15 @@ const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
  * `bodies`, `verdicts`, `tenants` (issue 22: one tenant's share page and badge flooded beside
  * another tenant's work, on SQLite and, with BENCH_DATABASE_URL, PostgreSQL), `benchmarks`
- * (bench/benchmark-parse.ts); all by default.
+ * (bench/benchmark-parse.ts), `tests` (issue 25: the Tests reads on 10 M results on SQLite and,
+ * with BENCH_DATABASE_URL, 50 M on PostgreSQL; bench/tests-scale.ts, scaled down with
+ * BENCH_TESTS, BENCH_TEST_RUNS, BENCH_TEST_RESULTS, BENCH_TEST_RESULTS_PG,
+ * BENCH_TESTS_SAMPLES); all by default.
  */
 const SCENARIOS = new Set(
   (
     process.env.BENCH_SCENARIOS ??
-    'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,tenants,benchmarks'
+    'ingest,seeded,page,stats,stalled,flood,bodies,verdicts,tenants,benchmarks,tests'
   )
     .split(',')
     .map((name) => name.trim()),
@@ -645,6 +657,40 @@ try {
     const parsing = await benchmarkParseScenario();
     results.benchmarkParsing = parsing.results;
     report.push(...parsing.report);
+  }
+
+  if (SCENARIOS.has('tests')) {
+    mkdirSync(join(work, 'tests'));
+    const databasePath = join(work, 'tests', 'stats.db');
+    const scale = testsScaleOf('sqlite');
+    const run = await testsScenario(
+      serverEnv(databasePath),
+      scale,
+      (projectId) => seedTestsSqlite(databasePath, projectId, scale),
+      () => sqliteBytesPerResult(join(work, 'tests')),
+    );
+    results.tests = run;
+    report.push(...testsReport('SQLite', run));
+  }
+  if (SCENARIOS.has('tests') && BENCH_DATABASE_URL) {
+    const scale = testsScaleOf('postgres');
+    const run = await withBenchDatabase(
+      BENCH_DATABASE_URL,
+      (url) => {
+        const env = { ...serverEnv(''), DATABASE_URL: url };
+        delete (env as Partial<typeof env>).DATABASE_PATH;
+        delete (env as Partial<typeof env>).DURABILITY;
+        return testsScenario(
+          env,
+          scale,
+          (projectId) => seedTestsPostgres(url, projectId, scale),
+          () => postgresBytesPerResult(url),
+        );
+      },
+      'testsbench',
+    );
+    results.postgresTests = run;
+    report.push(...testsReport('PostgreSQL', run));
   }
 
   if (SCENARIOS.has('verdicts')) {

@@ -5,6 +5,7 @@ import {
   describeInBrowser,
   openBrowserPage,
   seriousAccessibilityViolations,
+  watchProblems,
 } from '../helpers/browser.js';
 import { RUNS, seedTests } from '../helpers/seed-tests.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -42,7 +43,7 @@ describeInBrowser('the Tests pages in Chromium', () => {
   it('goes from the project page to the Tests view, its tabs and search, accessibly', async () => {
     await my.page.goto(`${url}/dashboard/projects/${me.projectId}`);
     await my.page.click('text=Tests: flaky, failing, slowest');
-    await my.page.waitForURL(/\/tests$/);
+    await my.page.waitForURL(/\/tests\?range=30d$/);
     expect(await my.page.locator('h1').textContent()).toBe('Tests');
     expect(await my.page.locator('tbody tr').allTextContents()).toHaveLength(1);
     expect(await my.page.locator('tbody tr a').textContent()).toBe('planted › flips');
@@ -97,5 +98,73 @@ describeInBrowser('the Tests pages in Chromium', () => {
     await my.page.click('text=Take out of quarantine');
     await my.page.waitForSelector('#reason');
     expect(my.problems).toEqual([]);
+  });
+
+  /** A share link of the project, made once, and a visitor's context without a session. */
+  let shared: { token: string; visitor: Awaited<ReturnType<typeof openVisitor>> } | undefined;
+  async function openVisitor() {
+    // bypassCSP only lets axe-core's script in.
+    const context = await my.browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    return { context, page, problems: watchProblems(page) };
+  }
+  async function share() {
+    if (shared) return shared;
+    const created = await server.call('POST', '/stats/create-share-link', {
+      key: me.apiKey,
+      body: { projectId: me.projectId },
+    });
+    shared = { token: (created.json() as { token: string }).token, visitor: await openVisitor() };
+    return shared;
+  }
+  afterAll(async () => {
+    await shared?.visitor.context.close();
+  });
+
+  it("goes from a share link's page to its Tests view, read-only, with its filters", async () => {
+    const { token, visitor: v } = await share();
+    const visitor = v.page;
+    await visitor.goto(`${url}/share/${token}?range=7d`);
+    await visitor.click('text=Tests: flaky, failing, slowest');
+    await visitor.waitForURL(new RegExp(`/share/${token}/tests\\?range=7d$`));
+    expect(await visitor.locator('h1').textContent()).toBe('Tests');
+    expect(await visitor.locator('#range').inputValue()).toBe('7d');
+    expect(await visitor.locator('tbody tr a').allTextContents()).toEqual(['planted › flips']);
+    expect(await visitor.locator('form[method=post]').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(visitor)).toEqual([]);
+    await shoot(visitor, 'share-tests-view.png');
+
+    // The filters keep to the share link's pages.
+    await visitor.click('nav[aria-label="Test lists"] >> text=Slowest');
+    await visitor.waitForURL(/tab=slowest/);
+    await visitor.selectOption('#range', '24h');
+    await visitor.fill('#q', 'steady');
+    await visitor.click('form.filters button[type=submit]');
+    await visitor.waitForURL(/range=24h.*q=steady/);
+    expect(visitor.url()).toContain(`/share/${token}/tests?`);
+    expect(await visitor.locator('tbody tr a').allTextContents()).toEqual([
+      'planted › steady 1',
+      'planted › steady 2',
+    ]);
+    expect(v.problems).toEqual([]);
+  });
+
+  it("shows a test's page on a share link without its quarantine form", async () => {
+    const { token, visitor: v } = await share();
+    const visitor = v.page;
+    await visitor.goto(`${url}/share/${token}/tests`);
+    await visitor.click('tbody tr a');
+    await visitor.waitForURL(new RegExp(`/share/${token}/tests/[^/?]+\\?range=30d`));
+    expect(await visitor.locator('h1').textContent()).toBe('flips');
+    expect(await visitor.locator('.history-strip a').count()).toBe(RUNS);
+    expect(await visitor.locator('form').count()).toBe(0);
+    expect(await visitor.locator('#reason').count()).toBe(0);
+    expect(await seriousAccessibilityViolations(visitor)).toEqual([]);
+    await shoot(visitor, 'share-test-page.png');
+    await visitor.click('text=All tests');
+    await visitor.waitForURL(new RegExp(`/share/${token}/tests\\?range=30d&tab=flaky$`));
+    await visitor.click('text=Back to the project');
+    await visitor.waitForURL(new RegExp(`/share/${token}\\?range=30d$`));
+    expect(v.problems).toEqual([]);
   });
 });

@@ -28,16 +28,27 @@ export function quarantineService(
   /**
    * With a threshold set, the tests flaky at or above it join the list (`automatic`), when the
    * list is read: the reporter reads it once per run, so the list is as fresh as the last run.
+   * A test the owner took out of quarantine is taken again only when its runs since then alone
+   * reach the threshold (docs/decisions.md).
    */
   async function autoQuarantine(projectId: string): Promise<void> {
     const threshold = await storage.tests.autoQuarantineScore(projectId);
     if (threshold === null) return;
     const listed = new Set((await storage.tests.quarantined(projectId)).map((e) => e.testKey));
-    for (const { key, score } of await queries.flakyAtLeast(projectId, threshold)) {
+    const releases = await storage.tests.releases(projectId);
+    for (const { key, score, releasedAt } of await queries.flakyAtLeast(
+      projectId,
+      threshold,
+      releases,
+    )) {
       if (listed.has(key)) continue;
+      const since =
+        releasedAt === undefined
+          ? ''
+          : ` since it was taken out of quarantine at ${new Date(releasedAt).toISOString()}`;
       await storage.tests.quarantine(projectId, {
         testKey: key,
-        reason: `automatic: flaky score ${score} ≥ ${threshold}`,
+        reason: `automatic: flaky score ${score} ≥ ${threshold}${since}`,
         createdAt: Date.now(),
         automatic: true,
       });
@@ -65,7 +76,8 @@ export function quarantineService(
 
     async unquarantine(caller: Caller, body: UnquarantineTestRequest): Promise<QuarantineChange> {
       const test = await known(caller, body.projectId, body.test);
-      const changed = await storage.tests.unquarantine(body.projectId, test.key);
+      // Released: automatic quarantine respects the owner's decision (autoQuarantine).
+      const changed = await storage.tests.unquarantine(body.projectId, test.key, Date.now());
       return { test: test.key, quarantined: false, changed };
     },
 

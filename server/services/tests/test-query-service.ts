@@ -90,8 +90,10 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     return { from, to, runs, results, branch, summaries: analyseTests(runs, results, branch) };
   }
 
+  type Analysis = Awaited<ReturnType<typeof analysed>>;
+
   /** The Tests view's headline figures over the analysed runs. */
-  function figures({ runs, summaries }: Awaited<ReturnType<typeof analysed>>): TestFigures {
+  function figures({ runs, summaries }: Analysis): TestFigures {
     let passed = 0;
     let failed = 0;
     let flaky = 0;
@@ -107,6 +109,55 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       passRate: passed + failed === 0 ? null : passed / (passed + failed),
       flaky,
       suiteMs: percentile(durations, 0.5),
+    };
+  }
+
+  /** get-tests' page of `query` over an analysis of its range and branch. */
+  async function listOf(
+    query: TestsQuery,
+    { from, to, runs, branch, summaries }: Analysis,
+  ): Promise<TestList> {
+    let ids = [...summaries.keys()];
+    if (query.q !== undefined) {
+      const found = new Set(await storage.tests.searchTests(query.projectId, query.q));
+      ids = ids.filter((id) => found.has(id));
+    }
+    const tests = new Map(
+      (await storage.tests.tests(query.projectId, ids)).map((test) => [test.id, test]),
+    );
+    const quarantined = new Set(
+      (await storage.tests.quarantined(query.projectId)).map((entry) => entry.testKey),
+    );
+    const rows = ids.flatMap((id) => {
+      const test = tests.get(id);
+      const summary = summaries.get(id) as TestSummary;
+      return test ? [{ test, summary }] : [];
+    });
+    const chosen = rows.filter(({ summary }) =>
+      query.sort === 'flaky' ? summary.flaky : query.sort === 'failing' ? summary.failed > 0 : true,
+    );
+    chosen.sort((a, b) => {
+      const s = a.summary;
+      const t = b.summary;
+      const order =
+        query.sort === 'flaky'
+          ? t.flakyScore - s.flakyScore
+          : query.sort === 'failing'
+            ? (t.failureRate ?? 0) - (s.failureRate ?? 0) || t.failed - s.failed
+            : query.sort === 'slowest'
+              ? (t.p95Ms ?? -1) - (s.p95Ms ?? -1) || (t.p50Ms ?? -1) - (s.p50Ms ?? -1)
+              : 0;
+      return order || byName(a.test, b.test);
+    });
+    const offset = offsetOf(query.cursor);
+    const page = chosen.slice(offset, offset + query.limit);
+    return {
+      from: iso(from),
+      to: iso(to),
+      branch,
+      runs: runs.length,
+      tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
+      nextCursor: next(offset, query.limit, chosen.length),
     };
   }
 
@@ -126,94 +177,72 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     },
 
     /**
-     * The Tests view's headline: tests that ran, pass rate (passes / (passes + failures) over
-     * every result), flaky tests, the median run's suite time; and the same over the period of
-     * equal length just before, for the change.
-     */
-    async headline(
-      accountId: string,
-      query: { projectId: string; branch?: string | undefined; from: number; to: number },
-    ): Promise<{ current: TestFigures; previous: TestFigures }> {
-      await own(accountId, query.projectId);
-      const width = query.to - query.from;
-      const current = await analysed(query.projectId, query);
-      const previous = await analysed(query.projectId, {
-        branch: query.branch,
-        from: query.from - width,
-        to: query.from,
-      });
-      return { current: figures(current), previous: figures(previous) };
-    },
-
-    /**
      * The tests whose flaky score over the default range (the last 30 days, flips judged on the
-     * default branch) is at least `score`: what automatic quarantine takes. No ownership check:
+     * default branch) is at least `score`: what automatic quarantine takes. A test the owner
+     * released from quarantine (`releases`, by key) is judged on its runs after the release
+     * alone: what made it flaky before no longer counts (docs/decisions.md). No ownership check:
      * the caller has made it.
      */
     async flakyAtLeast(
       projectId: string,
       score: number,
-    ): Promise<{ key: string; score: number }[]> {
-      const { summaries } = await analysed(projectId, {});
-      const ids = [...summaries.values()]
-        .filter((s) => s.flaky && s.flakyScore >= score)
-        .map((s) => s.testId);
-      if (ids.length === 0) return [];
-      const tests = await storage.tests.tests(projectId, ids);
+      releases: ReadonlyMap<string, number> = new Map(),
+    ): Promise<{ key: string; score: number; releasedAt: number | undefined }[]> {
+      const { runs, results, branch, summaries } = await analysed(projectId, {});
+      const scores = new Map<number, number>();
+      for (const s of summaries.values()) {
+        if (s.flaky && s.flakyScore >= score) scores.set(s.testId, s.flakyScore);
+      }
+      const released = new Map<number, number>();
+      for (const [key, at] of releases) {
+        const test = await storage.tests.findTest(projectId, key);
+        if (test === undefined || !summaries.has(test.id)) continue;
+        released.set(test.id, at);
+        scores.delete(test.id);
+      }
+      if (released.size > 0) {
+        const theirs = results.filter((r) => released.has(r.testId));
+        for (const [testId, at] of released) {
+          const after = runs.filter((run) => run.createdAt > at);
+          const mine = theirs.filter((r) => r.testId === testId);
+          const since = analyseTests(after, mine, branch).get(testId);
+          if (since?.flaky && since.flakyScore >= score) scores.set(testId, since.flakyScore);
+        }
+      }
+      if (scores.size === 0) return [];
+      const tests = await storage.tests.tests(projectId, [...scores.keys()]);
       return tests.map((test) => ({
         key: test.key,
-        score: (summaries.get(test.id) as TestSummary).flakyScore,
+        score: scores.get(test.id) as number,
+        releasedAt: released.get(test.id),
       }));
     },
 
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
-      const { from, to, runs, branch, summaries } = await analysed(query.projectId, query);
-      let ids = [...summaries.keys()];
-      if (query.q !== undefined) {
-        const found = new Set(await storage.tests.searchTests(query.projectId, query.q));
-        ids = ids.filter((id) => found.has(id));
-      }
-      const tests = new Map(
-        (await storage.tests.tests(query.projectId, ids)).map((test) => [test.id, test]),
-      );
-      const quarantined = new Set(
-        (await storage.tests.quarantined(query.projectId)).map((entry) => entry.testKey),
-      );
-      const rows = ids.flatMap((id) => {
-        const test = tests.get(id);
-        const summary = summaries.get(id) as TestSummary;
-        return test ? [{ test, summary }] : [];
+      return listOf(query, await analysed(query.projectId, query));
+    },
+
+    /**
+     * The Tests view: its headline (tests that ran, pass rate = passes / (passes + failures) over
+     * every result, flaky tests, the median run's suite time; and the same over the period of
+     * equal length just before, for the change) and its page of tests, the range analysed once
+     * for both.
+     */
+    async view(
+      accountId: string,
+      query: TestsQuery & { from: number; to: number },
+    ): Promise<{ headline: { current: TestFigures; previous: TestFigures }; list: TestList }> {
+      await own(accountId, query.projectId);
+      const current = await analysed(query.projectId, query);
+      const previous = await analysed(query.projectId, {
+        branch: query.branch,
+        from: query.from - (query.to - query.from),
+        to: query.from,
       });
-      const chosen = rows.filter(({ summary }) =>
-        query.sort === 'flaky'
-          ? summary.flaky
-          : query.sort === 'failing'
-            ? summary.failed > 0
-            : true,
-      );
-      chosen.sort((a, b) => {
-        const s = a.summary;
-        const t = b.summary;
-        const order =
-          query.sort === 'flaky'
-            ? t.flakyScore - s.flakyScore
-            : query.sort === 'failing'
-              ? (t.failureRate ?? 0) - (s.failureRate ?? 0) || t.failed - s.failed
-              : query.sort === 'slowest'
-                ? (t.p95Ms ?? -1) - (s.p95Ms ?? -1) || (t.p50Ms ?? -1) - (s.p50Ms ?? -1)
-                : 0;
-        return order || byName(a.test, b.test);
-      });
-      const offset = offsetOf(query.cursor);
-      const page = chosen.slice(offset, offset + query.limit);
       return {
-        from: iso(from),
-        to: iso(to),
-        branch,
-        runs: runs.length,
-        tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
-        nextCursor: next(offset, query.limit, chosen.length),
+        headline: { current: figures(current), previous: figures(previous) },
+        list: await listOf(query, current),
       };
     },
 

@@ -536,4 +536,17 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: 'tests as data: quarantine releases',
+    sql: `
+      -- As SQLite's migration 15 (see there), with PostgreSQL's types.
+      CREATE TABLE test_quarantine_releases (
+        project_id  TEXT NOT NULL,
+        test_key    TEXT NOT NULL,
+        released_at BIGINT NOT NULL,
+        PRIMARY KEY (project_id, test_key)
+      );
+    `,
+  },
 ];

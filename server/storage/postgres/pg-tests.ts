@@ -8,6 +8,7 @@ import {
   RECOUNT,
   RESULT_COLUMNS,
   RUN_COLUMNS,
+  releasesOf,
   resultOf,
   runOf,
   TEST_COLUMNS,
@@ -196,19 +197,40 @@ export function pgTests(sql: Sql): TestRepository {
       return rows.map((row) => ({ branch: row.branch, runs: Number(row.runs) }));
     },
 
+    // One statement each: the entry and the release change together.
     async quarantine(projectId, entry) {
       const rows = await sql`
-        INSERT INTO test_quarantine (project_id, test_key, reason, created_at, automatic)
-        VALUES (${projectId}, ${entry.testKey}, ${entry.reason}, ${entry.createdAt}, ${entry.automatic})
-        ON CONFLICT DO NOTHING RETURNING 1`;
+        WITH added AS (
+          INSERT INTO test_quarantine (project_id, test_key, reason, created_at, automatic)
+          VALUES (${projectId}, ${entry.testKey}, ${entry.reason}, ${entry.createdAt}, ${entry.automatic})
+          ON CONFLICT DO NOTHING RETURNING project_id, test_key
+        ), ended AS (
+          DELETE FROM test_quarantine_releases r USING added
+           WHERE r.project_id = added.project_id AND r.test_key = added.test_key
+        )
+        SELECT 1 FROM added`;
       return rows.length > 0;
     },
 
-    async unquarantine(projectId, testKey) {
+    async unquarantine(projectId, testKey, releasedAt) {
       const rows = await sql`
-        DELETE FROM test_quarantine WHERE project_id = ${projectId} AND test_key = ${testKey}
-        RETURNING 1`;
+        WITH removed AS (
+          DELETE FROM test_quarantine WHERE project_id = ${projectId} AND test_key = ${testKey}
+          RETURNING project_id, test_key
+        ), released AS (
+          INSERT INTO test_quarantine_releases (project_id, test_key, released_at)
+          SELECT project_id, test_key, ${releasedAt} FROM removed
+          ON CONFLICT (project_id, test_key) DO UPDATE SET released_at = excluded.released_at
+        )
+        SELECT 1 FROM removed`;
       return rows.length > 0;
+    },
+
+    async releases(projectId) {
+      return releasesOf(
+        await sql<Row[]>`
+          SELECT test_key, released_at FROM test_quarantine_releases WHERE project_id = ${projectId}`,
+      );
     },
 
     async quarantined(projectId) {

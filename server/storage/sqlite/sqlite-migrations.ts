@@ -565,4 +565,19 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 15,
+    name: 'tests as data: quarantine releases',
+    sql: `
+      -- When the owner last took a test out of quarantine (docs/decisions.md): automatic
+      -- quarantine takes it again only when its runs since then alone are flaky enough; the row
+      -- goes when the test is quarantined again.
+      CREATE TABLE test_quarantine_releases (
+        project_id  TEXT NOT NULL,
+        test_key    TEXT NOT NULL,
+        released_at INTEGER NOT NULL,
+        PRIMARY KEY (project_id, test_key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import {
   RECOUNT,
   RESULT_COLUMNS,
   RUN_COLUMNS,
+  releasesOf,
   resultOf,
   runOf,
   TEST_COLUMNS,
@@ -120,6 +121,16 @@ export function sqliteTests(
   const removeQuarantine = db.prepare(
     'DELETE FROM test_quarantine WHERE project_id = ? AND test_key = ?',
   );
+  const release = db.prepare(
+    `INSERT INTO test_quarantine_releases (project_id, test_key, released_at) VALUES (?, ?, ?)
+     ON CONFLICT (project_id, test_key) DO UPDATE SET released_at = excluded.released_at`,
+  );
+  const endRelease = db.prepare(
+    'DELETE FROM test_quarantine_releases WHERE project_id = ? AND test_key = ?',
+  );
+  const releasesOfProject = db.prepare(
+    'SELECT test_key, released_at FROM test_quarantine_releases WHERE project_id = ?',
+  );
   const quarantineOfProject = db.prepare(
     `SELECT ${QUARANTINE_COLUMNS} FROM test_quarantine WHERE project_id = ?
       ORDER BY created_at, test_key`,
@@ -229,16 +240,27 @@ export function sqliteTests(
 
     branches: (projectId) => branchesOf.all(projectId) as { branch: string; runs: number }[],
 
-    quarantine: (projectId, entry) =>
-      addQuarantine.run(
-        projectId,
-        entry.testKey,
-        entry.reason,
-        entry.createdAt,
-        entry.automatic ? 1 : 0,
-      ).changes > 0,
+    // Writes of the group commit: each one's statements commit together.
+    quarantine(projectId, entry) {
+      const added =
+        addQuarantine.run(
+          projectId,
+          entry.testKey,
+          entry.reason,
+          entry.createdAt,
+          entry.automatic ? 1 : 0,
+        ).changes > 0;
+      if (added) endRelease.run(projectId, entry.testKey);
+      return added;
+    },
 
-    unquarantine: (projectId, testKey) => removeQuarantine.run(projectId, testKey).changes > 0,
+    unquarantine(projectId, testKey, releasedAt) {
+      const removed = removeQuarantine.run(projectId, testKey).changes > 0;
+      if (removed) release.run(projectId, testKey, releasedAt);
+      return removed;
+    },
+
+    releases: (projectId) => releasesOf(releasesOfProject.all(projectId) as Row[]),
 
     quarantined: (projectId) => (quarantineOfProject.all(projectId) as Row[]).map(quarantineOf),
 

@@ -101,11 +101,19 @@ export interface TestRepository {
   messages(ids: readonly number[]): Promise<Map<number, string>>;
   /** Each branch of the project's runs with how many runs it has. */
   branches(projectId: string): Promise<{ branch: string; runs: number }[]>;
-  /** True when it was not quarantined yet (an existing entry keeps its reason and time). */
+  /**
+   * True when it was not quarantined yet (an existing entry keeps its reason and time). A new
+   * entry ends the test's release, if it had one.
+   */
   quarantine(projectId: string, entry: QuarantineEntry): Promise<boolean>;
-  /** True when it was quarantined. */
-  unquarantine(projectId: string, testKey: string): Promise<boolean>;
+  /**
+   * True when it was quarantined; then, in the same transaction, the test is released at
+   * `releasedAt` (a release before is replaced).
+   */
+  unquarantine(projectId: string, testKey: string, releasedAt: number): Promise<boolean>;
   quarantined(projectId: string): Promise<QuarantineEntry[]>;
+  /** When the owner took each released test out of quarantine (epoch ms), by test key. */
+  releases(projectId: string): Promise<Map<string, number>>;
   /** The flaky score at or above which tests are quarantined automatically; null: off. */
   autoQuarantineScore(projectId: string): Promise<number | null>;
   setAutoQuarantineScore(projectId: string, score: number | null): Promise<void>;

@@ -70,6 +70,10 @@ export const quarantineOf = (row: Record<string, unknown>): QuarantineEntry => (
   automatic: Boolean(row.automatic),
 });
 
+/** The release times of `test_quarantine_releases` rows, by test key. */
+export const releasesOf = (rows: readonly Record<string, unknown>[]): Map<string, number> =>
+  new Map(rows.map((row) => [row.test_key as string, n(row.released_at)]));
+
 /**
  * A search text as a LIKE pattern matching it anywhere (`\` escapes LIKE's own characters);
  * both backends compare lowercased text.

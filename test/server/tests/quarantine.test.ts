@@ -3,6 +3,7 @@ import { OwnError, SpecError } from '../../../contract/error-texts.js';
 import { Paths } from '../../../contract/paths.js';
 import type { QuarantineList } from '../../../contract/tests/quarantine.js';
 import type { TestList } from '../../../contract/tests/test-queries.js';
+import { selectRows } from '../../helpers/database.js';
 import { PLANTED, seedTests } from '../../helpers/seed-tests.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 
@@ -260,6 +261,87 @@ describe('automatic quarantine', () => {
       test: listed.tests[0]?.id,
     });
     expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+  });
+
+  /** Runs of flips alone after the planted ones: run n at commit c<n> on main. */
+  async function flipsRuns(outcomes: string[], first: number) {
+    for (const [i, outcome] of outcomes.entries()) {
+      const n = first + i;
+      const res = await post(Paths.ingestTests, {
+        projectId: me.projectId,
+        buildId: `b${n}`,
+        commit: `c${n}`,
+        branch: 'main',
+        cases: [
+          {
+            suite: 'planted',
+            name: 'flips',
+            duration_ms: 10,
+            status: outcome === 'F' ? 'failed' : 'passed',
+            ...(outcome === 'R' ? { attempts: 2 } : {}),
+          },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+  }
+
+  it('does not take again a test the owner released, until its runs since then are flaky enough', async () => {
+    await seedTests(server, me);
+    const threshold = plantedScore(PLANTED.flips as string[]);
+    await settings({ projectId: me.projectId, autoQuarantineScore: threshold });
+    const taken = ((await list()).json() as QuarantineList).tests;
+    expect(taken).toEqual([expect.objectContaining({ name: 'flips', automatic: true })]);
+    const id = taken[0]?.id as string;
+
+    // The owner takes it out: the next reads (the reporter's, each run's) leave it out.
+    const released = await post(Paths.unquarantineTest, { projectId: me.projectId, test: id });
+    expect(released.json()).toMatchObject({ quarantined: false, changed: true });
+    const releases = await selectRows(
+      server.database,
+      'SELECT test_key, released_at FROM test_quarantine_releases',
+    );
+    expect(releases).toEqual([{ test_key: id, released_at: expect.anything() }]);
+    const releasedAt = Number(releases[0]?.released_at);
+    while (Date.now() <= releasedAt) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+
+    // Steady runs since: still out, though its 30 days still hold the flakes of before.
+    await flipsRuns(['P', 'P', 'P'], 9);
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+    // One failure since: not flaky on its runs since the release (it needs a pass between two).
+    await flipsRuns(['F'], 12);
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+
+    // It flakes again since the release, its score over those runs alone at the threshold.
+    const since = ['P', 'P', 'P', 'F', 'P', 'F'];
+    const score = plantedScore(since);
+    expect(score).toBeGreaterThanOrEqual(threshold);
+    await flipsRuns(['P', 'F'], 13);
+    const again = ((await list()).json() as QuarantineList).tests;
+    expect(again).toEqual([
+      expect.objectContaining({
+        id,
+        automatic: true,
+        reason: `automatic: flaky score ${score} ≥ ${threshold} since it was taken out of quarantine at ${new Date(releasedAt).toISOString()}`,
+      }),
+    ]);
+    // Taken again, its release is over.
+    expect(
+      await selectRows(server.database, 'SELECT test_key FROM test_quarantine_releases'),
+    ).toEqual([]);
+
+    // Released once more, then quarantined by the owner: a quarantine ends the release too.
+    await post(Paths.unquarantineTest, { projectId: me.projectId, test: id });
+    expect(((await list()).json() as QuarantineList).tests).toEqual([]);
+    await post(Paths.quarantineTest, { projectId: me.projectId, test: id, reason: 'mine' });
+    expect(
+      await selectRows(server.database, 'SELECT test_key FROM test_quarantine_releases'),
+    ).toEqual([]);
+    expect(((await list()).json() as QuarantineList).tests).toEqual([
+      expect.objectContaining({ id, automatic: false, reason: 'mine' }),
+    ]);
   });
 
   it('refuses a bad threshold naming the field, and ingest-only keys', async () => {

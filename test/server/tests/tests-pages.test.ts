@@ -39,7 +39,8 @@ describe('the Tests pages', () => {
     const browser = new FormClient(server);
     await browser.signIn(me.apiKey);
     const project = await browser.get(`/dashboard/projects/${me.projectId}`);
-    expect(project.body).toContain(`href="/dashboard/projects/${me.projectId}/tests"`);
+    // With the project page's range (and branch, when it has one).
+    expect(project.body).toContain(`href="/dashboard/projects/${me.projectId}/tests?range=30d"`);
 
     const flaky = await browser.get(testsPath());
     expect(flaky.statusCode).toBe(200);

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fresh from 'fresh';
 import { NotFound } from '../../../domain/domain-errors.js';
 import { unitOf } from '../../../domain/unit-format.js';
 import { pauseRefusals } from '../../api/rate-limits.js';
-import { type CachedAnswer, ResponseCache } from '../../heavy-reads/response-cache.js';
+import { ResponseCache } from '../../heavy-reads/response-cache.js';
 import { ShareLimits } from '../../heavy-reads/share-limits.js';
 import { renderDocument } from '../html-document.js';
 import type { PageKit } from '../page-kit.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
+import { shareTestsRoutes } from '../tests/share-tests-routes.js';
 import { MAX_BADGE_LABEL, metricBadge, statusBadge } from './badges.js';
+import { SHARE_PAGE_CACHE, type ShareAnswer, type ShareOwner, sharedPath } from './share-answer.js';
 import { viewQueryOf } from './view-query.js';
 import { SharedStatsView } from './views/project-stats-view.js';
 
@@ -62,16 +64,8 @@ export function shareRoutes(kit: PageKit) {
      * or computed under the project's cap; 304 when the client has it. An unknown or revoked token
      * is the 404 page.
      */
-    const answer = async (
-      request: FastifyRequest<{ Params: { token: string } }>,
-      reply: FastifyReply,
-      cacheControl: string,
-      compute: (owner: {
-        accountId: string;
-        projectId: string;
-      }) => Promise<Omit<CachedAnswer, 'etag'>>,
-    ) => {
-      let owner: { accountId: string; projectId: string };
+    const answer: ShareAnswer = async (request, reply, cacheControl, compute) => {
+      let owner: ShareOwner;
       try {
         owner = await projectView.shared(request.params.token);
       } catch (error) {
@@ -97,15 +91,13 @@ export function shareRoutes(kit: PageKit) {
     app.get<{ Params: { token: string } }>('/share/:token', async (request, reply) => {
       const query = viewQueryOf(request.query);
       reply.header('referrer-policy', 'no-referrer');
-      // The browser may keep the page, but must revalidate it (ETag) before showing it again;
-      // shared caches may not keep it (its address holds the token).
-      return answer(request, reply, 'private, no-cache', async ({ accountId, projectId }) => {
+      return answer(request, reply, SHARE_PAGE_CACHE, async ({ accountId, projectId }) => {
         if (!query) return { status: 400, type: HTML, body: kit.errorHtml(400, request.id) };
         const view = await projectView.forSharedProject({ accountId, projectId }, query);
         const body = renderDocument(
           SharedStatsView({
             view,
-            mode: { kind: 'share', path: `/share/${encodeURIComponent(request.params.token)}` },
+            mode: { kind: 'share', path: sharedPath(request.params.token) },
             chrome,
             assets: kit.statsAssets,
           }),
@@ -114,6 +106,9 @@ export function shareRoutes(kit: PageKit) {
         return { status: 200, type: HTML, body };
       });
     });
+
+    // The project's Tests view and a test's page, read-only (pages/tests/share-tests-routes.ts).
+    shareTestsRoutes(app, answer, kit, chrome);
 
     app.get<{ Params: { token: string } }>(
       '/share/:token/badge/status.svg',

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Limits } from '../../../../contract/limits.js';
 import { TestLimits } from '../../../../contract/tests/test-limits.js';
 import { NotFound } from '../../../domain/domain-errors.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome } from '../dashboard/views/dashboard-layout.js';
+import { MAX_TEST_ID_LENGTH, testsViewData, testViewData } from './tests-data.js';
 import { testsQueryOf } from './tests-query.js';
 import { TestView } from './views/test-view.js';
 import { TestsView } from './views/tests-view.js';
@@ -37,60 +37,38 @@ export function testsPages(chrome: Chrome) {
       const { id } = (request as TestsRequest).params;
       const query = testsQueryOf(request.query);
       if (!query) throw status(400, 'bad tests query');
-      const accountId = request.session.accountId;
-      const range = {
-        projectId: id,
-        branch: query.branch,
-        from: query.range.from,
-        to: query.range.to,
-      };
-      const [headline, list] = await app.heavyReads.run(id, () =>
-        orNotFound(
-          async () =>
-            [
-              await testQueries.headline(accountId, range),
-              await testQueries.list(accountId, {
-                ...range,
-                sort: query.tab,
-                q: query.q,
-                limit: Limits.pageSizeDefault,
-                cursor: query.cursor,
-              }),
-            ] as const,
-        ),
+      const data = await app.heavyReads.run(id, () =>
+        orNotFound(() => testsViewData(testQueries, request.session.accountId, id, query)),
       );
       const layout = await layoutOf(request, reply, chrome);
       return sendPage(
         reply,
-        TestsView({ ...layout, projectPath: projectPath(id), query, headline, list }),
+        TestsView({
+          frame: { kind: 'owner', ...layout },
+          projectPath: projectPath(id),
+          query,
+          ...data,
+        }),
       );
     });
 
     app.get('/projects/:id/tests/:test', async (request, reply: FastifyReply) => {
       const { id, test = '' } = (request as TestsRequest).params;
-      if (test.length > 64) throw status(404, 'no such test');
+      if (test.length > MAX_TEST_ID_LENGTH) throw status(404, 'no such test');
       const query = testsQueryOf(request.query);
       if (!query) throw status(400, 'bad tests query');
-      const accountId = request.session.accountId;
-      const [detail, summary] = await app.heavyReads.run(id, () =>
-        orNotFound(
-          async () =>
-            [
-              await testQueries.test(accountId, { projectId: id, test }),
-              await testQueries.summary(accountId, {
-                projectId: id,
-                test,
-                branch: query.branch,
-                from: query.range.from,
-                to: query.range.to,
-              }),
-            ] as const,
-        ),
+      const data = await app.heavyReads.run(id, () =>
+        orNotFound(() => testViewData(testQueries, request.session.accountId, id, test, query)),
       );
       const layout = await layoutOf(request, reply, chrome);
       return sendPage(
         reply,
-        TestView({ ...layout, testsPath: `${projectPath(id)}/tests`, query, detail, summary }),
+        TestView({
+          frame: { kind: 'owner', ...layout },
+          testsPath: `${projectPath(id)}/tests`,
+          query,
+          ...data,
+        }),
       );
     });
 

@@ -104,6 +104,31 @@ export function PageFrame({
   );
 }
 
+/** A share link's page (read-only, without sign-in): the frame with no navigation. */
+export function SharedFrame({
+  title,
+  chrome,
+  assets,
+  children,
+}: {
+  title: string;
+  chrome: Chrome;
+  assets?: PageAssets | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <PageFrame
+      title={title}
+      chrome={chrome}
+      assets={assets}
+      home="/"
+      bar={<span class="muted">Shared statistics (read-only)</span>}
+    >
+      {children}
+    </PageFrame>
+  );
+}
+
 /** A signed-in page: the navigation, who is signed in, sign-out, and the page itself. */
 export function DashboardLayout({
   title,

@@ -7,7 +7,7 @@ import {
   DashboardLayout,
   type LayoutProps,
   type PageAssets,
-  PageFrame,
+  SharedFrame,
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
 import { EventTypeTable } from './event-type-table.js';
@@ -328,12 +328,18 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
             {formatTime(new Date(range.to).toISOString())}
             {view.branch === undefined ? ', all branches' : `, branch ${view.branch}`}
           </p>
-          {mode.kind === 'owner' && (
-            <nav aria-label="This project" class="project-nav">
-              <a href={`${mode.path}/tests`}>Tests: flaky, failing, slowest</a> ·{' '}
-              <a href={`${mode.path}/series`}>Series and thresholds</a>
-            </nav>
-          )}
+          <nav aria-label="This project" class="project-nav">
+            {/* The Tests view over the page's range and branch; a share link's is read-only. */}
+            <a href={statsHref(`${mode.path}/tests`, { range: view.range, branch: view.branch })}>
+              Tests: flaky, failing, slowest
+            </a>
+            {mode.kind === 'owner' && (
+              <>
+                {' · '}
+                <a href={`${mode.path}/series`}>Series and thresholds</a>
+              </>
+            )}
+          </nav>
         </div>
       </div>
       {mode.kind === 'owner' && mode.created && (
@@ -398,14 +404,8 @@ export function OwnerStatsView(
 /** /share/<token>: the same page, read-only, without sign-in. */
 export function SharedStatsView({ view, mode, chrome, assets }: StatsPageProps) {
   return (
-    <PageFrame
-      title={view.name}
-      chrome={chrome}
-      assets={assets}
-      home="/"
-      bar={<span class="muted">Shared statistics (read-only)</span>}
-    >
+    <SharedFrame title={view.name} chrome={chrome} assets={assets}>
       <Body view={view} mode={mode} />
-    </PageFrame>
+    </SharedFrame>
   );
 }

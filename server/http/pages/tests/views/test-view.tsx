@@ -4,12 +4,14 @@ import type {
   TestRunEntry,
 } from '../../../../../contract/tests/test-queries.js';
 import { Csrf } from '../../dashboard/form-controls.js';
-import { DashboardLayout, type LayoutProps } from '../../dashboard/views/dashboard-layout.js';
 import { formatNumber, formatTime } from '../../project-stats/views/format.js';
 import { type TestsPageQuery, testsHref } from '../tests-query.js';
+import { type TestsFrame, TestsPage } from './tests-frame.js';
 import { duration, percent, testLabel } from './tests-view.js';
 
-export interface TestViewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
+export interface TestViewProps {
+  /** The owner's dashboard (with the quarantine form) or a share link (read-only). */
+  frame: TestsFrame;
   /** The Tests view's path. */
   testsPath: string;
   query: TestsPageQuery;
@@ -83,6 +85,16 @@ function DurationChart({ runs }: { runs: TestRunEntry[] }) {
   );
 }
 
+/** What quarantine means for this test, on the owner's form and on a share link's page. */
+function QuarantinedNote() {
+  return (
+    <p>
+      <span class="pill off">Quarantined</span> Its failures do not fail builds reported with{' '}
+      <code>--quarantine</code>.
+    </p>
+  );
+}
+
 function Quarantine({
   detail,
   csrf,
@@ -96,10 +108,7 @@ function Quarantine({
     <form method="post" action={action} class="card">
       <Csrf token={csrf} />
       <input type="hidden" name="quarantined" value="false" />
-      <p>
-        <span class="pill off">Quarantined</span> Its failures do not fail builds reported with{' '}
-        <code>--quarantine</code>.
-      </p>
+      <QuarantinedNote />
       <button class="button secondary" type="submit">
         Take out of quarantine
       </button>
@@ -119,14 +128,18 @@ function Quarantine({
   );
 }
 
-/** /dashboard/projects/<id>/tests/<test>: one test's history, flaky commits and messages. */
+/**
+ * /dashboard/projects/<id>/tests/<test> and /share/<token>/tests/<test>: one test's history,
+ * flaky commits and messages; the owner's has the quarantine form, a share link's only says
+ * whether it is quarantined.
+ */
 export function TestView(props: TestViewProps) {
-  const { testsPath, query, detail, summary, csrf } = props;
+  const { frame, testsPath, query, detail, summary } = props;
   const flakyCommits = summary?.flaky_commits ?? [];
   const { test, runs, messages } = detail;
   const path = `${testsPath}/${encodeURIComponent(test.id)}`;
   return (
-    <DashboardLayout {...props} title={test.name} section="projects">
+    <TestsPage frame={frame} title={test.name}>
       <div class="stats">
         <div class="page-head">
           <div>
@@ -138,7 +151,15 @@ export function TestView(props: TestViewProps) {
             </p>
           </div>
         </div>
-        <Quarantine detail={detail} csrf={csrf} action={`${path}/quarantine`} />
+        {frame.kind === 'owner' ? (
+          <Quarantine detail={detail} csrf={frame.csrf} action={`${path}/quarantine`} />
+        ) : (
+          test.quarantined && (
+            <div class="card">
+              <QuarantinedNote />
+            </div>
+          )
+        )}
         <section class="card" aria-labelledby="history-title">
           <h2 id="history-title" class="section-title">
             History (last {runs.length} runs, newest right)
@@ -239,6 +260,6 @@ export function TestView(props: TestViewProps) {
           </div>
         </section>
       </div>
-    </DashboardLayout>
+    </TestsPage>
   );
 }

@@ -1,12 +1,15 @@
 import type { TestList, TestRow } from '../../../../../contract/tests/test-queries.js';
 import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { TestFigures } from '../../../../services/tests/test-query-service.js';
-import { DashboardLayout, type LayoutProps } from '../../dashboard/views/dashboard-layout.js';
 import { formatNumber, formatTime } from '../../project-stats/views/format.js';
+import { statsHref } from '../../project-stats/views/project-stats-view.js';
 import { type Tab, type TestsPageQuery, testsHref } from '../tests-query.js';
+import { type TestsFrame, TestsPage } from './tests-frame.js';
 
-export interface TestsViewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
-  /** The project page's path; the Tests view is under it. */
+export interface TestsViewProps {
+  /** The owner's dashboard or a share link (read-only). */
+  frame: TestsFrame;
+  /** The project page's path (the owner's or the share link's); the Tests view is under it. */
   projectPath: string;
   query: TestsPageQuery;
   headline: { current: TestFigures; previous: TestFigures };
@@ -147,13 +150,20 @@ function Row({ test, href, tab }: { test: TestRow; href: string; tab: Tab }) {
   );
 }
 
-/** /dashboard/projects/<id>/tests: flaky, most failing and slowest tests, with a search. */
+/** The project page with the Tests view's range and branch. */
+export const projectHref = (projectPath: string, query: TestsPageQuery) =>
+  statsHref(projectPath, { range: query.range, branch: query.branch });
+
+/**
+ * /dashboard/projects/<id>/tests and /share/<token>/tests: flaky, most failing and slowest
+ * tests, with a search.
+ */
 export function TestsView(props: TestsViewProps) {
-  const { projectPath, query, headline, list } = props;
+  const { frame, projectPath, query, headline, list } = props;
   const path = `${projectPath}/tests`;
   const { range } = query;
   return (
-    <DashboardLayout {...props} title="Tests" section="projects">
+    <TestsPage frame={frame} title="Tests">
       <div class="stats">
         <div class="page-head">
           <div>
@@ -164,7 +174,7 @@ export function TestsView(props: TestsViewProps) {
               {query.branch === undefined
                 ? `flips judged on ${list.branch ?? 'no branch'}`
                 : `branch ${query.branch}`}
-              . <a href={projectPath}>Back to the project</a>
+              . <a href={projectHref(projectPath, query)}>Back to the project</a>
             </p>
           </div>
         </div>
@@ -233,6 +243,6 @@ export function TestsView(props: TestsViewProps) {
           )}
         </section>
       </div>
-    </DashboardLayout>
+    </TestsPage>
   );
 }
