@@ -4,6 +4,7 @@ import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import type { DiscordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
+import { digestDurations } from '../services/channels/digest-durations.js';
 import { digestEvent } from '../services/channels/digest-event.js';
 import type { Storage } from '../storage/storage.js';
 import type { OutboxJob } from './outbox-jobs.js';
@@ -14,11 +15,15 @@ export interface Executors {
   contacts: ContactsProvider | undefined;
   channels: ChannelSender;
   /** The alias locks (shared with E2), who forwards for an alias now, and the channels. */
-  storage: Pick<Storage, 'lock' | 'profiles' | 'channels' | 'projects'>;
+  storage: Pick<
+    Storage,
+    'lock' | 'profiles' | 'channels' | 'projects' | 'projectPage' | 'stats' | 'verdicts'
+  >;
 }
 
 /** Carries out one job against the service it names. */
 export function jobExecutor({ discord, forwarding, contacts, channels, storage }: Executors) {
+  const durations = digestDurations(storage);
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
@@ -51,7 +56,13 @@ export function jobExecutor({ discord, forwarding, contacts, channels, storage }
         // Its digest was removed since: nothing to send.
         if (!channel.rules.digest) return;
         const project = await storage.projects.find(channel.projectId);
-        const event = await digestEvent(storage.channels, channel, project?.name ?? '', job.dueAt);
+        const event = await digestEvent(
+          storage.channels,
+          channel,
+          project?.name ?? '',
+          job.dueAt,
+          durations,
+        );
         return channels.send(channel, event, job.messageId);
       }
       case 'contacts-upsert':
