@@ -13,9 +13,17 @@ import { noNul } from './text-rule.js';
  * Which events a channel hears of: `builds` every build, `failures` failed builds only,
  * `changes` a build whose status differs from the previous build's on its branch (broken and
  * fixed), `releases` release and deploy events, `alerts` the regression alerts the verdicts raise on
- * the default branch (issue 23). A build matching any listed choice is sent once.
+ * the default branch (issue 23), `flaky` the tests that became flaky with a run's results (issue 25's
+ * flakiness). A build matching any listed choice is sent once.
  */
-export const NOTIFY_CHOICES = ['builds', 'failures', 'changes', 'releases', 'alerts'] as const;
+export const NOTIFY_CHOICES = [
+  'builds',
+  'failures',
+  'changes',
+  'releases',
+  'alerts',
+  'flaky',
+] as const;
 export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
 
 export const ChannelLimits = {

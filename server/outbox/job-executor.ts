@@ -6,6 +6,7 @@ import type { DiscordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
 import { digestDurations } from '../services/channels/digest-durations.js';
 import { digestEvent } from '../services/channels/digest-event.js';
+import { flakyCheck } from '../services/channels/flaky-check.js';
 import type { Storage } from '../storage/storage.js';
 import type { OutboxJob } from './outbox-jobs.js';
 
@@ -17,13 +18,25 @@ export interface Executors {
   /** The alias locks (shared with E2), who forwards for an alias now, and the channels. */
   storage: Pick<
     Storage,
-    'lock' | 'profiles' | 'channels' | 'projects' | 'projectPage' | 'stats' | 'verdicts'
+    | 'lock'
+    | 'profiles'
+    | 'channels'
+    | 'projects'
+    | 'projectPage'
+    | 'stats'
+    | 'verdicts'
+    | 'tests'
+    | 'transaction'
   >;
+  /** The server's public origin, for links back in the messages it makes (PUBLIC_URL). */
+  publicUrl?: string | undefined;
 }
 
 /** Carries out one job against the service it names. */
-export function jobExecutor({ discord, forwarding, contacts, channels, storage }: Executors) {
+export function jobExecutor(executors: Executors) {
+  const { discord, forwarding, contacts, channels, storage } = executors;
   const durations = digestDurations(storage);
+  const checkFlaky = flakyCheck(storage, executors.publicUrl);
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
@@ -65,6 +78,9 @@ export function jobExecutor({ discord, forwarding, contacts, channels, storage }
         );
         return channels.send(channel, event, job.messageId);
       }
+      case 'flaky-check':
+        await checkFlaky(job.projectId);
+        return;
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');
         return contacts.upsertContact({ email: job.email, alias: job.alias });

@@ -405,6 +405,8 @@ export interface ChannelRepository {
   eventCounts(projectId: string, from: number, to: number): Promise<ChannelEventCount[]>;
   /** How many regression alerts of the project are active. */
   activeAlerts(projectId: string): Promise<number>;
+  /** How many of the project's tests became flaky in [from, to) (the flaky check's news). */
+  newFlaky(projectId: string, from: number, to: number): Promise<number>;
   /** The platform's id of the message a run has on the channel, if it was sent one. */
   runMessage(channelId: string, runKey: string): Promise<string | undefined>;
   /**

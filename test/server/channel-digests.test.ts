@@ -179,6 +179,7 @@ describe('digests', () => {
       current: { builds: 7, passed: 3, failed: 3, releases: 1 },
       previous: { builds: 0, passed: 0, failed: 0, releases: 0 },
       activeAlerts: 0,
+      newFlaky: 0,
     });
     // Every branch: the webhook channel names none.
     expect(duration).toMatchObject({ key: 'duration_ms', branch: null, unit: 'ms' });
@@ -191,17 +192,18 @@ describe('digests', () => {
     const embed = digest?.body.embeds?.[0] as { title: string; fields: Fields };
     expect(embed.title).toBe('📊 Daily digest · test project');
     // 3 passed of 4 that passed or failed: 75 %; no rate the day before to compare with.
-    expect(embed.fields.slice(0, 5).map((f) => [f.name, f.value])).toEqual([
+    expect(embed.fields.slice(0, 6).map((f) => [f.name, f.value])).toEqual([
       ['Builds', '5 (+5)'],
       ['Success rate', '75 %'],
       ['Failed', '1'],
       ['Releases', '1'],
       ['Active alerts', '0'],
+      ['New flaky tests', '0'],
     ]);
     // main only, as the channel's one branch: 9.8 s against 6.5 s the day before (+3.3 s, +51 %).
     expect(median(seeded.now.main)).toBe(9800);
     expect(median(seeded.before.main)).toBe(6500);
-    const [trend] = embed.fields.slice(5);
+    const [trend] = embed.fields.slice(6);
     expect(trend?.name).toBe('Duration (median)');
     const shown = /^([\d.]+) s \(\+([\d.]+) s, \+(\d+) %\)$/.exec(trend?.value ?? '');
     expect(shown, trend?.value).not.toBeNull();
@@ -228,7 +230,7 @@ describe('digests', () => {
       'no passed or failed build',
     ]);
     // No duration that day: said so, not a change against the day before.
-    expect(next.fields[5]).toMatchObject({
+    expect(next.fields[6]).toMatchObject({
       name: 'Duration (median)',
       value: 'no duration recorded',
     });

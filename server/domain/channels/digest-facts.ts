@@ -33,7 +33,7 @@ export function durationText(trend: DurationTrend): string {
 /**
  * What a digest says: builds and their change against the period before, the success rate
  * (passed among passed and failed, whole percent) and its change in percentage points, releases
- * and deploys, the regression alerts active when it is sent, and the median build duration
+ * and deploys, the regression alerts active when it is sent, the tests that became flaky, and the median build duration
  * against the period before's (when the project has a duration key).
  */
 export function digestFacts(digest: DigestSummary): Fact[] {
@@ -56,6 +56,7 @@ export function digestFacts(digest: DigestSummary): Fact[] {
     { label: 'Failed', value: String(current.failed), url: null },
     { label: 'Releases', value: String(current.releases), url: null },
     { label: 'Active alerts', value: String(digest.activeAlerts), url: null },
+    { label: 'New flaky tests', value: String(digest.newFlaky), url: null },
     ...(digest.duration
       ? [{ label: 'Duration (median)', value: durationText(digest.duration), url: null }]
       : []),

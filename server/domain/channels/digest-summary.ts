@@ -29,6 +29,8 @@ export interface DigestSummary {
   current: PeriodFigures;
   previous: PeriodFigures;
   activeAlerts: number;
+  /** How many of the project's tests became flaky in the period (the flaky check's). */
+  newFlaky: number;
   /** The median build duration over the period and the one before; null: no duration key. */
   duration: DurationTrend | null;
 }

@@ -7,11 +7,11 @@ import type { DigestDurations } from './digest-durations.js';
 /**
  * A channel's digest for the period ending at `dueAt`, as a message summary: the period's events
  * and the period before's, through the channel's branches and event types, the project's active
- * alerts, and its median build duration in both periods. Read when it is sent, so a digest
+ * alerts and the tests that became flaky, and its median build duration in both periods. Read when it is sent, so a digest
  * retried later still tells of its own period.
  */
 export async function digestEvent(
-  channels: Pick<ChannelRepository, 'eventCounts' | 'activeAlerts'>,
+  channels: Pick<ChannelRepository, 'eventCounts' | 'activeAlerts' | 'newFlaky'>,
   channel: StoredChannel,
   projectName: string,
   dueAt: number,
@@ -21,10 +21,11 @@ export async function digestEvent(
   if (!digest) throw new Error('the channel has no digest');
   const length = periodMs(digest);
   const from = dueAt - length;
-  const [current, previous, activeAlerts, duration] = await Promise.all([
+  const [current, previous, activeAlerts, newFlaky, duration] = await Promise.all([
     channels.eventCounts(channel.projectId, from, dueAt),
     channels.eventCounts(channel.projectId, from - length, from),
     channels.activeAlerts(channel.projectId),
+    channels.newFlaky(channel.projectId, from, dueAt),
     durations(channel.projectId, channel.rules, { from, to: dueAt, previousFrom: from - length }),
   ]);
   const fromIso = new Date(from).toISOString();
@@ -56,6 +57,7 @@ export async function digestEvent(
       current: figuresOf(current, channel.rules),
       previous: figuresOf(previous, channel.rules),
       activeAlerts,
+      newFlaky,
       duration,
     },
   };

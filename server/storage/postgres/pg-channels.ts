@@ -99,6 +99,13 @@ export function pgChannels(sql: Sql): ChannelRepository {
       return Number(row?.count ?? 0);
     },
 
+    async newFlaky(projectId, from, to) {
+      const [row] = await sql<{ count: string }[]>`
+        SELECT count(*) AS count FROM flaky_news
+         WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}`;
+      return Number(row?.count ?? 0);
+    },
+
     async runMessage(channelId, runKey) {
       const [row] = await sql<{ message_id: string }[]>`
         SELECT message_id FROM channel_messages

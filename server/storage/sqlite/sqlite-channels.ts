@@ -57,6 +57,9 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const alerts = db
     .prepare("SELECT count(*) FROM alerts WHERE project_id = ? AND status = 'active'")
     .pluck();
+  const flakyNews = db
+    .prepare('SELECT count(*) FROM flaky_news WHERE project_id = ? AND at >= ? AND at < ?')
+    .pluck();
   const runMessage = db
     .prepare('SELECT message_id FROM channel_messages WHERE channel_id = ? AND run_key = ?')
     .pluck();
@@ -122,6 +125,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         count: number;
       }[],
     activeAlerts: (projectId) => alerts.get(projectId) as number,
+    newFlaky: (projectId, from, to) => flakyNews.get(projectId, from, to) as number,
     runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
     rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
       remember.run(channelId, runKey, messageId, at, channelId);
