@@ -359,6 +359,8 @@ export interface ChannelChange {
   name?: string | undefined;
   hint?: string | undefined;
   target?: string | undefined;
+  /** A new sealed secret (a Slack app channel's bot token). */
+  secret?: string | undefined;
   /** New rules come with when their digest is next due (null: none). */
   rules?: { rules: ChannelRules; nextDigestAt: number | null } | undefined;
 }

@@ -198,3 +198,58 @@ describe('editing a channel on its page', () => {
     expect(channel?.name).toBe('CI in #builds');
   });
 });
+
+describe('Slack app channels on the page', () => {
+  it('adds one with its bot token, never shown again; the edit form keeps it when blank, replaces it when given', async () => {
+    await browser.get(list());
+    const token = 'xoxb-1111111111-2222222222-pAgEtOkEn0123456789';
+    const added = await browser.post(list(), {
+      kind: 'slack-app',
+      name: 'CI app',
+      url: 'https://acme.slack.com/archives/C0123ABCDEF',
+      token,
+      'notify[]': ['builds'],
+    });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.body).not.toContain('pAgEtOkEn');
+    const [channel] = (
+      await server.call('GET', `${Paths.getChannels}?projectId=${me.projectId}`, {
+        key: me.apiKey,
+      })
+    ).json().channels;
+    expect(channel).toMatchObject({
+      kind: 'slack-app',
+      target: 'acme.slack.com/archives/C0123ABCDEF',
+    });
+    const form = await browser.get(editOf(channel.id));
+    expect(form.body).not.toContain('pAgEtOkEn');
+    expect(/<input[^>]*id="token"[^>]*>/.exec(form.body)?.[0]).not.toMatch(/value="[^"]/);
+    const [before] = await selectRows(server.database, 'SELECT secret FROM channels');
+
+    // Blank keeps it; a token that is no bot token is refused beside its field.
+    expect(
+      (await browser.post(editOf(channel.id), { name: 'CI app', 'notify[]': ['builds'] }))
+        .statusCode,
+    ).toBe(303);
+    expect(await selectRows(server.database, 'SELECT secret FROM channels')).toEqual([before]);
+    await browser.get(editOf(channel.id));
+    const bad = await browser.post(editOf(channel.id), {
+      name: 'CI app',
+      token: 'xoxp-user-token-0123456789',
+      'notify[]': ['builds'],
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad.body, 'token')).toBeDefined();
+    expect(bad.body).not.toContain('xoxp-user-token');
+    expect(await selectRows(server.database, 'SELECT secret FROM channels')).toEqual([before]);
+    const replaced = await browser.post(editOf(channel.id), {
+      name: 'CI app',
+      token: 'xoxb-1111111111-2222222222-nEwPaGeToKeN0123456',
+      'notify[]': ['builds'],
+    });
+    expect(replaced.statusCode).toBe(303);
+    const [after] = await selectRows(server.database, 'SELECT secret FROM channels');
+    expect(after?.secret).not.toEqual(before?.secret);
+    expect(String(after?.secret)).not.toContain('nEwPaGeToKeN');
+  });
+});

@@ -43,6 +43,7 @@ export function pgChannels(sql: Sql): ChannelRepository {
         UPDATE channels SET name = coalesce(${change.name ?? null}, name),
                hint = coalesce(${change.hint ?? null}, hint),
                target = coalesce(${change.target ?? null}, target),
+               secret = coalesce(${change.secret ?? null}, secret),
                rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules.rules)}, rules),
                next_digest_at = CASE WHEN ${change.rules !== undefined} THEN ${change.rules?.nextDigestAt ?? null}::bigint
                                      ELSE next_digest_at END,

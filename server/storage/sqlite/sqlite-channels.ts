@@ -30,7 +30,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const owned = `id = ? AND project_id IN (SELECT id FROM projects WHERE account_id = ?)`;
   const update = db.prepare(
     `UPDATE channels SET name = coalesce(?, name), hint = coalesce(?, hint),
-            target = coalesce(?, target), rules = coalesce(?, rules),
+            target = coalesce(?, target), secret = coalesce(?, secret), rules = coalesce(?, rules),
             next_digest_at = CASE WHEN ? THEN ? ELSE next_digest_at END, updated_at = ?
       WHERE ${owned}`,
   );
@@ -99,6 +99,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         change.name ?? null,
         change.hint ?? null,
         change.target ?? null,
+        change.secret ?? null,
         change.rules === undefined ? null : JSON.stringify(change.rules.rules),
         change.rules === undefined ? 0 : 1,
         change.rules?.nextDigestAt ?? null,

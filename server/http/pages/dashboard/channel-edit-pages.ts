@@ -81,6 +81,7 @@ export function channelEditPages(chrome: Chrome) {
         name: submitted.name,
         rules: rulesOf(submitted),
         ...(submitted.url.trim() === '' ? {} : { url: submitted.url }),
+        ...(submitted.token === '' ? {} : { token: submitted.token }),
       });
       if (!parsed.success) {
         const errors = fieldErrors(parsed.error.issues, fieldOf, FORM_TEXTS);
@@ -90,7 +91,9 @@ export function channelEditPages(chrome: Chrome) {
         await channels.update(req.session.accountId, parsed.data);
       } catch (error) {
         if (error instanceof Invalid) {
-          return page(req, reply, channel, submitted, { url: URL_REFUSED });
+          const errors: FieldErrors =
+            error.reason === 'channel-token' ? { token: FORM_TEXTS.token } : { url: URL_REFUSED };
+          return page(req, reply, channel, submitted, errors);
         }
         throw missing(error) ? notFound() : error;
       }

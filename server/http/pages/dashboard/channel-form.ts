@@ -17,6 +17,7 @@ export function formOf(body: unknown): ChannelForm {
     kind: textOf(form.kind),
     name: textOf(form.name),
     url: textOf(form.url),
+    token: textOf(form.token).trim(),
     notify: notify.filter((choice) =>
       (NOTIFY_CHOICES as readonly string[]).includes(choice),
     ) as ChannelForm['notify'],
@@ -52,6 +53,7 @@ export function formOfChannel(channel: {
     name: channel.name,
     // Write-only: never shown; blank keeps the stored one.
     url: '',
+    token: '',
     notify: rules.notify,
     branches: (rules.branches ?? []).join(', '),
     mention: rules.mention ?? '',
@@ -65,6 +67,7 @@ export const FORM_TEXTS = {
   notify: 'Tick at least one, or choose a digest.',
   digest: 'Give the digest time as HH:MM, UTC.',
   mention: 'A Discord <@&role> or <@user>, or a Slack <!subteam^ID>, <!here> or <@user>.',
+  token: "A Slack app's bot token (xoxb-…), for a Slack app channel only.",
 };
 
 /** A schema issue's path (`rules.notify`) as the form field it belongs to. */

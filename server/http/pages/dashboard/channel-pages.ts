@@ -83,6 +83,7 @@ export function channelPages(chrome: Chrome) {
         name: submitted.name,
         url: submitted.url,
         rules: rulesOf(submitted),
+        ...(submitted.token === '' ? {} : { token: submitted.token }),
       });
       if (!parsed.success) {
         return page(req, reply, {

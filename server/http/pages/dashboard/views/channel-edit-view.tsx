@@ -60,6 +60,18 @@ export function ChannelEditView(props: ChannelEditProps) {
           autocomplete="off"
           hint="Leave it blank to keep the current one, which is stored sealed and never shown."
         />
+        {channel.kind === 'slack-app' && (
+          <TextField
+            name="token"
+            label="New bot token"
+            type="password"
+            value=""
+            error={errors.token}
+            maxLength={255}
+            autocomplete="off"
+            hint="Leave it blank to keep the current one, which is stored sealed and never shown."
+          />
+        )}
         <RulesFields form={form} errors={errors} />
         <div class="actions">
           <button class="button" type="submit">

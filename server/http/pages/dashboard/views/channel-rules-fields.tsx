@@ -8,6 +8,8 @@ export interface ChannelForm {
   name: string;
   /** Blank on the edit form: the stored URL is kept. */
   url: string;
+  /** A Slack app's bot token; never shown again, blank on the edit form keeps it. */
+  token: string;
   notify: NotifyChoice[];
   branches: string;
   mention: string;

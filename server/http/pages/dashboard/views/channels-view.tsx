@@ -27,6 +27,7 @@ export interface ChannelsProps extends Omit<LayoutProps, 'title' | 'section' | '
 
 const KINDS: Record<ChannelKind, string> = {
   slack: 'Slack (incoming webhook)',
+  'slack-app': 'Slack (app with a bot token: messages edited in place)',
   teams: 'Microsoft Teams (workflow webhook)',
   discord: 'Discord (channel webhook)',
   webhook: 'Your own receiver (signed webhook)',
@@ -154,7 +155,17 @@ export function ChannelsView(props: ChannelsProps) {
           value={submitted?.url}
           error={errors.url}
           maxLength={Limits.webhookUrlLength}
-          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again."
+          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again. A Slack app: the channel's link (https://<workspace>.slack.com/archives/C…)."
+        />
+        <TextField
+          name="token"
+          label="Bot token (Slack app only)"
+          type="password"
+          value=""
+          error={errors.token}
+          maxLength={255}
+          autocomplete="off"
+          hint="xoxb-…, with the chat:write scope, the app added to the channel. Stored sealed, never shown again."
         />
         <RulesFields form={submitted} errors={errors} />
         <div class="actions">
