@@ -6,9 +6,9 @@ import { parseDiscordWebhookUrl } from './discord-webhook.js';
  * reach its platform's own hosts over HTTPS (SSRF protection); a generic webhook may name any
  * host, and its address is checked when the connection is made (server/outbound/public-address.ts).
  */
-export type ChannelKind = 'discord' | 'slack' | 'teams' | 'webhook';
+export type ChannelKind = 'discord' | 'slack' | 'slack-app' | 'teams' | 'webhook';
 
-export const CHANNEL_KINDS = ['discord', 'slack', 'teams', 'webhook'] as const;
+export const CHANNEL_KINDS = ['discord', 'slack', 'slack-app', 'teams', 'webhook'] as const;
 
 export interface ChannelTarget {
   kind: ChannelKind;
@@ -21,6 +21,27 @@ export interface ChannelTarget {
 /** Slack incoming webhooks: `https://hooks.slack.com/services/T…/B…/<secret>`. */
 const SLACK_HOSTS = new Set(['hooks.slack.com', 'hooks.slack-gov.com']);
 const SLACK_PATH = /^\/services\/[A-Z0-9]{1,30}\/[A-Z0-9]{1,30}\/[A-Za-z0-9]{1,100}$/;
+
+/**
+ * A Slack app's channel: the channel's link as Slack's "Copy link" gives it,
+ * `https://<workspace>.slack.com/archives/<channel id>`; messages are sent with the app's bot
+ * token (given apart) through Slack's Web API, which can edit them.
+ */
+const SLACK_ARCHIVES = /^\/archives\/([CGD][A-Z0-9]{4,30})\/?$/;
+
+function parseSlackApp(raw: string): ChannelTarget | undefined {
+  const url = parsed(raw);
+  if (url?.protocol !== 'https:' || url.port !== '' || url.search !== '') return undefined;
+  if (!/^[a-z0-9-]{1,60}\.(?:enterprise\.)?slack\.com$/.test(url.hostname)) return undefined;
+  const channel = SLACK_ARCHIVES.exec(url.pathname)?.[1];
+  if (!channel) return undefined;
+  const link = `https://${url.hostname}/archives/${channel}`;
+  return { kind: 'slack-app', url: link, hint: `${url.hostname}/archives/${channel}` };
+}
+
+/** The Slack channel id of a Slack app channel's stored link. */
+export const slackChannelOf = (link: string): string | undefined =>
+  SLACK_ARCHIVES.exec(new URL(link).pathname)?.[1];
 
 /**
  * Microsoft Teams: a Workflows ("When a Teams webhook request is received") URL on Power
@@ -93,6 +114,8 @@ export function parseChannelTarget(
       return parseDiscord(raw);
     case 'slack':
       return parseSlack(raw);
+    case 'slack-app':
+      return parseSlackApp(raw);
     case 'teams':
       return parseTeams(raw);
     case 'webhook':

@@ -13,9 +13,17 @@ import { noNul } from './text-rule.js';
  * Which events a channel hears of: `builds` every build, `failures` failed builds only,
  * `changes` a build whose status differs from the previous build's on its branch (broken and
  * fixed), `releases` release and deploy events, `alerts` the regression alerts the verdicts raise on
- * the default branch (issue 23). A build matching any listed choice is sent once.
+ * the default branch (issue 23), `flaky` the tests that became flaky with a run's results (issue 25's
+ * flakiness). A build matching any listed choice is sent once.
  */
-export const NOTIFY_CHOICES = ['builds', 'failures', 'changes', 'releases', 'alerts'] as const;
+export const NOTIFY_CHOICES = [
+  'builds',
+  'failures',
+  'changes',
+  'releases',
+  'alerts',
+  'flaky',
+] as const;
 export type NotifyChoice = (typeof NOTIFY_CHOICES)[number];
 
 export const ChannelLimits = {
@@ -79,14 +87,34 @@ export type ChannelRules = z.infer<typeof ChannelRules>;
 const kind = z.enum(CHANNEL_KINDS);
 const webhookUrl = z.string().check(z.minLength(1), z.maxLength(Limits.webhookUrlLength), noNul);
 
+/**
+ * A Slack app's bot token (`xoxb-…`, OAuth & Permissions in the app's settings, with the
+ * `chat:write` scope): a `slack-app` channel's only, sealed at once and never shown again.
+ */
+const botToken = z
+  .string()
+  .check(
+    z.maxLength(255),
+    z.regex(/^xoxb-[A-Za-z0-9-]{10,250}$/, { message: 'must be a Slack bot token (xoxb-…)' }),
+  );
+
 /** POST /stats/create-channel. */
-export const CreateChannelRequest = z.strictObject({
-  projectId: requiredText(Limits.projectIdLength),
-  kind,
-  name: requiredText(ChannelLimits.name),
-  url: webhookUrl,
-  rules: ChannelRules,
-});
+export const CreateChannelRequest = z
+  .strictObject({
+    projectId: requiredText(Limits.projectIdLength),
+    kind,
+    name: requiredText(ChannelLimits.name),
+    url: webhookUrl,
+    rules: ChannelRules,
+    /** A `slack-app` channel's bot token: required for that kind, refused for the others. */
+    token: z.optional(botToken),
+  })
+  .check(
+    z.refine((request) => (request.kind === 'slack-app') === (request.token !== undefined), {
+      path: ['token'],
+      message: 'is required for a slack-app channel, and only for one',
+    }),
+  );
 export type CreateChannelRequest = z.infer<typeof CreateChannelRequest>;
 
 /** POST /stats/update-channel: what is given is replaced; the URL only when a new one is given. */
@@ -95,6 +123,8 @@ export const UpdateChannelRequest = z.strictObject({
   name: z.optional(requiredText(ChannelLimits.name)),
   url: z.optional(webhookUrl),
   rules: z.optional(ChannelRules),
+  /** A new bot token (`slack-app` channels only); absent: the stored one is kept. */
+  token: z.optional(botToken),
 });
 export type UpdateChannelRequest = z.infer<typeof UpdateChannelRequest>;
 

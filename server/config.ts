@@ -141,6 +141,7 @@ const EnvSchema = z
 
     DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
     SLACK_WEBHOOK_ORIGIN: origin('SLACK_WEBHOOK_ORIGIN').default('https://hooks.slack.com'),
+    SLACK_API_ORIGIN: origin('SLACK_API_ORIGIN').default('https://slack.com'),
     TEAMS_WEBHOOK_ORIGIN: origin('TEAMS_WEBHOOK_ORIGIN').optional(),
     WEBHOOK_ALLOWED_HOSTS: z
       .string()
@@ -258,6 +259,8 @@ export interface OutboundConfig {
   discordApiOrigin: string;
   /** Where Slack channels' messages go (the path of their URL on this origin). */
   slackWebhookOrigin: string;
+  /** Where Slack app channels' Web API calls go (chat.postMessage, chat.update). */
+  slackApiOrigin: string;
   /** When set, Teams channels' messages go here (tests); else to their URL's own host. */
   teamsWebhookOrigin: string | undefined;
   /**
@@ -461,6 +464,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: {
       discordApiOrigin: e.DISCORD_API_ORIGIN,
       slackWebhookOrigin: e.SLACK_WEBHOOK_ORIGIN,
+      slackApiOrigin: e.SLACK_API_ORIGIN,
       teamsWebhookOrigin: e.TEAMS_WEBHOOK_ORIGIN,
       webhookAllowedHosts: (e.WEBHOOK_ALLOWED_HOSTS ?? '')
         .split(',')

@@ -65,6 +65,7 @@ export class Invalid extends DomainError<
   | 'idempotency-key'
   | 'range'
   | 'channel-url'
+  | 'channel-token'
   | 'read-budget'
 > {
   readonly kind = 'invalid';

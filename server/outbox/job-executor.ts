@@ -4,7 +4,9 @@ import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import type { DiscordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
+import { digestDurations } from '../services/channels/digest-durations.js';
 import { digestEvent } from '../services/channels/digest-event.js';
+import { flakyCheck } from '../services/channels/flaky-check.js';
 import type { Storage } from '../storage/storage.js';
 import type { OutboxJob } from './outbox-jobs.js';
 
@@ -14,11 +16,27 @@ export interface Executors {
   contacts: ContactsProvider | undefined;
   channels: ChannelSender;
   /** The alias locks (shared with E2), who forwards for an alias now, and the channels. */
-  storage: Pick<Storage, 'lock' | 'profiles' | 'channels' | 'projects'>;
+  storage: Pick<
+    Storage,
+    | 'lock'
+    | 'profiles'
+    | 'channels'
+    | 'projects'
+    | 'projectPage'
+    | 'stats'
+    | 'verdicts'
+    | 'tests'
+    | 'transaction'
+  >;
+  /** The server's public origin, for links back in the messages it makes (PUBLIC_URL). */
+  publicUrl?: string | undefined;
 }
 
 /** Carries out one job against the service it names. */
-export function jobExecutor({ discord, forwarding, contacts, channels, storage }: Executors) {
+export function jobExecutor(executors: Executors) {
+  const { discord, forwarding, contacts, channels, storage } = executors;
+  const durations = digestDurations(storage);
+  const checkFlaky = flakyCheck(storage, executors.publicUrl);
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
@@ -51,9 +69,18 @@ export function jobExecutor({ discord, forwarding, contacts, channels, storage }
         // Its digest was removed since: nothing to send.
         if (!channel.rules.digest) return;
         const project = await storage.projects.find(channel.projectId);
-        const event = await digestEvent(storage.channels, channel, project?.name ?? '', job.dueAt);
+        const event = await digestEvent(
+          storage.channels,
+          channel,
+          project?.name ?? '',
+          job.dueAt,
+          durations,
+        );
         return channels.send(channel, event, job.messageId);
       }
+      case 'flaky-check':
+        await checkFlaky(job.projectId);
+        return;
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');
         return contacts.upsertContact({ email: job.email, alias: job.alias });

@@ -58,7 +58,17 @@ export interface ChannelDigestJob {
   dueAt: number;
 }
 
+/**
+ * Test results were stored for a project one of whose channels hears of newly flaky tests
+ * (issue 30): which tests became flaky is judged off the ingest path, and announced.
+ */
+export interface FlakyCheckJob {
+  kind: 'flaky-check';
+  projectId: string;
+}
+
 export type OutboxJob =
+  | FlakyCheckJob
   | ChatNotificationJob
   | RemoveAliasJob
   | UpsertContactJob

@@ -44,6 +44,7 @@ export const outboundPlugin = fp(
         secrets: app.secrets,
         discordOrigin: outbound.discordApiOrigin,
         slackOrigin: outbound.slackWebhookOrigin,
+        slackApiOrigin: outbound.slackApiOrigin,
         teamsOrigin: outbound.teamsWebhookOrigin,
         allowedHosts: outbound.webhookAllowedHosts,
         publicUrl: app.config.publicUrl,

@@ -13,7 +13,7 @@ export const outboxWorkerPlugin = fp(
     const { storage, providers, config } = app;
     const worker = new OutboxWorker({
       outbox: storage.outbox,
-      execute: jobExecutor({ ...providers, storage }),
+      execute: jobExecutor({ ...providers, storage, publicUrl: config.publicUrl }),
       policy: {
         baseMs: config.outbound.retryBaseMs,
         capMs: HOUR_MS,
@@ -27,12 +27,19 @@ export const outboxWorkerPlugin = fp(
           ? `discord:${job.webhook.webhookId}`
           : job.kind === 'channel-message' || job.kind === 'channel-digest'
             ? `channel:${job.channelId}`
-            : undefined,
+            : job.kind === 'flaky-check'
+              ? `flaky:${job.projectId}`
+              : undefined,
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
       // A run's queued reports to one channel: only the latest is sent (it tells the latest
       // state, and edits the run's message where the platform can).
+      // A project's queued flaky checks: one judges every result stored before it ran.
       coalesceKey: (job) =>
-        job.kind === 'channel-message' && job.event.run ? job.event.run.key : undefined,
+        job.kind === 'channel-message' && job.event.run
+          ? job.event.run.key
+          : job.kind === 'flaky-check'
+            ? 'flaky'
+            : undefined,
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

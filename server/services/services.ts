@@ -96,7 +96,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       channelDispatch(storage, directory, options.publicUrl),
       () => judging.wake(),
     ),
-    testIngest: testIngestService(storage, access, once),
+    testIngest: testIngestService(storage, access, once, async (projectId) =>
+      (await directory.of(projectId)).some((channel) => channel.rules.notify.includes('flaky')),
+    ),
     channels: channelService(storage, access, {
       secrets: options.secrets,
       allowedHosts: options.webhookAllowedHosts,

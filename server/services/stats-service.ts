@@ -63,6 +63,33 @@ const keyInfo = (key: SeriesKeyInfo): MetricKeyInfo => ({
   direction: null,
 });
 
+/**
+ * A series and the median and p95 of its whole range, read for a caller already judged (the
+ * owner's requests check access first; a channel's digest reads for its own project).
+ */
+export async function readSeries(
+  storage: Pick<Storage, 'stats'>,
+  query: SeriesQuery,
+): Promise<{ series: MetricSeries; total: { p50: number; p95: number } | null }> {
+  const { from, to } = rangeOf(query);
+  const plan = boundedPlan(from, to, query.buckets);
+  const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
+  // The partial minutes at bucket edges come from the records, read as at write time.
+  const values = data.records.flatMap((record) =>
+    seriesOf(record.payload)
+      .filter(([key]) => key === query.key)
+      .map(([, value]) => valuePart(record.bucket, record.t, value)),
+  );
+  const parts = [...data.cells, ...values];
+  const series: MetricSeries = {
+    key: query.key,
+    from: iso(from),
+    to: iso(to),
+    buckets: seriesBuckets(plan, parts),
+  };
+  return { series, total: seriesTotal(parts) };
+}
+
 /** The statistics of a project: its series keys, a series over time, its build summary. */
 export function statsService(
   storage: Storage,
@@ -74,23 +101,7 @@ export function statsService(
 
   async function seriesRead(accountId: string, query: SeriesQuery) {
     await own(accountId, query.projectId);
-    const { from, to } = rangeOf(query);
-    const plan = boundedPlan(from, to, query.buckets);
-    const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
-    // The partial minutes at bucket edges come from the records, read as at write time.
-    const values = data.records.flatMap((record) =>
-      seriesOf(record.payload)
-        .filter(([key]) => key === query.key)
-        .map(([, value]) => valuePart(record.bucket, record.t, value)),
-    );
-    const parts = [...data.cells, ...values];
-    const series: MetricSeries = {
-      key: query.key,
-      from: iso(from),
-      to: iso(to),
-      buckets: seriesBuckets(plan, parts),
-    };
-    return { series, total: seriesTotal(parts) };
+    return readSeries(storage, query);
   }
 
   return {

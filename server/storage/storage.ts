@@ -359,6 +359,8 @@ export interface ChannelChange {
   name?: string | undefined;
   hint?: string | undefined;
   target?: string | undefined;
+  /** A new sealed secret (a Slack app channel's bot token). */
+  secret?: string | undefined;
   /** New rules come with when their digest is next due (null: none). */
   rules?: { rules: ChannelRules; nextDigestAt: number | null } | undefined;
 }
@@ -405,6 +407,8 @@ export interface ChannelRepository {
   eventCounts(projectId: string, from: number, to: number): Promise<ChannelEventCount[]>;
   /** How many regression alerts of the project are active. */
   activeAlerts(projectId: string): Promise<number>;
+  /** How many of the project's tests became flaky in [from, to) (the flaky check's news). */
+  newFlaky(projectId: string, from: number, to: number): Promise<number>;
   /** The platform's id of the message a run has on the channel, if it was sent one. */
   runMessage(channelId: string, runKey: string): Promise<string | undefined>;
   /**

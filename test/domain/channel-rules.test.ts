@@ -31,6 +31,23 @@ describe('channel rules', () => {
     );
   });
 
+  it('newly flaky tests: only the flaky choice wants them, on its branches, whatever its event types', () => {
+    const flaky = event({
+      eventType: 'tests',
+      status: null,
+      tests: null,
+      flaky: { tests: [{ id: 'x', name: 'checkout › pays', score: 0.5 }], more: 0 },
+    });
+    expect(wants({ notify: ['flaky'] }, flaky)).toBe(true);
+    expect(wants({ notify: ['flaky'], eventTypes: ['build'] }, flaky)).toBe(true);
+    expect(wants({ notify: ['flaky'], branches: ['release/*'] }, flaky)).toBe(false);
+    for (const other of ['builds', 'failures', 'changes', 'releases', 'alerts'] as const) {
+      expect(wants({ notify: [other] }, flaky)).toBe(false);
+    }
+    // And the flaky choice wants no build.
+    expect(wants({ notify: ['flaky'] }, event({ status: 'failure' }))).toBe(false);
+  });
+
   it('failures, changes (broken and fixed only) and releases', () => {
     const failures: ChannelRules = { notify: ['failures'] };
     expect(wants(failures, event({ status: 'failure' }))).toBe(true);

@@ -1,10 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
-import { selectRows } from '../helpers/database.js';
-import { type FakePlatform, fakeSlack } from '../helpers/fake-platforms.js';
-import { FakeService } from '../helpers/fake-service.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type ChannelStand, channelStand, SLACK_URL } from '../helpers/channel-server.js';
 
 /**
  * Regression alerts as a channel rule (issue 30's "regression alerts", issue 23's alerts): a
@@ -13,40 +10,20 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
  * rule hear nothing of them.
  */
 
-const SLACK_PATH = '/services/T0001AAAA/B0002BBBB/sLaCkSeCrEt0123456789';
-const SLACK_URL = `https://hooks.slack.com${SLACK_PATH}`;
-
-let server: TestServer;
-let me: TestAccount;
-let slack: FakePlatform;
-let receiver: FakeService;
+let stand: ChannelStand;
+let server: ChannelStand['server'];
+let me: ChannelStand['me'];
+let slack: ChannelStand['slack'];
+let receiver: ChannelStand['receiver'];
 
 beforeEach(async () => {
-  slack = fakeSlack([SLACK_PATH]);
-  receiver = new FakeService().fallback({ status: 204 });
-  for (const fake of [slack.service, receiver]) await fake.start();
-  server = await startTestServer({
-    SLACK_WEBHOOK_ORIGIN: slack.service.origin,
-    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
-    OUTBOX_RETRY_BASE_MS: '50',
-    OUTBOUND_TIMEOUT_MS: '2000',
-    SECRETS_KEY: 'channel-alerts-test-key-0123456789abcdefgh',
-  });
-  await server.app.ready();
-  me = await server.account();
-});
-afterEach(async () => {
-  await server?.close();
-  for (const fake of [slack.service, receiver]) await fake.stop();
+  stand = await channelStand('channel-alerts');
+  ({ server, me, slack, receiver } = stand);
 });
 
-async function channel(kind: string, url: string, rules: Record<string, unknown>) {
-  const res = await server.call('POST', Paths.createChannel, {
-    key: me.apiKey,
-    body: { projectId: me.projectId, kind, name: kind, url, rules },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-}
+const channel = async (kind: string, url: string, rules: Record<string, unknown>) => {
+  await stand.channel(kind, url, rules);
+};
 
 async function metrics(branch: string, commit: string, t: number, pr?: object) {
   const res = await server.call('POST', Paths.ingestMetrics, {
@@ -75,8 +52,7 @@ async function alertCount(count: number) {
   }
 }
 
-const channelJobs = () =>
-  selectRows(server.database, "SELECT status FROM outbox WHERE kind = 'channel-message'");
+const channelJobs = () => stand.jobs('channel-message');
 
 describe('the alerts rule', () => {
   it('a regression of the default branch reaches the channels that ask for alerts, and no other', async () => {

@@ -4,6 +4,7 @@ import { nextDigestAt } from '../../server/domain/channels/digest-schedule.js';
 import { selectRows } from '../helpers/database.js';
 import { type FakeDiscord, fakeDiscord } from '../helpers/fake-platforms.js';
 import { FakeService } from '../helpers/fake-service.js';
+import { storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -87,6 +88,45 @@ function next0900(): number {
 
 type Fields = { name: string; value: string }[];
 
+/** Nearest-rank median, as the statistics define it (docs/api.md). */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length / 2) - 1] as number;
+};
+/** The statistics' sketch gives a median within 2 %. */
+const near = (got: unknown, want: number) => {
+  expect(typeof got).toBe('number');
+  expect(Math.abs((got as number) - want)).toBeLessThanOrEqual(want * 0.02);
+};
+
+/**
+ * Build durations (`duration_ms`) in the period ending at `due` and in the one before, on main
+ * and on a feature branch, stored with their times in order: what the digests' trend reads.
+ */
+async function durations(due: number) {
+  const before = { main: [6000, 6500, 7000, 7400], feature: [30_000] };
+  const now = { main: [9000, 9400, 9800, 10_200, 12_000], feature: [60_000, 61_000] };
+  const start = due - DAY;
+  const span = Math.max(1, Date.now() - start - 1000);
+  const stored = (values: { main: number[]; feature: number[] }) => [
+    ...values.main.map((value) => ({ value, branch: 'main' })),
+    ...values.feature.map((value) => ({ value, branch: 'feature/x' })),
+  ];
+  const earlier = stored(before);
+  for (const [i, { value, branch }] of earlier.entries()) {
+    await storeMetric(server, me.projectId, start - DAY + (i + 1) * 60_000, {
+      duration_ms: value,
+      ci: { branch },
+    });
+  }
+  const later = stored(now);
+  for (const [i, { value, branch }] of later.entries()) {
+    const at = start + Math.floor(((i + 1) / (later.length + 1)) * span);
+    await storeMetric(server, me.projectId, at, { duration_ms: value, ci: { branch } });
+  }
+  return { before, now };
+}
+
 describe('digests', () => {
   it('daily at their time, instead of or beside single messages, once per period, with the period before', async () => {
     const due = next0900();
@@ -101,6 +141,7 @@ describe('digests', () => {
       branches: ['main'],
       digest: { every: 'day', at: '09:00' },
     });
+    const seeded = await durations(due);
     for (const status of ['success', 'success', 'success', 'failure']) {
       await event('build', 'main', status);
     }
@@ -122,14 +163,28 @@ describe('digests', () => {
       (r) => r.body as { type: string; data: { digest: unknown } },
     );
     expect(first?.type).toBe('ci-stats.digest');
-    expect(first?.data.digest).toEqual({
+    const { duration, ...counted } = (first?.data.digest ?? {}) as {
+      duration: {
+        key: string;
+        branch: string | null;
+        unit: string;
+        current: number;
+        previous: number;
+      };
+    };
+    expect(counted).toEqual({
       every: 'day',
       from: new Date(due - DAY).toISOString(),
       to: new Date(due).toISOString(),
       current: { builds: 7, passed: 3, failed: 3, releases: 1 },
       previous: { builds: 0, passed: 0, failed: 0, releases: 0 },
       activeAlerts: 0,
+      newFlaky: 0,
     });
+    // Every branch: the webhook channel names none.
+    expect(duration).toMatchObject({ key: 'duration_ms', branch: null, unit: 'ms' });
+    near(duration.current, median([...seeded.now.main, ...seeded.now.feature]));
+    near(duration.previous, median([...seeded.before.main, ...seeded.before.feature]));
     const [release, digest] = discord.messages();
     expect((release?.body.embeds?.[0] as { title: string } | undefined)?.title).toContain(
       'Released',
@@ -137,13 +192,27 @@ describe('digests', () => {
     const embed = digest?.body.embeds?.[0] as { title: string; fields: Fields };
     expect(embed.title).toBe('📊 Daily digest · test project');
     // 3 passed of 4 that passed or failed: 75 %; no rate the day before to compare with.
-    expect(embed.fields.map((f) => [f.name, f.value])).toEqual([
+    expect(embed.fields.slice(0, 6).map((f) => [f.name, f.value])).toEqual([
       ['Builds', '5 (+5)'],
       ['Success rate', '75 %'],
       ['Failed', '1'],
       ['Releases', '1'],
       ['Active alerts', '0'],
+      ['New flaky tests', '0'],
     ]);
+    // main only, as the channel's one branch: 9.8 s against 6.5 s the day before (+3.3 s, +51 %).
+    expect(median(seeded.now.main)).toBe(9800);
+    expect(median(seeded.before.main)).toBe(6500);
+    const [trend] = embed.fields.slice(6);
+    expect(trend?.name).toBe('Duration (median)');
+    const shown = /^([\d.]+) s \(\+([\d.]+) s, \+(\d+) %\)$/.exec(trend?.value ?? '');
+    expect(shown, trend?.value).not.toBeNull();
+    const [, current, change, percent] = (shown as RegExpExecArray).map(Number);
+    near((current as number) * 1000, 9800);
+    expect(Math.abs((change as number) * 1000 - 3300)).toBeLessThanOrEqual(
+      9800 * 0.02 + 6500 * 0.02,
+    );
+    expect(Math.abs((percent as number) - 51)).toBeLessThanOrEqual(4);
     expect(discord.limited()).toBe(0);
 
     // The next day: nothing new, and the day before is the one above.
@@ -160,6 +229,11 @@ describe('digests', () => {
       '0 (−5)',
       'no passed or failed build',
     ]);
+    // No duration that day: said so, not a change against the day before.
+    expect(next.fields[6]).toMatchObject({
+      name: 'Duration (median)',
+      value: 'no duration recorded',
+    });
     // The webhook channel had no single message at all.
     expect(receiver.requests).toHaveLength(2);
   });

@@ -11,13 +11,19 @@ import { type EventSummary, RELEASE_TYPES } from './event-summary.js';
  * - `failures`: one whose status is `failure`;
  * - `changes`: one whose status is success or failure and differs from the previous event's of
  *   its type on its branch (broken, fixed); the first one has nothing to differ from;
- * - `alerts`: a regression alert (and only `alerts` wants one).
+ * - `alerts`: a regression alert (and only `alerts` wants one);
+ * - `flaky`: tests that became flaky (and only `flaky` wants them).
  */
 export function wants(rules: ChannelRules, event: EventSummary): boolean {
   // A digest is what the channel asked for as long as it still asks for one.
   if (event.digest) return rules.digest !== undefined;
-  // An alert is no event: `eventTypes` does not apply to it, its branch rules do.
-  if (!event.alert && rules.eventTypes?.length && !rules.eventTypes.includes(event.eventType)) {
+  // An alert or a flaky test is no event: `eventTypes` does not apply to it, its branch rules do.
+  if (
+    !event.alert &&
+    !event.flaky &&
+    rules.eventTypes?.length &&
+    !rules.eventTypes.includes(event.eventType)
+  ) {
     return false;
   }
   if (!branchWanted(rules, event.branch)) return false;
@@ -33,6 +39,7 @@ export function branchWanted(rules: ChannelRules, branch: string | null): boolea
 
 function holds(choice: NotifyChoice, event: EventSummary): boolean {
   if (event.alert) return choice === 'alerts';
+  if (event.flaky) return choice === 'flaky';
   const release = RELEASE_TYPES.has(event.eventType);
   switch (choice) {
     case 'releases':
@@ -42,6 +49,7 @@ function holds(choice: NotifyChoice, event: EventSummary): boolean {
     case 'failures':
       return !release && event.status === 'failure';
     case 'alerts':
+    case 'flaky':
       return false;
     case 'changes':
       return (

@@ -29,6 +29,22 @@ export interface DigestSummary {
   current: PeriodFigures;
   previous: PeriodFigures;
   activeAlerts: number;
+  /** How many of the project's tests became flaky in the period (the flaky check's). */
+  newFlaky: number;
+  /** The median build duration over the period and the one before; null: no duration key. */
+  duration: DurationTrend | null;
+}
+
+/** The project's build-duration key's median in a digest's period and in the one before. */
+export interface DurationTrend {
+  key: string;
+  /** The one branch it was read on; null: every branch. */
+  branch: string | null;
+  /** Its unit (declared, else from the key's name), for showing the values. */
+  unit: string | null;
+  /** null: no value in that period. */
+  current: number | null;
+  previous: number | null;
 }
 
 /** The figures of the counts that the channel's `branches` and `eventTypes` let through. */

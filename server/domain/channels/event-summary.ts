@@ -43,6 +43,15 @@ export interface EventSummary {
   alert?: AlertSummary | null;
   /** A channel's digest, when this summary is one. */
   digest?: DigestSummary | null;
+  /** Tests that became flaky (the `flaky` rule), when this summary tells of them. */
+  flaky?: FlakySummary | null;
+}
+
+/** The tests a run's results made flaky (docs/tests.md's flakiness), the flakiest first. */
+export interface FlakySummary {
+  tests: { id: string; name: string; score: number }[];
+  /** How many more became flaky than `tests` lists. */
+  more: number;
 }
 
 /** A regression alert of the verdicts (docs/verdicts.md): a value beyond its limit. */

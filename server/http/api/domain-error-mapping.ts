@@ -34,6 +34,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   channel: OwnError.channelNotFound,
   'too-many-channels': OwnError.tooManyChannels,
   'channel-url': OwnError.channelUrl,
+  'channel-token': OwnError.channelToken,
   record: OwnError.recordNotFound,
   test: OwnError.testNotFound,
   threshold: VerdictText.thresholdNotFound,

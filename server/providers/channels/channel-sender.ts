@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChannelKind } from '../../../contract/channel-targets.js';
+import { type ChannelKind, slackChannelOf } from '../../../contract/channel-targets.js';
 import type { ChannelTestResult } from '../../../contract/channels.js';
 import { parseDiscordWebhookUrl } from '../../../contract/discord-webhook.js';
 import { mentions, wants } from '../../domain/channels/channel-rules.js';
@@ -16,18 +16,21 @@ import type { OutboundHttp, OutboundRequest } from '../../outbound/outbound-http
 import type { SecretBox } from '../../outbox/secret-box.js';
 import type { Storage, StoredChannel } from '../../storage/storage.js';
 import { discordReadyAt, discordRetryAfter } from '../discord.js';
+import { GONE, SlackApiError, slackAnswer } from './slack-web-api.js';
 import { standardWebhookHeaders } from './standard-webhooks.js';
 
 /**
  * The least time between two messages to one channel, from each platform's published limits,
  * with a margin for the time requests spend in transit (two sent 400 ms apart may arrive closer):
  * Discord 5 requests per 2 s per webhook (and its X-RateLimit headers, followed as well), Slack 1
- * message per second per webhook, Teams at most 4 requests per second. A generic receiver states
+ * message per second per webhook (and per channel for an app's chat.postMessage), Teams at most
+ * 4 requests per second. A generic receiver states
  * its own limits with 429 and Retry-After.
  */
 export const SPACING_MS: Record<ChannelKind, number> = {
   discord: 500,
   slack: 1100,
+  'slack-app': 1100,
   teams: 300,
   webhook: 0,
 };
@@ -44,6 +47,8 @@ export interface ChannelSenderOptions {
   secrets: SecretBox;
   discordOrigin: string;
   slackOrigin: string;
+  /** Slack's Web API, for Slack app channels (https://slack.com). */
+  slackApiOrigin: string;
   teamsOrigin: string | undefined;
   allowedHosts: readonly string[];
   publicUrl: string | undefined;
@@ -107,6 +112,24 @@ export function channelSender(options: ChannelSenderOptions) {
             service: 'Slack',
           },
         };
+      case 'slack-app': {
+        const token = channel.secret && secrets.open(channel.secret, secretContext(channel.id));
+        const slackChannel = slackChannelOf(url);
+        if (!token || !slackChannel) {
+          throw new DeliveryError('Slack: the channel has no bot token or channel id', false);
+        }
+        return {
+          via: options.http,
+          req: {
+            method: 'POST',
+            url: `${options.slackApiOrigin}/api/chat.postMessage`,
+            headers: { authorization: `Bearer ${token}` },
+            json: { channel: slackChannel, ...slackMessage(event, mention) },
+            secrets: [token],
+            service: 'Slack',
+          },
+        };
+      }
       case 'teams': {
         const json = teamsMessage(event);
         if (Buffer.byteLength(JSON.stringify(json)) > TeamsLimits.bytes) {
@@ -223,6 +246,47 @@ export function channelSender(options: ChannelSenderOptions) {
     }
   }
 
+  /** Remembers the platform's id of a run's message, for the run's later reports to edit. */
+  async function remember(channel: StoredChannel, event: EventSummary, id: string) {
+    if (!event.run) return;
+    const now = Date.now();
+    // Not remembered (the database away): the run's next report posts a new message, which
+    // is better than failing, and sending again, one the platform accepted.
+    await storage.channels
+      .rememberRunMessage(channel.id, event.run.key, id, now, now - RUN_MESSAGE_DAYS * 86_400_000)
+      .catch(() => undefined);
+  }
+
+  /**
+   * A Slack app channel: a run's first report is `chat.postMessage`, whose answer's `ts` is the
+   * message's id in the channel; its later reports `chat.update` that message (channel and ts).
+   * Slack answers its failures with HTTP 200 and `ok: false`: each is a DeliveryError, final but
+   * for Slack's own trouble; an edit of a message gone (`message_not_found`) posts it anew.
+   */
+  async function sendSlackApp(
+    channel: StoredChannel,
+    event: EventSummary,
+    req: OutboundRequest,
+    via: OutboundHttp,
+  ): Promise<void> {
+    const run = event.run;
+    const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
+    if (existing !== undefined) {
+      const url = req.url.replace(/\/api\/chat\.postMessage$/, '/api/chat.update');
+      const json = { ...(req.json as Record<string, unknown>), ts: existing };
+      try {
+        slackAnswer(await sendNow(channel, { ...req, url, json }, via));
+        return;
+      } catch (error) {
+        if (!(error instanceof SlackApiError) || !GONE.has(error.code)) throw error;
+      }
+      // The new message is a second request: it waits for a slot of its own.
+      if (!(await paced(channel, event, true))) return;
+    }
+    const { ts } = slackAnswer(await sendNow(channel, req, via));
+    if (ts !== null) await remember(channel, event, ts);
+  }
+
   /** `judged`: whether the channel's rules are judged again after waiting (not for a sample). */
   async function send(
     channel: StoredChannel,
@@ -234,6 +298,7 @@ export function channelSender(options: ChannelSenderOptions) {
     const { req, via } = request(channel, url, event, messageId);
     if (!(await paced(channel, event, judged))) return;
     if (channel.kind === 'discord') return sendDiscord(channel, event, req, via);
+    if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via);
     await sendNow(channel, req, via);
   }
 

@@ -86,6 +86,8 @@ export function channelService(
       // Standard Webhooks' secret format: `whsec_` and base64 of 24 to 64 random bytes.
       const signingSecret =
         request.kind === 'webhook' ? `whsec_${randomBytes(32).toString('base64')}` : undefined;
+      // A Slack app channel's secret is its bot token, sealed as a signing secret is.
+      const secret = signingSecret ?? (request.kind === 'slack-app' ? request.token : undefined);
       const at = nowIso();
       const channel: StoredChannel = {
         id,
@@ -94,7 +96,7 @@ export function channelService(
         name: request.name,
         hint: target.hint,
         target: secrets.seal(target.url, targetContext(id)),
-        secret: signingSecret === undefined ? null : secrets.seal(signingSecret, secretContext(id)),
+        secret: secret === undefined ? null : secrets.seal(secret, secretContext(id)),
         rules: request.rules,
         createdAt: at,
         updatedAt: at,
@@ -115,6 +117,9 @@ export function channelService(
     async update(accountId: string, request: UpdateChannelRequest): Promise<ChannelInfo> {
       const channel = await owned(accountId, request.channelId);
       const target = request.url === undefined ? undefined : targetOf(channel.kind, request.url);
+      if (request.token !== undefined && channel.kind !== 'slack-app') {
+        throw new Invalid('channel-token');
+      }
       const updated = await storage.channels.update(
         channel.id,
         accountId,
@@ -123,6 +128,7 @@ export function channelService(
           rules: request.rules && { rules: request.rules, nextDigestAt: digestDue(request.rules) },
           hint: target?.hint,
           target: target && secrets.seal(target.url, targetContext(channel.id)),
+          secret: request.token && secrets.seal(request.token, secretContext(channel.id)),
         },
         nowIso(),
       );

@@ -16,6 +16,21 @@ export const DEFAULT_DURATION_KEY = 'duration_ms';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The project's build-duration key: the owner's, else `duration_ms` when it has records. */
+export async function projectDurationKey(
+  storage: Pick<Storage, 'projectPage' | 'stats'>,
+  projectId: string,
+): Promise<DurationKeySetting> {
+  const stored = await storage.projectPage.durationKey(projectId);
+  if (stored !== null) return { projectId, duration_key: stored, duration_key_set: true };
+  const found = await storage.stats.seriesKey(projectId, DEFAULT_DURATION_KEY);
+  return {
+    projectId,
+    duration_key: found ? DEFAULT_DURATION_KEY : null,
+    duration_key_set: false,
+  };
+}
+
 /** What the page read already of the current period (headline's `current`). */
 export interface Known {
   summary?: Promise<BuildSummary> | undefined;
@@ -51,16 +66,7 @@ export function headlineService(
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
-  async function durationKey(projectId: string): Promise<DurationKeySetting> {
-    const stored = await storage.projectPage.durationKey(projectId);
-    if (stored !== null) return { projectId, duration_key: stored, duration_key_set: true };
-    const found = await storage.stats.seriesKey(projectId, DEFAULT_DURATION_KEY);
-    return {
-      projectId,
-      duration_key: found ? DEFAULT_DURATION_KEY : null,
-      duration_key_set: false,
-    };
-  }
+  const durationKey = (projectId: string) => projectDurationKey(storage, projectId);
 
   async function period(
     accountId: string,

@@ -9,14 +9,20 @@ import type { KeyOwner, Storage } from '../../storage/storage.js';
 import type { Answer, Idempotency } from '../idempotency-service.js';
 import type { ProjectAccess } from '../project-access.js';
 
+/** Whether one of the project's channels hears of newly flaky tests (a cached read). */
+export type FlakyWatched = (projectId: string) => Promise<boolean>;
+
 /**
  * POST /stats/ingest-tests: a batch of a run's test cases, stored once per Idempotency-Key,
- * answered once durable. Ingest keys may send tests (to their projects).
+ * answered once durable. Ingest keys may send tests (to their projects). When a channel of the
+ * project hears of newly flaky tests, a flaky check is queued in the batch's transaction (so an
+ * acknowledged batch is always judged), and judged by the outbox, off this path.
  */
 export function testIngestService(
   storage: Storage,
   access: ProjectAccess,
   idempotency: Idempotency,
+  flakyWatched: FlakyWatched = async () => false,
 ) {
   return {
     async ingest(
@@ -38,12 +44,22 @@ export function testIngestService(
       };
       const response = { message: TESTS_INGESTED, runId: run.key, cases: body.cases.length };
       const batch = { run, results: resultsOf(body.cases), at: Date.now() };
+      const watched = await flakyWatched(body.projectId);
       return idempotency.once(
         caller.accountId,
         key,
         { endpoint: 'tests', body },
         response,
-        (claim) => storage.tests.ingest(batch, claim),
+        (claim) =>
+          watched
+            ? storage.transaction(async (tx) => {
+                const stored = await tx.tests.ingest(batch, claim);
+                if (stored.stored) {
+                  await tx.outbox.enqueue({ kind: 'flaky-check', projectId: body.projectId });
+                }
+                return stored;
+              })
+            : storage.tests.ingest(batch, claim),
       );
     },
   };

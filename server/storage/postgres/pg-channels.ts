@@ -43,6 +43,7 @@ export function pgChannels(sql: Sql): ChannelRepository {
         UPDATE channels SET name = coalesce(${change.name ?? null}, name),
                hint = coalesce(${change.hint ?? null}, hint),
                target = coalesce(${change.target ?? null}, target),
+               secret = coalesce(${change.secret ?? null}, secret),
                rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules.rules)}, rules),
                next_digest_at = CASE WHEN ${change.rules !== undefined} THEN ${change.rules?.nextDigestAt ?? null}::bigint
                                      ELSE next_digest_at END,
@@ -96,6 +97,13 @@ export function pgChannels(sql: Sql): ChannelRepository {
     async activeAlerts(projectId) {
       const [row] = await sql<{ count: string }[]>`
         SELECT count(*) AS count FROM alerts WHERE project_id = ${projectId} AND status = 'active'`;
+      return Number(row?.count ?? 0);
+    },
+
+    async newFlaky(projectId, from, to) {
+      const [row] = await sql<{ count: string }[]>`
+        SELECT count(*) AS count FROM flaky_news
+         WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}`;
       return Number(row?.count ?? 0);
     },
 

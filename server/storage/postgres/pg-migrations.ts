@@ -549,4 +549,23 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 14,
+    name: 'channels: newly flaky tests',
+    sql: `
+      -- As SQLite's migration 16 (see there), with PostgreSQL's types.
+      ALTER TABLE test_settings ADD COLUMN flaky_check BIGINT;
+      CREATE TABLE flaky_known (
+        project_id TEXT NOT NULL,
+        test_id    BIGINT NOT NULL,
+        PRIMARY KEY (project_id, test_id)
+      );
+      CREATE TABLE flaky_news (
+        project_id TEXT NOT NULL,
+        at         BIGINT NOT NULL,
+        test_id    BIGINT NOT NULL,
+        PRIMARY KEY (project_id, at, test_id)
+      );
+    `,
+  },
 ];

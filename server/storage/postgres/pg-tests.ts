@@ -251,5 +251,36 @@ export function pgTests(sql: Sql): TestRepository {
         INSERT INTO test_settings (project_id, auto_quarantine_score) VALUES (${projectId}, ${score})
         ON CONFLICT (project_id) DO UPDATE SET auto_quarantine_score = excluded.auto_quarantine_score`;
     },
+
+    async flakyKnown(projectId) {
+      const [settings] = await sql<{ check: string | null }[]>`
+        SELECT flaky_check AS check FROM test_settings WHERE project_id = ${projectId}`;
+      const known = await sql<{ id: string }[]>`
+        SELECT test_id AS id FROM flaky_known WHERE project_id = ${projectId}`;
+      const check = settings?.check;
+      return {
+        check: check === undefined || check === null ? null : Number(check),
+        testIds: known.map((row) => Number(row.id)),
+      };
+    },
+
+    async takeFlakyCheck(projectId, check, known, { at, testIds }) {
+      const taken = await sql`
+        INSERT INTO test_settings (project_id, flaky_check) VALUES (${projectId}, 1)
+        ON CONFLICT (project_id) DO UPDATE
+          SET flaky_check = coalesce(test_settings.flaky_check, 0) + 1
+         WHERE test_settings.flaky_check IS NOT DISTINCT FROM ${check}::bigint
+        RETURNING 1`;
+      if (taken.length === 0) return false;
+      await sql`DELETE FROM flaky_known WHERE project_id = ${projectId}`;
+      await sql`
+        INSERT INTO flaky_known (project_id, test_id)
+        SELECT ${projectId}, unnest(${integerArray(known)}::bigint[])`;
+      await sql`
+        INSERT INTO flaky_news (project_id, at, test_id)
+        SELECT ${projectId}, ${at}, unnest(${integerArray(testIds)}::bigint[])
+        ON CONFLICT DO NOTHING`;
+      return true;
+    },
   };
 }

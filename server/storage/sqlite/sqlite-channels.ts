@@ -30,7 +30,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const owned = `id = ? AND project_id IN (SELECT id FROM projects WHERE account_id = ?)`;
   const update = db.prepare(
     `UPDATE channels SET name = coalesce(?, name), hint = coalesce(?, hint),
-            target = coalesce(?, target), rules = coalesce(?, rules),
+            target = coalesce(?, target), secret = coalesce(?, secret), rules = coalesce(?, rules),
             next_digest_at = CASE WHEN ? THEN ? ELSE next_digest_at END, updated_at = ?
       WHERE ${owned}`,
   );
@@ -56,6 +56,9 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   );
   const alerts = db
     .prepare("SELECT count(*) FROM alerts WHERE project_id = ? AND status = 'active'")
+    .pluck();
+  const flakyNews = db
+    .prepare('SELECT count(*) FROM flaky_news WHERE project_id = ? AND at >= ? AND at < ?')
     .pluck();
   const runMessage = db
     .prepare('SELECT message_id FROM channel_messages WHERE channel_id = ? AND run_key = ?')
@@ -96,6 +99,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         change.name ?? null,
         change.hint ?? null,
         change.target ?? null,
+        change.secret ?? null,
         change.rules === undefined ? null : JSON.stringify(change.rules.rules),
         change.rules === undefined ? 0 : 1,
         change.rules?.nextDigestAt ?? null,
@@ -122,6 +126,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         count: number;
       }[],
     activeAlerts: (projectId) => alerts.get(projectId) as number,
+    newFlaky: (projectId, from, to) => flakyNews.get(projectId, from, to) as number,
     runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
     rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
       remember.run(channelId, runKey, messageId, at, channelId);

@@ -580,4 +580,28 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 16,
+    name: 'channels: newly flaky tests',
+    sql: `
+      -- The flaky check (issue 30's "newly flaky tests" rule): how many checks the project has
+      -- had (NULL: none; each check moves it by one, only from the value it read, so two
+      -- processes never announce the same tests), and the tests flaky at the last one: a test
+      -- flaky now and not then became flaky since.
+      ALTER TABLE test_settings ADD COLUMN flaky_check INTEGER;
+      CREATE TABLE flaky_known (
+        project_id TEXT NOT NULL,
+        test_id    INTEGER NOT NULL,
+        PRIMARY KEY (project_id, test_id)
+      ) WITHOUT ROWID;
+
+      -- Each test that became flaky, and when (epoch ms): what the digests count.
+      CREATE TABLE flaky_news (
+        project_id TEXT NOT NULL,
+        at         INTEGER NOT NULL,
+        test_id    INTEGER NOT NULL,
+        PRIMARY KEY (project_id, at, test_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -22,6 +22,7 @@ export const testWrites = [
   'quarantine',
   'unquarantine',
   'setAutoQuarantineScore',
+  'takeFlakyCheck',
 ] as const;
 
 type Row = Record<string, unknown>;
@@ -142,6 +143,19 @@ export function sqliteTests(
   const setScore = db.prepare(
     `INSERT INTO test_settings (project_id, auto_quarantine_score) VALUES (?, ?)
      ON CONFLICT (project_id) DO UPDATE SET auto_quarantine_score = excluded.auto_quarantine_score`,
+  );
+
+  const checkOf = db.prepare('SELECT flaky_check FROM test_settings WHERE project_id = ?').pluck();
+  const knownOf = db.prepare('SELECT test_id FROM flaky_known WHERE project_id = ?').pluck();
+  const takeCheck = db.prepare(
+    `INSERT INTO test_settings (project_id, flaky_check) VALUES (?, 1)
+     ON CONFLICT (project_id) DO UPDATE SET flaky_check = coalesce(test_settings.flaky_check, 0) + 1
+      WHERE test_settings.flaky_check IS ?`,
+  );
+  const forgetKnown = db.prepare('DELETE FROM flaky_known WHERE project_id = ?');
+  const know = db.prepare('INSERT INTO flaky_known (project_id, test_id) VALUES (?, ?)');
+  const news = db.prepare(
+    'INSERT OR IGNORE INTO flaky_news (project_id, at, test_id) VALUES (?, ?, ?)',
   );
 
   return {
@@ -269,6 +283,19 @@ export function sqliteTests(
 
     setAutoQuarantineScore: (projectId, score) => {
       setScore.run(projectId, score);
+    },
+
+    flakyKnown: (projectId) => ({
+      check: (checkOf.get(projectId) as number | null | undefined) ?? null,
+      testIds: knownOf.all(projectId) as number[],
+    }),
+
+    takeFlakyCheck(projectId, check, known, { at, testIds }) {
+      if (takeCheck.run(projectId, check).changes === 0) return false;
+      forgetKnown.run(projectId);
+      for (const testId of known) know.run(projectId, testId);
+      for (const testId of testIds) news.run(projectId, at, testId);
+      return true;
     },
   };
 }

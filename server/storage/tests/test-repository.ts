@@ -117,4 +117,20 @@ export interface TestRepository {
   /** The flaky score at or above which tests are quarantined automatically; null: off. */
   autoQuarantineScore(projectId: string): Promise<number | null>;
   setAutoQuarantineScore(projectId: string, score: number | null): Promise<void>;
+  /**
+   * The flaky check's state: how many checks the project had (null: none) and the tests flaky
+   * at the last one.
+   */
+  flakyKnown(projectId: string): Promise<{ check: number | null; testIds: number[] }>;
+  /**
+   * Records a flaky check, only if the project's count of checks is still `check` (no other
+   * process took one meanwhile): the tests flaky now (`known`) replace the last check's, and the
+   * ones that became flaky (`news`, at `at`) are logged. True when this call took it.
+   */
+  takeFlakyCheck(
+    projectId: string,
+    check: number | null,
+    known: readonly number[],
+    news: { at: number; testIds: readonly number[] },
+  ): Promise<boolean>;
 }

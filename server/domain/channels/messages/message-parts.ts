@@ -18,6 +18,7 @@ const LOOKS: Record<string, Look> = {
   cancelled: { word: 'Cancelled', emoji: '⚪', color: 0x6e7781, teamsColor: 'default' },
 };
 const RELEASE: Look = { word: 'Released', emoji: '🚀', color: 0x8250df, teamsColor: 'accent' };
+const FLAKY: Look = { word: 'Newly flaky', emoji: '🎲', color: 0xbf8700, teamsColor: 'warning' };
 const ALERT: Look = { word: 'Regression', emoji: '📉', color: 0xd73a49, teamsColor: 'attention' };
 
 export function lookOf(event: EventSummary): Look {
@@ -26,6 +27,7 @@ export function lookOf(event: EventSummary): Look {
     return { word, emoji: '📊', color: 0x5865f2, teamsColor: 'accent' };
   }
   if (event.alert) return ALERT;
+  if (event.flaky) return FLAKY;
   if (event.release) return RELEASE;
   const known = event.status ? LOOKS[event.status] : undefined;
   if (known) return known;
@@ -43,6 +45,10 @@ export function titleOf(event: EventSummary): string {
   const look = lookOf(event);
   if (event.alert) return `${look.emoji} ${look.word}: ${event.alert.key} · ${event.projectName}`;
   if (event.digest) return `${look.emoji} ${look.word} · ${event.projectName}`;
+  if (event.flaky) {
+    const n = event.flaky.tests.length + event.flaky.more;
+    return `${look.emoji} ${look.word}: ${n} test${n === 1 ? '' : 's'} · ${event.projectName}`;
+  }
   if (event.release) {
     const what = event.release.version ?? event.release.name ?? event.eventType;
     return `${look.emoji} ${look.word} ${what} · ${event.projectName}`;

@@ -7,13 +7,15 @@ import type { EventSummary } from '../event-summary.js';
 export function webhookMessage(event: EventSummary, mention: boolean) {
   const type = event.digest
     ? 'digest'
-    : event.alert
-      ? 'alert'
-      : event.release
-        ? 'release'
-        : event.status === 'failure'
-          ? 'build.failed'
-          : 'build';
+    : event.flaky
+      ? 'tests.flaky'
+      : event.alert
+        ? 'alert'
+        : event.release
+          ? 'release'
+          : event.status === 'failure'
+            ? 'build.failed'
+            : 'build';
   return {
     type: `ci-stats.${type}`,
     timestamp: event.createdAt,

@@ -79,7 +79,10 @@ export const channelRoutes: FastifyPluginAsyncZod = async (app) => {
         body: UpdateChannelRequest,
       },
       config: {
-        docs: { success: { example: CHANNEL }, throws: [NO_CHANNEL, new Invalid('channel-url')] },
+        docs: {
+          success: { example: CHANNEL },
+          throws: [NO_CHANNEL, new Invalid('channel-url'), new Invalid('channel-token')],
+        },
       },
     },
     async (request): Promise<ChannelInfo> =>

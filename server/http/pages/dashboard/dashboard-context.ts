@@ -10,6 +10,7 @@ import { refuseNulInForm } from '../refused-text.js';
 import { type CspDirectives, securityHeaders } from '../security-headers.js';
 import { testsPages } from '../tests/tests-pages.js';
 import { accountPages } from './account-pages.js';
+import { channelEditPages } from './channel-edit-pages.js';
 import { channelPages } from './channel-pages.js';
 import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
 import { formGuard } from './form-guard.js';
@@ -91,6 +92,7 @@ export function dashboardContext(kit: PageKit) {
         projectPages,
         verdictPages,
         channelPages,
+        channelEditPages,
       ]) {
         await signedIn.register(pages(chrome));
       }

@@ -82,6 +82,7 @@ const NOTICES = {
   'key-revoked': 'The key is revoked. Requests with it are refused from now on.',
   'project-created': 'The project is created.',
   'channel-deleted': 'The channel is deleted: it gets no more messages.',
+  'channel-saved': 'The channel is saved: its messages follow its new rules from now on.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'duration-key-saved': 'The build-duration key is saved.',
   'signed-out': 'You are signed out.',

@@ -4,26 +4,15 @@ import {
   ChannelLimits,
   type ChannelTestResult,
   type CreatedChannel,
-  type NotifyChoice,
 } from '../../../../../contract/channels.js';
 import { Limits } from '../../../../../contract/limits.js';
 import { Csrf, described, Field, Notice, TextField } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
+import { CHOICES, type ChannelForm, RulesFields } from './channel-rules-fields.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 import { SimpleTable } from './simple-table.js';
 
-/** The add form's fields as typed, shown again with their errors. */
-export interface ChannelForm {
-  kind: string;
-  name: string;
-  url: string;
-  notify: NotifyChoice[];
-  branches: string;
-  mention: string;
-  /** `''`, `day` or `week`. */
-  digest: string;
-  digestAt: string;
-}
+export type { ChannelForm };
 
 export interface ChannelsProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   projectId: string;
@@ -38,17 +27,10 @@ export interface ChannelsProps extends Omit<LayoutProps, 'title' | 'section' | '
 
 const KINDS: Record<ChannelKind, string> = {
   slack: 'Slack (incoming webhook)',
+  'slack-app': 'Slack (app with a bot token: messages edited in place)',
   teams: 'Microsoft Teams (workflow webhook)',
   discord: 'Discord (channel webhook)',
   webhook: 'Your own receiver (signed webhook)',
-};
-
-const CHOICES: Record<NotifyChoice, string> = {
-  builds: 'Every build',
-  failures: 'Failures',
-  changes: 'Broken and fixed builds',
-  releases: 'Releases and deploys',
-  alerts: 'Regression alerts',
 };
 
 /** `Failures, Releases on main, release/*; daily digest at 09:00 UTC`. */
@@ -68,8 +50,6 @@ export function ChannelsView(props: ChannelsProps) {
   const { projectId, projectName, channels, created, tested, errors, submitted, csrf } = props;
   const path = `/dashboard/projects/${encodeURIComponent(projectId)}/channels`;
   const kind = submitted?.kind ?? 'slack';
-  const notify = submitted?.notify ?? ['failures', 'changes'];
-  const digest = submitted?.digest ?? '';
   return (
     <DashboardLayout {...props} title={`Channels · ${projectName}`} section="projects">
       <div class="page-head">
@@ -108,7 +88,7 @@ export function ChannelsView(props: ChannelsProps) {
       <section class="card" aria-labelledby="channels-title">
         <h2 id="channels-title">Channels</h2>
         <SimpleTable
-          columns={['Name', 'Where', 'Hears of', 'Test', 'Delete']}
+          columns={['Name', 'Where', 'Hears of', 'Edit', 'Test', 'Delete']}
           empty="No channels yet."
         >
           {channels.map((channel) => (
@@ -120,6 +100,11 @@ export function ChannelsView(props: ChannelsProps) {
                 <code>{channel.target}</code>
               </td>
               <td>{rulesText(channel)}</td>
+              <td>
+                <a class="button small" href={`${path}/${encodeURIComponent(channel.id)}/edit`}>
+                  Edit<span class="sr-only">{` ${channel.name}`}</span>
+                </a>
+              </td>
               <td>
                 <form method="post" action={`${path}/test`} class="inline-form">
                   <Csrf token={csrf} />
@@ -170,60 +155,19 @@ export function ChannelsView(props: ChannelsProps) {
           value={submitted?.url}
           error={errors.url}
           maxLength={Limits.webhookUrlLength}
-          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again."
-        />
-        <fieldset>
-          <legend class="legend">Hears of</legend>
-          {Object.entries(CHOICES).map(([value, label]) => (
-            <>
-              <label class="check">
-                <input
-                  type="checkbox"
-                  name="notify[]"
-                  value={value}
-                  checked={notify.includes(value as NotifyChoice)}
-                />{' '}
-                {label}
-              </label>
-              <br />
-            </>
-          ))}
-          {errors.notify && <p class="error">{errors.notify}</p>}
-        </fieldset>
-        <TextField
-          name="branches"
-          label="Branches"
-          value={submitted?.branches}
-          error={errors.branches}
-          hint="Globs, comma-separated (main, release/*). Empty: every branch."
+          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again. A Slack app: the channel's link (https://<workspace>.slack.com/archives/C…)."
         />
         <TextField
-          name="mention"
-          label="Mention on failure"
-          value={submitted?.mention}
-          error={errors.mention}
-          maxLength={ChannelLimits.mention}
-          hint="A Discord <@&role> or <@user>, a Slack <!subteam^ID>, <!here> or <@user>. Empty: nobody."
+          name="token"
+          label="Bot token (Slack app only)"
+          type="password"
+          value=""
+          error={errors.token}
+          maxLength={255}
+          autocomplete="off"
+          hint="xoxb-…, with the chat:write scope, the app added to the channel. Stored sealed, never shown again."
         />
-        <Field id="digest" label="Digest" error={errors.digest}>
-          <select id="digest" name="digest" {...described('digest', errors.digest)}>
-            <option value="" selected={digest === ''}>
-              None
-            </option>
-            <option value="day" selected={digest === 'day'}>
-              Daily
-            </option>
-            <option value="week" selected={digest === 'week'}>
-              Weekly, on Mondays
-            </option>
-          </select>
-        </Field>
-        <TextField
-          name="digestAt"
-          label="Digest time (UTC)"
-          value={submitted?.digestAt ?? '09:00'}
-          hint="HH:MM. With a digest, you may leave every choice above unticked: the digest only."
-        />
+        <RulesFields form={submitted} errors={errors} />
         <div class="actions">
           <button class="button" type="submit">
             Add the channel
