@@ -148,7 +148,13 @@ export function projectViewService(
         : services.stats.seriesWithTotal(accountId, { projectId, key: durationKey, ...window });
     const [keys, summary, headline, timeline, branches, shareLinks, marks, eventTypes] =
       await Promise.all([
-        services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS }),
+        // A share page shows units and directions as judged so far (describeKeys): it never waits
+        // for the judging of records stored by anyone, the owner's page does.
+        services.stats.keys(accountId, projectId, {
+          after: keysAfter,
+          limit: KEY_ROWS,
+          catchUp: owner,
+        }),
         summaryRead,
         services.headline.headline(
           accountId,
@@ -160,6 +166,7 @@ export function projectViewService(
                 ? undefined
                 : { key: durationKey, total: durationRead.then((read) => read.total) },
           },
+          owner,
         ),
         services.records.events(
           accountId,

@@ -109,7 +109,7 @@ export function statsService(
     async keys(
       accountId: string,
       projectId: string,
-      page: { after?: string | undefined; limit: number },
+      page: { after?: string | undefined; limit: number; catchUp?: boolean },
     ): Promise<MetricKeys> {
       await own(accountId, projectId);
       // One more than asked tells whether a next page exists.
@@ -125,6 +125,7 @@ export function statsService(
         keys: await verdicts.describeKeys(
           projectId,
           shown.filter((key) => !isContextKey(key.key)).map(keyInfo),
+          { catchUp: page.catchUp !== false },
         ),
         nextCursor: keys.length > page.limit && last ? encodeKeyCursor(last.key) : null,
       };

@@ -130,7 +130,13 @@ export function headlineService(
      * `current`: what the caller reads anyway of exactly this range and branch (the page: the
      * build summary in its buckets, a key's series), so it is not read twice.
      */
-    async headline(accountId: string, query: HeadlineQuery, current?: Known): Promise<Headline> {
+    async headline(
+      accountId: string,
+      query: HeadlineQuery,
+      current?: Known,
+      /** false: the duration key's direction as judged so far (share pages; see describeKeys). */
+      catchUp = true,
+    ): Promise<Headline> {
       const { projectId, branch, eventType } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
@@ -142,9 +148,11 @@ export function headlineService(
         period(accountId, projectId, key, { ...before, branch }, eventType, undefined),
         key === null
           ? []
-          : services.verdicts.describeKeys(projectId, [
-              { key, count: 0, last_value: 0, last_at: iso(0), unit: null, direction: null },
-            ]),
+          : services.verdicts.describeKeys(
+              projectId,
+              [{ key, count: 0, last_value: 0, last_at: iso(0), unit: null, direction: null }],
+              { catchUp },
+            ),
       ]);
       const series = described[0];
       // A duration is better lower unless the series says otherwise.

@@ -57,9 +57,18 @@ export function verdictReads(storage: Storage, access: ProjectAccess, judging: J
   }
 
   return {
-    /** get-metric-keys' entries with their unit and direction. */
-    async describeKeys(projectId: string, keys: MetricKeyInfo[]): Promise<MetricKeyInfo[]> {
-      await judging.catchUp();
+    /**
+     * get-metric-keys' entries with their unit and direction. `catchUp: false` (share pages and
+     * badges) takes the settings as judged so far instead of waiting for the judging's backlog,
+     * which is the whole deployment's: a bulk of records stored by any tenant would otherwise hold
+     * a read of this project for as long as judging them takes (issue 22, part 1).
+     */
+    async describeKeys(
+      projectId: string,
+      keys: MetricKeyInfo[],
+      options: { catchUp?: boolean } = {},
+    ): Promise<MetricKeyInfo[]> {
+      if (options.catchUp !== false) await judging.catchUp();
       const settings = await settingsMap(projectId);
       return keys.map((entry) => ({
         ...entry,

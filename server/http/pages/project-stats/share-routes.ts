@@ -139,7 +139,9 @@ export function shareRoutes(kit: PageKit) {
         const key = file.slice(0, -'.svg'.length);
         return answer(request, reply, BADGE_MAX_AGE, async ({ accountId, projectId }) => {
           const found = await stats.key(accountId, projectId, key);
-          const [described] = found ? await verdicts.describeKeys(projectId, [found]) : [];
+          const [described] = found
+            ? await verdicts.describeKeys(projectId, [found], { catchUp: false })
+            : [];
           const unit = unitOf(key, described?.unit);
           return { status: 200, type: SVG, body: metricBadge(key, described?.last_value, unit) };
         });
