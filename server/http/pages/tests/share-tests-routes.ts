@@ -39,7 +39,7 @@ export function shareTestsRoutes(
       if (!query) return badQuery(request.id);
       const data = await testsViewData(testQueries, accountId, projectId, query);
       const projectPath = sharedPath(request.params.token);
-      const body = renderDocument(TestsView({ frame, projectPath, query, ...data }));
+      const body = renderDocument(TestsView({ frame, projectPath, query, ...data }), kit.basePath);
       return { status: 200, type: HTML, body };
     });
   });
@@ -61,7 +61,7 @@ export function shareTestsRoutes(
           throw error;
         }
         const testsPath = `${sharedPath(request.params.token)}/tests`;
-        const body = renderDocument(TestView({ frame, testsPath, query, ...data }));
+        const body = renderDocument(TestView({ frame, testsPath, query, ...data }), kit.basePath);
         return { status: 200, type: HTML, body };
       });
     },
