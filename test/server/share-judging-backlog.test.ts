@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
+import { holdJudging } from '../helpers/hold-judging.js';
 import { storeMetric } from '../helpers/seed-records.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -16,26 +17,6 @@ let server: TestServer;
 let me: TestAccount;
 eachTestServer((started) => ({ server, me } = started));
 
-/** Holds the judging's lock until the returned function is called. */
-async function holdJudging(): Promise<() => Promise<void>> {
-  let release = () => {};
-  let taken = () => {};
-  const isTaken = new Promise<void>((resolve) => {
-    taken = resolve;
-  });
-  const held = server.app.storage.lock('verdicts', async () => {
-    taken();
-    await new Promise<void>((resolve) => {
-      release = resolve;
-    });
-  });
-  await isTaken;
-  return async () => {
-    release();
-    await held;
-  };
-}
-
 /** `request`'s answer, or 'still waiting' if it has not come while judging is held. */
 const whileHeld = <T>(request: Promise<T>) =>
   Promise.race([
@@ -49,7 +30,7 @@ it('answers the share page and a metric badge while judging is behind, and the A
     body: { projectId: me.projectId },
   });
   const { token } = link.json() as { token: string };
-  const release = await holdJudging();
+  const release = await holdJudging(server);
   let released = false;
   try {
     await storeMetric(server, me.projectId, Date.now() - 60_000, { bundle_bytes: 531_999 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { type Comparison, VerdictPaths } from '../../contract/verdicts.js';
+import { holdJudging } from '../helpers/hold-judging.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -394,6 +395,21 @@ describe('judging', () => {
         sample_size: null,
       }),
     ]);
+  });
+
+  // The Action compares the record it has just stored. Judging's catch-up must not stop after
+  // one page of its queue: on PostgreSQL a page was 64 queue rows (one per ingest statement), so
+  // after a burst of single requests that judging could not keep up with (held here by its lock)
+  // the newest records stayed unjudged and compare said 404.
+  it('compares at once the newest of 130 records sent one request each during a backlog', async () => {
+    const release = await holdJudging(server);
+    let last = '';
+    for (let i = 0; i < 130; i++) {
+      last = await ingest(on('main', `c${i}`, { build_ms: 100 + (i % 3) }));
+    }
+    await release();
+    const comparison = await compare(last);
+    expect(comparison.keys.map((k) => k.key)).toEqual(['build_ms']);
   });
 
   it('compare by commit, an unknown record is 404, and a missing projectId is named', async () => {

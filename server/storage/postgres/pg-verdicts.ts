@@ -142,23 +142,30 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
     },
 
     async pending(limit) {
-      const rows = await sql<{ id: number; metrics: number[] }[]>`
-        SELECT id, metrics FROM verdict_queue ORDER BY id LIMIT ${QUEUE_ROWS}`;
       const seqs: number[] = [];
       const whole: number[] = [];
       let partial: [number, number] = [0, 0];
-      for (const row of rows) {
-        const room = limit - seqs.length;
-        if (room <= 0) break;
-        if (row.metrics.length <= room) {
-          seqs.push(...row.metrics);
-          whole.push(row.id);
-        } else {
-          // A row of a large statement (the migration's backlog): its first `room` records.
-          seqs.push(...row.metrics.slice(0, room));
-          partial = [row.id, room];
-          break;
+      // Queue rows a page at a time until the batch is full or the queue is empty: a batch
+      // shorter than `limit` tells the worker (and a read waiting for it) that all is judged,
+      // so one page of single-record rows must not end it early.
+      for (let after = 0, done = false; !done; ) {
+        const rows = await sql<{ id: number; metrics: number[] }[]>`
+          SELECT id, metrics FROM verdict_queue WHERE id > ${after} ORDER BY id
+            LIMIT ${QUEUE_ROWS}`;
+        for (const row of rows) {
+          after = row.id;
+          const room = limit - seqs.length;
+          if (row.metrics.length <= room) {
+            seqs.push(...row.metrics);
+            whole.push(row.id);
+          } else {
+            // A row of a large statement (the migration's backlog): its first `room` records.
+            seqs.push(...row.metrics.slice(0, room));
+            partial = [row.id, room];
+          }
+          if (seqs.length >= limit) break;
         }
+        done = rows.length < QUEUE_ROWS || seqs.length >= limit;
       }
       if (seqs.length === 0) return { metrics: [], token: [] };
       const metrics = await sql<PendingMetric[]>`
