@@ -21,6 +21,8 @@ import { projectService } from './project-service.js';
 import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
+import { exportService } from './export/export-service.js';
+import { importService } from './export/import-service.js';
 import { retentionService } from './retention-service.js';
 import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
@@ -115,6 +117,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     stats,
     shareLinks,
     retention: retentionService(storage, access),
+    exports: exportService(storage, access),
+    imports: importService(storage, access, () => judging.wake()),
     projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
     projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),

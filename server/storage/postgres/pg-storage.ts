@@ -11,6 +11,7 @@ import { listenForChanges } from './pg-notifications.js';
 import { pgProfiles } from './pg-profiles.js';
 import { pgProjectPage } from './pg-project-page.js';
 import { pgProjects } from './pg-projects.js';
+import { pgExport } from './pg-export.js';
 import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
@@ -95,6 +96,8 @@ export async function openPgStorage({
     verdicts: guarded(pgVerdicts(sql), observe),
     tests: guarded(pgTests(sql), observe),
     projectPage: guarded(pgProjectPage(sql), observe),
+    // Pages of a long export: on the reads' own pool, like the statistics.
+    exports: guarded(pgExport(sql === pool ? readPool : sql), observe),
   });
 
   return {

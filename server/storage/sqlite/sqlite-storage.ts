@@ -15,6 +15,7 @@ import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
 import { profileWrites, sqliteProfiles } from './sqlite-profiles.js';
 import { projectPageWrites, sqliteProjectPage } from './sqlite-project-page.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
+import { sqliteExport } from './sqlite-export.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
 import { retentionWrites, sqliteRetention } from './sqlite-retention.js';
 import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
@@ -117,6 +118,7 @@ export async function openSqliteStorage({
     verdicts: sqliteVerdicts(db, marks),
     tests: sqliteTests(db, idempotency),
     projectPage: sqliteProjectPage(db),
+    exports: sqliteExport(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -134,6 +136,7 @@ export async function openSqliteStorage({
     verdicts: wrap(tables.verdicts, verdictWrites, write),
     tests: wrap(tables.tests, testWrites, write),
     projectPage: wrap(tables.projectPage, projectPageWrites, write),
+    exports: wrap(tables.exports, [], write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.
