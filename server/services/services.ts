@@ -10,6 +10,8 @@ import { channelService, type SampleSender } from './channels/channel-service.js
 import { digestScheduler } from './channels/digest-scheduler.js';
 import { credentials } from './credentials.js';
 import { displayNameService } from './display-name-service.js';
+import { exportService } from './export/export-service.js';
+import { importService } from './export/import-service.js';
 import { forwardingService } from './forwarding-service.js';
 import { healthService } from './health-service.js';
 import { idempotency } from './idempotency-service.js';
@@ -21,8 +23,6 @@ import { projectService } from './project-service.js';
 import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
-import { exportService } from './export/export-service.js';
-import { importService } from './export/import-service.js';
 import { retentionService } from './retention-service.js';
 import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';

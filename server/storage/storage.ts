@@ -828,7 +828,12 @@ export interface RecordExportRepository {
     id: string,
   ): Promise<{ seq: number; createdAt: number } | undefined>;
   /** The last position of a project's records made before `t` (at or before, `inclusive`); 0: none. */
-  lastSeqBefore(projectId: string, table: RecordTable, t: number, inclusive: boolean): Promise<number>;
+  lastSeqBefore(
+    projectId: string,
+    table: RecordTable,
+    t: number,
+    inclusive: boolean,
+  ): Promise<number>;
   /** The time of the newest record stored (any project, either table); null when none. */
   newestTime(): Promise<number | null>;
 }
