@@ -47,6 +47,9 @@ export const Paths = {
   getRetention: '/stats/get-retention',
   setRetention: '/stats/set-retention',
   pinRecord: '/stats/pin-record',
+  /** Records out and back in (docs/export.md). */
+  exportRecords: '/stats/export',
+  importRecords: '/stats/import-records',
   /** Tests as data (docs/tests.md). */
   ingestTests: '/stats/ingest-tests',
   getTests: '/stats/get-tests',

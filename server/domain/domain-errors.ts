@@ -53,7 +53,11 @@ export class Forbidden extends DomainError<'project' | 'ingest-only'> {
 
 /** The request contradicts what is stored. */
 export class Conflict extends DomainError<
-  'display-name-taken' | 'idempotency-key-reused' | 'project-name-taken' | 'too-many-channels'
+  | 'display-name-taken'
+  | 'idempotency-key-reused'
+  | 'project-name-taken'
+  | 'too-many-channels'
+  | 'import-before-newest'
 > {
   readonly kind = 'conflict';
 }

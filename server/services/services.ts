@@ -10,6 +10,8 @@ import { channelService, type SampleSender } from './channels/channel-service.js
 import { digestScheduler } from './channels/digest-scheduler.js';
 import { credentials } from './credentials.js';
 import { displayNameService } from './display-name-service.js';
+import { exportService } from './export/export-service.js';
+import { importService } from './export/import-service.js';
 import { forwardingService } from './forwarding-service.js';
 import { healthService } from './health-service.js';
 import { idempotency } from './idempotency-service.js';
@@ -117,6 +119,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     stats,
     shareLinks,
     retention: retentionService(storage, access),
+    exports: exportService(storage, access),
+    imports: importService(storage, access, () => judging.wake()),
     projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
     projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),

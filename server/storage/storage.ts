@@ -786,6 +786,62 @@ export interface RetentionRepository {
   reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
 }
 
+/** A record as exported (docs/export.md): its stored position, its columns as stored. */
+export interface ExportEventRow {
+  seq: number;
+  id: string;
+  eventType: string;
+  description: string | null;
+  /** The payload's JSON text as stored. */
+  payload: string | null;
+  color: number | null;
+  createdAt: number;
+}
+
+export interface ExportMetricRow {
+  seq: number;
+  id: string;
+  payload: string;
+  createdAt: number;
+}
+
+/** Times are epoch ms, `from` inclusive, `to` exclusive. */
+export interface ExportRange {
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+/** A project's records in stored order, a page at a time after a position (the export). */
+export interface RecordExportRepository {
+  events(
+    projectId: string,
+    range: ExportRange,
+    afterSeq: number,
+    limit: number,
+  ): Promise<ExportEventRow[]>;
+  metrics(
+    projectId: string,
+    range: ExportRange,
+    afterSeq: number,
+    limit: number,
+  ): Promise<ExportMetricRow[]>;
+  /** The stored position of a project's record, found by its id (where an export resumes). */
+  seqOf(
+    projectId: string,
+    table: RecordTable,
+    id: string,
+  ): Promise<{ seq: number; createdAt: number } | undefined>;
+  /** The last position of a project's records made before `t` (at or before, `inclusive`); 0: none. */
+  lastSeqBefore(
+    projectId: string,
+    table: RecordTable,
+    t: number,
+    inclusive: boolean,
+  ): Promise<number>;
+  /** The time of the newest record stored (any project, either table); null when none. */
+  newestTime(): Promise<number | null>;
+}
+
 export interface Repositories {
   accounts: AccountRepository;
   sessions: SessionRepository;
@@ -802,6 +858,7 @@ export interface Repositories {
   verdicts: VerdictRepository;
   tests: TestRepository;
   projectPage: ProjectPageRepository;
+  exports: RecordExportRepository;
 }
 
 export interface Storage extends Repositories {

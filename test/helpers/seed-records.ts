@@ -68,7 +68,8 @@ export async function foldStatistics(server: TestServer, after: number): Promise
   const elsewhere = await server.account();
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await storeMetric(server, elsewhere.projectId, after, { fold: 1 });
-  if (!onPostgres) return;
+  // The server's own backend: a test on PostgreSQL may run a SQLite twin beside it.
+  if (server.database.backend !== 'postgres') return;
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     const [queued] = await selectColumn(server.database, 'SELECT count(*) FROM stats_queue');
     if (Number(queued) === 0) return;

@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import * as z from 'zod/mini';
-import { bodyIssuesOf } from './faithful-json.js';
+import { bodyIssuesOf } from '../../domain/faithful-json.js';
 
 // zod/mini carries no messages of its own: the `issues` of a 400 use zod's English ones.
 z.config(z.locales.en());

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { checkFaithful } from './faithful-json.js';
+import { checkFaithful } from '../../domain/faithful-json.js';
 
 /**
  * JSON is the API's only request format (anything else is 415). An empty body counts as no body

@@ -5,6 +5,7 @@ import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
 import { pgChannels } from './pg-channels.js';
 import { openPgDatabase, openPgReadPool, type PgOptions, type Sql } from './pg-database.js';
+import { pgExport } from './pg-export.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
@@ -95,6 +96,8 @@ export async function openPgStorage({
     verdicts: guarded(pgVerdicts(sql), observe),
     tests: guarded(pgTests(sql), observe),
     projectPage: guarded(pgProjectPage(sql), observe),
+    // Pages of a long export: on the reads' own pool, like the statistics.
+    exports: guarded(pgExport(sql === pool ? readPool : sql), observe),
   });
 
   return {

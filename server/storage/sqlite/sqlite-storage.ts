@@ -9,6 +9,7 @@ import { backupSqlite, preMigrationBackupPath } from './sqlite-backup.js';
 import { channelWrites, sqliteChannels } from './sqlite-channels.js';
 import { type Db, migrate, openConnection, schemaVersion } from './sqlite-database.js';
 import { hasRoom, translatedSqliteError } from './sqlite-errors.js';
+import { sqliteExport } from './sqlite-export.js';
 import { idempotencyWrites, sqliteIdempotency } from './sqlite-idempotency.js';
 import { migrations } from './sqlite-migrations.js';
 import { outboxWrites, sqliteOutbox } from './sqlite-outbox.js';
@@ -117,6 +118,7 @@ export async function openSqliteStorage({
     verdicts: sqliteVerdicts(db, marks),
     tests: sqliteTests(db, idempotency),
     projectPage: sqliteProjectPage(db),
+    exports: sqliteExport(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -134,6 +136,7 @@ export async function openSqliteStorage({
     verdicts: wrap(tables.verdicts, verdictWrites, write),
     tests: wrap(tables.tests, testWrites, write),
     projectPage: wrap(tables.projectPage, projectPageWrites, write),
+    exports: wrap(tables.exports, [], write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

@@ -43,6 +43,7 @@ import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
 import { channelRoutes } from './channel-routes.js';
+import { exportRoutes } from './export-routes.js';
 import { projectPageRoutes } from './project-page-routes.js';
 import { retentionRoutes } from './retention-routes.js';
 import { summaryRoutes } from './summary-routes.js';
@@ -359,6 +360,7 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   await app.register(retentionRoutes);
+  await app.register(exportRoutes);
   await app.register(verdictRoutes);
   await app.register(projectPageRoutes);
 };
