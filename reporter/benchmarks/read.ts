@@ -50,7 +50,7 @@ function jsonErrorPlace(text: string, message: string): string {
 }
 
 /** Reads one JSON document, saying where it breaks when it does not parse. */
-function parseJson(withBom: string, expected: string): unknown {
+export function parseJson(withBom: string, expected: string): unknown {
   const text = withBom.replace(/^\uFEFF/, '');
   try {
     return JSON.parse(text);
