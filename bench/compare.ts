@@ -95,6 +95,7 @@ interface Compared {
 
 /** What one answer holds: the figure must measure real work (50 judged keys). */
 function check(answer: Compared, expectBaseCommit: string | null) {
+  if (!Array.isArray(answer.keys)) throw new Error(`compare answered ${JSON.stringify(answer)}`);
   const verdicts: Record<string, number> = {};
   for (const k of answer.keys) verdicts[k.verdict] = (verdicts[k.verdict] ?? 0) + 1;
   const judged = answer.keys.filter((k) =>
