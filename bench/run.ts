@@ -6,6 +6,7 @@ import { againstFromArgs } from './against.js';
 import { withBenchDatabase } from './bench-database.js';
 import { benchmarkParseScenario } from './benchmark-parse.js';
 import { changePointScenario } from './change-points.js';
+import { type CompareRun, compareOnPostgres, compareOnSqlite, compareReport } from './compare.js';
 import {
   API_KEY,
   serverEnv as benchServerEnv,
@@ -41,6 +42,10 @@ import {
  *   insert with each client (`postgres`, `pg`), and the two clients are compared in-process.
  * Scenario `verdicts`: change points of 10,000 values beside a naive O(n²) scan, the incremental
  *   cost of one value, and detection quality on seeded synthetic series (bench/change-points.ts).
+ * Scenario `compare` (not in the default set: it seeds a million records per backend): GET
+ *   /stats/compare for a record of 50 keys with thresholds on a project of BENCH_COMPARE_RECORDS
+ *   metric records, the newest BENCH_COMPARE_WIDE of them with the 50 keys (bench/compare.ts);
+ *   with BENCH_DATABASE_URL, again on PostgreSQL.
  * Scenario `stats`: statistics queries on a project with a million metrics and a million events
  *   over 90 days, one request at a time (latency, not throughput), beside the bare GET route;
  *   with BENCH_DATABASE_URL, again on PostgreSQL (a database `statsbench_…` of its own).
@@ -59,6 +64,12 @@ const SEEDED_EVENTS = Number(process.env.BENCH_SEEDED_EVENTS ?? 1_000_000);
 const HISTORY_RECORDS = Number(process.env.BENCH_HISTORY_RECORDS ?? 1_000_000);
 /** Requests per statistics query (after 10 unmeasured ones). */
 const QUERY_SAMPLES = Number(process.env.BENCH_QUERY_SAMPLES ?? 200);
+/** The compare scenario's project: its metric records, and how many of the newest carry 50 keys. */
+const COMPARE_SIZE = {
+  count: Number(process.env.BENCH_COMPARE_RECORDS ?? 1_000_000),
+  wide: Number(process.env.BENCH_COMPARE_WIDE ?? 1_000_000),
+  days: 365,
+};
 /**
  * Which scenarios run: `ingest` (new database), `seeded`, `page`, `stats`, `stalled`, `flood`,
  * `bodies`, `verdicts`, `tenants` (issue 22: one tenant's share page and badge flooded beside
@@ -691,6 +702,25 @@ try {
     );
     results.postgresTests = run;
     report.push(...testsReport('PostgreSQL', run));
+  }
+
+  if (SCENARIOS.has('compare')) {
+    const runs: Record<string, CompareRun> = {};
+    mkdirSync(join(work, 'compare'));
+    // BENCH_COMPARE_BACKENDS=postgres runs PostgreSQL alone (a second run on a shared machine).
+    const backends = process.env.BENCH_COMPARE_BACKENDS ?? 'sqlite,postgres';
+    if (backends.includes('sqlite')) {
+      runs.SQLite = await compareOnSqlite(join(work, 'compare'), COMPARE_SIZE, QUERY_SAMPLES);
+    }
+    if (BENCH_DATABASE_URL && backends.includes('postgres')) {
+      runs.PostgreSQL = await withBenchDatabase(
+        BENCH_DATABASE_URL,
+        (url) => compareOnPostgres(url, COMPARE_SIZE, QUERY_SAMPLES),
+        'comparebench',
+      );
+    }
+    results.compare = runs;
+    report.push(...compareReport(runs));
   }
 
   if (SCENARIOS.has('verdicts')) {

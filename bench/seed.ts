@@ -10,7 +10,7 @@ const BATCH = 50_000;
  * Opens a stopped server's database for seeding: rows go in large unsynchronised transactions,
  * then get the minute marks and statistics cells the server keeps (as its migration would).
  */
-function seeding(databasePath: string, fill: (db: Database.Database) => void): void {
+export function seeding(databasePath: string, fill: (db: Database.Database) => void): void {
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
