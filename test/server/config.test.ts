@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       mailDomain: 'localhost',
       adminToken: undefined,
+      backup: undefined,
       secretsKey: undefined,
       logLevel: 'info',
       bodyLimit: 1048576,
@@ -46,6 +47,7 @@ describe('loadConfig', () => {
       contacts: { provider: 'none' },
       outbound: {
         discordApiOrigin: 'https://discord.com',
+        slackApiOrigin: 'https://slack.com',
         slackWebhookOrigin: 'https://hooks.slack.com',
         teamsWebhookOrigin: undefined,
         webhookAllowedHosts: [],

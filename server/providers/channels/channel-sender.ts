@@ -236,14 +236,7 @@ export function channelSender(options: ChannelSenderOptions) {
     }
     const answer = await sendNow(channel, req, via);
     const id = (answer.body as { id?: unknown } | null)?.id;
-    if (run && typeof id === 'string' && /^\d{1,20}$/.test(id)) {
-      const now = Date.now();
-      // Not remembered (the database away): the run's next report posts a new message, which
-      // is better than failing, and sending again, one Discord accepted.
-      await storage.channels
-        .rememberRunMessage(channel.id, run.key, id, now, now - RUN_MESSAGE_DAYS * 86_400_000)
-        .catch(() => undefined);
-    }
+    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id);
   }
 
   /** Remembers the platform's id of a run's message, for the run's later reports to edit. */

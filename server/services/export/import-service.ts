@@ -29,8 +29,12 @@ export const IMPORT_MAX_BYTES = 1024 ** 3;
 /** Records appended at once: one group commit's worth, in the file's order. */
 const CHUNK = 500;
 
-const refuse = (line: number, text: string) =>
+/** A refused line: 400 with the line's number first, then what is wrong with it. */
+export const refuseLine = (line: number, text: string) =>
   new InvalidField(`line ${line}`, `line ${line}: ${text}`);
+const refuse = refuseLine;
+/** A record older than the line before it (an import's times never go back). */
+export const EARLIER_THAN_BEFORE = 'created_at: earlier than the line before it';
 
 type Parsed = { kind: 'events'; line: EventLine } | { kind: 'metrics'; line: MetricLine };
 
@@ -146,7 +150,7 @@ export function importService(storage: Storage, access: ProjectAccess, metricSto
           // Stored as written: times never go back in storage order (sqlite-time-marks.ts), so
           // a file whose times do would have them changed; an export's never do.
           const at = parse(kind, text, number).line.created_at;
-          if (at < latest) throw refuse(number, 'created_at: earlier than the line before it');
+          if (at < latest) throw refuse(number, EARLIER_THAN_BEFORE);
           first ??= at;
           latest = at;
           count += 1;

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExportQuery, type ImportAnswer, ImportQuery } from '../../../../contract/export.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
-import { Forbidden, InvalidField, NotFound } from '../../../domain/domain-errors.js';
+import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
+import { EARLIER_THAN_BEFORE, refuseLine } from '../../../services/export/import-service.js';
 import { within } from '../area.js';
 import { ID } from '../examples.js';
 import { gunzipBody } from '../tests/gzip-body.js';
@@ -63,10 +64,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       config: {
         docs: {
           success: { example: { projectId: ID, kind: 'metrics', imported: 1000 } },
-          throws: [
-            FOREIGN_PROJECT,
-            new InvalidField('line 2', 'line 2: created_at: Invalid string'),
-          ],
+          throws: [FOREIGN_PROJECT, refuseLine(3, EARLIER_THAN_BEFORE)],
         },
       },
       preParsing: gunzipBody,
