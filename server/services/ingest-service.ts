@@ -87,6 +87,7 @@ export function ingestService(
           branch: branchOf(metric.payload),
         },
         series: seriesOf(metric.payload),
+        parsed: metric.payload,
       };
       const answer = await idempotency.once(
         caller.accountId,

@@ -187,7 +187,13 @@ export type NewRecord =
       /** The messages to the project's channels its rules want (issue 30). */
       channelJobs?: readonly OutboxJob[];
     }
-  | { kind: 'metric'; row: MetricRow; series: [string, number][] };
+  | {
+      kind: 'metric';
+      row: MetricRow;
+      series: [string, number][];
+      /** The payload `row.payload` serialises, handed to judging in this process (fresh-metrics.ts). */
+      parsed?: Record<string, unknown>;
+    };
 
 /** The first answer to an (account, Idempotency-Key), stored with the record it acknowledges. */
 export interface IdempotencyClaim {
@@ -500,6 +506,8 @@ export interface PendingMetric {
   payload: string;
   createdAt: number;
   branch: string | null;
+  /** The payload as ingest parsed it, when this process stored the record (else parse `payload`). */
+  parsed?: Record<string, unknown>;
 }
 
 /** A metric record as judging read it. */

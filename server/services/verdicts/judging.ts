@@ -255,7 +255,7 @@ async function judgeRecord(
   metric: PendingMetric,
   contexts: Map<string, ProjectContext>,
 ): Promise<{ projectId: string; key: string; branch: string }[]> {
-  const parsed: unknown = JSON.parse(metric.payload);
+  const parsed: unknown = metric.parsed ?? JSON.parse(metric.payload);
   const payload = isJsonObject(parsed) ? parsed : {};
   const declared = declarationsOf(payload);
   if (declared.ok && declared.value.units.length + declared.value.directions.length > 0) {

@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import type { FreshMetrics } from '../fresh-metrics.js';
 import {
   type EventPageRow,
   eventPage,
@@ -65,6 +66,7 @@ export function sqliteRecords(
   outbox: ReturnType<typeof sqliteOutbox>['repository'],
   statsIndex: ReturnType<typeof sqliteStatsIndex>,
   marks: SqliteTimeMarks,
+  fresh: FreshMetrics,
 ): Sync<RecordRepository> {
   // Positional parameters: binding by name cost a measurable share of an ingest.
   const insertEvent = db.prepare(
@@ -111,6 +113,15 @@ export function sqliteRecords(
         );
         const seq = Number(lastInsertRowid);
         marks.stored('metrics', seq, createdAt);
+        fresh.stored({
+          seq,
+          id: m.id,
+          projectId: m.projectId,
+          payload: m.payload,
+          createdAt,
+          branch: m.branch,
+          parsed: record.parsed,
+        });
         statsIndex.appended(seq, {
           projectId: m.projectId,
           branch: m.branch,

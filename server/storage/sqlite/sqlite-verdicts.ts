@@ -1,3 +1,4 @@
+import type { FreshMetrics } from '../fresh-metrics.js';
 import { reevaluationOf, type StoredReevaluation } from '../reevaluation-rows.js';
 import type {
   AlertRow,
@@ -61,7 +62,11 @@ type StoredSetting = Omit<SeriesSetting, 'ownerUnit' | 'ownerDirection'> & {
 };
 
 /** Verdicts on SQLite: see VerdictRepository. */
-export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepository> {
+export function sqliteVerdicts(
+  db: Db,
+  marks: SqliteTimeMarks,
+  fresh: FreshMetrics,
+): Sync<VerdictRepository> {
   const settingsOf = db.prepare(
     `SELECT key, unit, direction, owner_unit AS ownerUnit, owner_direction AS ownerDirection
        FROM series_settings WHERE project_id = ? ORDER BY key`,
@@ -105,6 +110,10 @@ export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepo
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt, branch
        FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?`,
   );
+  // Only the positions: building each row's object was most of a pending read's cost.
+  const pendingSeqs = db
+    .prepare('SELECT seq FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?')
+    .pluck();
   const setProgress = db.prepare('UPDATE verdict_progress SET metrics = MAX(metrics, ?)');
   // A record is judged once (its progress commits with it), so its rows are plain inserts: OR
   // REPLACE would cost every judged metric a second search of each unique index (about half of
@@ -323,14 +332,23 @@ export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepo
     deleteThreshold: (id) => void deleteThreshold.run(id),
 
     pending(limit) {
-      const metrics = pendingAfter.all(progress.get(), limit) as PendingMetric[];
+      const after = progress.get();
+      const seqs = pendingSeqs.all(after, limit) as number[];
+      const remembered = seqs.map((seq) => fresh.at(seq));
+      // Any record this process does not hold (another writer's, an import's): all from the table.
+      const metrics = remembered.every((metric): metric is PendingMetric => metric !== undefined)
+        ? remembered
+        : (pendingAfter.all(after, limit) as PendingMetric[]);
       const last = metrics.at(-1);
       return { metrics, token: last ? [last.seq] : [] };
     },
 
     judged(token) {
       const [last] = token;
-      if (last !== undefined) setProgress.run(last);
+      if (last !== undefined) {
+        setProgress.run(last);
+        fresh.judgedThrough(last);
+      }
     },
 
     storeJudged: (record, values) =>
