@@ -73,7 +73,9 @@ async function tenantClient(origin: string, account: Account, until: Promise<unk
       const started = performance.now();
       const res = await send();
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      if (i >= 5) times.push(performance.now() - started);
+      // A 429 is the client's own budget refusing it (answered after a pause, by design), not a
+      // slow answer: counted in the statuses, kept out of the latencies.
+      if (i >= 5 && res.status !== 429) times.push(performance.now() - started);
     }
   }
   return { ingest: summary(ingest, statuses), read: summary(read, statuses) };
@@ -200,12 +202,12 @@ export function tenantsReport(results: Awaited<ReturnType<typeof tenantsScenario
     '',
     `Big project: ${SIZES.metrics.toLocaleString('en')} metric records × 100 keys (${SIZES.keys.toLocaleString('en')} distinct), ${SIZES.events.toLocaleString('en')} events over ${SIZES.days} days.`,
     '',
-    '| Backend | first share page (ms, KiB) | E7 p50 / p99 alone | E7 p50 / p99 flooded | get-events p50 / p99 alone | get-events p50 / p99 flooded | target (≤ 2 × alone + 20 ms) E7 / read | share page answers | badge answers | timeouts |',
-    '|---|---:|---:|---:|---:|---:|---|---|---|---:|',
+    '| Backend | first share page (ms, KiB) | E7 p50 / p99 alone | E7 p50 / p99 flooded | get-events p50 / p99 alone | get-events p50 / p99 flooded | target (≤ 2 × alone + 20 ms) E7 / read | other tenant's answers alone / flooded (429s not in the latencies) | share page answers | badge answers | timeouts |',
+    '|---|---:|---:|---:|---:|---:|---|---|---|---|---:|',
   ];
   for (const r of runs) {
     lines.push(
-      `| ${r.backend} | ${r.firstPage.ms}, ${r.firstPage.kib} | ${r.alone.ingest.p50} / ${r.alone.ingest.p99} | ${r.loaded.ingest.p50} / ${r.loaded.ingest.p99} | ${r.alone.read.p50} / ${r.alone.read.p99} | ${r.loaded.read.p50} / ${r.loaded.read.p99} | ${r.met.ingest ? 'met' : 'MISSED'} / ${r.met.read ? 'met' : 'MISSED'} | ${JSON.stringify(r.pageFlood.statuses)} | ${JSON.stringify(r.badgeFlood.statuses)} | ${r.pageFlood.errors + r.badgeFlood.errors} |`,
+      `| ${r.backend} | ${r.firstPage.ms}, ${r.firstPage.kib} | ${r.alone.ingest.p50} / ${r.alone.ingest.p99} | ${r.loaded.ingest.p50} / ${r.loaded.ingest.p99} | ${r.alone.read.p50} / ${r.alone.read.p99} | ${r.loaded.read.p50} / ${r.loaded.read.p99} | ${r.met.ingest ? 'met' : 'MISSED'} / ${r.met.read ? 'met' : 'MISSED'} | ${JSON.stringify(r.alone.ingest.statuses)} / ${JSON.stringify(r.loaded.ingest.statuses)} | ${JSON.stringify(r.pageFlood.statuses)} | ${JSON.stringify(r.badgeFlood.statuses)} | ${r.pageFlood.errors + r.badgeFlood.errors} |`,
     );
   }
   return lines;
