@@ -23,6 +23,8 @@ export interface ChannelsProps extends Omit<LayoutProps, 'title' | 'section' | '
   tested?: { name: string; result: ChannelTestResult } | undefined;
   errors: FieldErrors;
   submitted?: ChannelForm | undefined;
+  /** The operator configured a Slack app: the "Add to Slack" button is shown. */
+  slackInstall: boolean;
 }
 
 const KINDS: Record<ChannelKind, string> = {
@@ -48,6 +50,7 @@ function rulesText(channel: ChannelInfo): string {
 /** GET /dashboard/projects/<id>/channels: where the project's notifications go. */
 export function ChannelsView(props: ChannelsProps) {
   const { projectId, projectName, channels, created, tested, errors, submitted, csrf } = props;
+  const { slackInstall } = props;
   const path = `/dashboard/projects/${encodeURIComponent(projectId)}/channels`;
   const kind = submitted?.kind ?? 'slack';
   return (
@@ -127,6 +130,21 @@ export function ChannelsView(props: ChannelsProps) {
           ))}
         </SimpleTable>
       </section>
+      {slackInstall && (
+        <form method="post" action={`${path}/slack`} class="card">
+          <Csrf token={csrf} />
+          <h2>Add to Slack</h2>
+          <p>
+            Install this server's Slack app in your workspace and pick the channel there: its
+            messages are then edited in place as each build goes on. Nothing to copy or paste.
+          </p>
+          <div class="actions">
+            <button class="button" type="submit">
+              Add to Slack
+            </button>
+          </div>
+        </form>
+      )}
       <form method="post" action={path} class="card" novalidate>
         <Csrf token={csrf} />
         <h2>Add a channel</h2>
