@@ -1,14 +1,13 @@
 import type { ChannelKind } from '../../../../../contract/channel-targets.js';
-import {
-  type ChannelInfo,
-  ChannelLimits,
-  type ChannelTestResult,
-  type CreatedChannel,
+import type {
+  ChannelInfo,
+  ChannelTestResult,
+  CreatedChannel,
 } from '../../../../../contract/channels.js';
-import { Limits } from '../../../../../contract/limits.js';
-import { Csrf, described, Field, Notice, TextField } from '../form-controls.js';
+import { Csrf, described, Field, Notice } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
 import { CHOICES, type ChannelForm, RulesFields } from './channel-rules-fields.js';
+import { TargetFields } from './channel-target-fields.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 import { SimpleTable } from './simple-table.js';
 
@@ -158,33 +157,7 @@ export function ChannelsView(props: ChannelsProps) {
             ))}
           </select>
         </Field>
-        <TextField
-          name="name"
-          label="Name"
-          value={submitted?.name}
-          error={errors.name}
-          maxLength={ChannelLimits.name}
-          hint="e.g. CI in #builds"
-        />
-        <TextField
-          name="url"
-          label="Webhook URL"
-          type="url"
-          value={submitted?.url}
-          error={errors.url}
-          maxLength={Limits.webhookUrlLength}
-          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again. A Slack app: the channel's link (https://<workspace>.slack.com/archives/C…)."
-        />
-        <TextField
-          name="token"
-          label="Bot token (Slack app only)"
-          type="password"
-          value=""
-          error={errors.token}
-          maxLength={255}
-          autocomplete="off"
-          hint="xoxb-…, with the chat:write scope, the app added to the channel. Stored sealed, never shown again."
-        />
+        <TargetFields form={submitted} errors={errors} />
         <RulesFields form={submitted} errors={errors} />
         <div class="actions">
           <button class="button" type="submit">
