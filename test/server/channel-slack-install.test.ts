@@ -257,7 +257,7 @@ describe('Add to Slack', () => {
     expect(exchanges()).toHaveLength(0);
   });
 
-  it("shows Slack's ok:false (a spent code, another redirect_uri's code) and stores nothing", async () => {
+  it("shows Slack's ok:false (a spent code, another redirect_uri's code) or its failure, and stores nothing", async () => {
     const browser = await Browser.signedIn(me.apiKey);
     const first = await browser.throughSlack(await browser.startInstall());
     expect((await browser.get(first.href)).status).toBe(303);
@@ -277,8 +277,15 @@ describe('Add to Slack', () => {
     expect(moved.status).toBe(502);
     expect(moved.body).toContain('Slack answered bad_redirect_uri');
 
+    // Slack itself failing: said as such, nothing stored.
+    const fourth = await browser.throughSlack(await browser.startInstall());
+    slack.service.queue({ status: 500, text: 'upstream trouble' });
+    const down = await browser.get(fourth.href);
+    expect(down.status).toBe(502);
+    expect(down.body).toContain('Slack answered HTTP 500');
+
     expect(await channelRows()).toHaveLength(1);
-    expect(exchanges().map((r) => r.replied)).toEqual([200, 200, 200]);
+    expect(exchanges().map((r) => r.replied)).toEqual([200, 200, 200, 500]);
   });
 });
 

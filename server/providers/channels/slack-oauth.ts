@@ -80,7 +80,10 @@ export function slackOAuth(
         });
         body = (answer.body ?? {}) as Record<string, unknown>;
       } catch (error) {
-        if (error instanceof DeliveryError) throw new SlackOAuthRefused(error.message);
+        // Said without the answer's text: the page shows the code, nothing Slack sent beside it.
+        if (error instanceof DeliveryError) {
+          throw new SlackOAuthRefused(error.status ? `HTTP ${error.status}` : 'nothing in time');
+        }
         throw error;
       }
       if (body.ok !== true) {
