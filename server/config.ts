@@ -142,6 +142,15 @@ const EnvSchema = z
     DISCORD_API_ORIGIN: origin('DISCORD_API_ORIGIN').default('https://discord.com'),
     SLACK_WEBHOOK_ORIGIN: origin('SLACK_WEBHOOK_ORIGIN').default('https://hooks.slack.com'),
     SLACK_API_ORIGIN: origin('SLACK_API_ORIGIN').default('https://slack.com'),
+    // A Slack app's client id is digits and a dot (`1234567890.0987654321`); its secret, hex.
+    SLACK_CLIENT_ID: z
+      .string()
+      .regex(
+        /^[0-9]{1,30}\.[0-9]{1,30}$/,
+        'SLACK_CLIENT_ID must be a Slack app client id (digits.digits)',
+      )
+      .optional(),
+    SLACK_CLIENT_SECRET: secret('SLACK_CLIENT_SECRET').optional(),
     TEAMS_WEBHOOK_ORIGIN: origin('TEAMS_WEBHOOK_ORIGIN').optional(),
     WEBHOOK_ALLOWED_HOSTS: z
       .string()
@@ -229,6 +238,18 @@ const EnvSchema = z
         message: 'IMPROVMX_API_KEY is required when FORWARDING_PROVIDER=improvmx',
       });
     }
+    // Half a Slack app could only fail at its first installation: refuse to start.
+    if ((env.SLACK_CLIENT_ID === undefined) !== (env.SLACK_CLIENT_SECRET === undefined)) {
+      const [missing, set] =
+        env.SLACK_CLIENT_ID === undefined
+          ? ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET']
+          : ['SLACK_CLIENT_SECRET', 'SLACK_CLIENT_ID'];
+      ctx.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: `${missing} is required with ${set}: they go together, set both or neither`,
+      });
+    }
     if (env.CONTACTS_PROVIDER === 'brevo' && !env.BREVO_API_KEY) {
       ctx.addIssue({
         code: 'custom',
@@ -259,7 +280,10 @@ export interface OutboundConfig {
   discordApiOrigin: string;
   /** Where Slack channels' messages go (the path of their URL on this origin). */
   slackWebhookOrigin: string;
-  /** Where Slack app channels' Web API calls go (chat.postMessage, chat.update). */
+  /**
+   * Where Slack app channels' Web API calls go (chat.postMessage, chat.update), and Slack's OAuth
+   * installation (/oauth/v2/authorize in the browser, /api/oauth.v2.access from the server).
+   */
   slackApiOrigin: string;
   /** When set, Teams channels' messages go here (tests); else to their URL's own host. */
   teamsWebhookOrigin: string | undefined;
@@ -356,6 +380,11 @@ export interface Config {
   forwarding: ForwardingConfig;
   contacts: ContactsConfig;
   outbound: OutboundConfig;
+  /**
+   * The operator's Slack app (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET): owners install it into their
+   * workspace from a project's Channels page ("Add to Slack"); undefined: no such button.
+   */
+  slackApp: { clientId: string; clientSecret: string } | undefined;
   /** Scheduled backups of the SQLite database (BACKUP_DIR); undefined: none. */
   backup: { dir: string; everyMs: number; keep: number } | undefined;
 }
@@ -474,6 +503,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: e.OUTBOX_RETRY_BASE_MS,
     },
+    slackApp:
+      e.SLACK_CLIENT_ID !== undefined && e.SLACK_CLIENT_SECRET !== undefined
+        ? { clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET }
+        : undefined,
     backup:
       e.BACKUP_DIR === undefined
         ? undefined
@@ -486,5 +519,6 @@ export function configuredSecrets(config: Config): string[] {
   const secrets = [config.adminToken, config.bootstrapApiKey, config.secretsKey];
   if (config.forwarding.provider === 'improvmx') secrets.push(config.forwarding.apiKey);
   if (config.contacts.provider === 'brevo') secrets.push(config.contacts.apiKey);
+  if (config.slackApp) secrets.push(config.slackApp.clientSecret);
   return secrets.filter((secret): secret is string => secret !== undefined);
 }

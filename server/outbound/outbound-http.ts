@@ -11,6 +11,8 @@ export interface OutboundRequest {
   json?: unknown;
   /** A body already serialised as JSON (when its exact bytes are signed); instead of `json`. */
   jsonText?: string;
+  /** An `application/x-www-form-urlencoded` body (OAuth token endpoints); instead of `json`. */
+  form?: Record<string, string>;
   /** Text that must never appear in an error message (tokens, keys). */
   secrets: readonly string[];
   /** What the error messages call the service, e.g. "Discord". */
@@ -57,14 +59,17 @@ export class OutboundHttp {
     let headers: ResponseHeaders;
     let text: string;
     try {
-      const body = req.jsonText ?? (req.json === undefined ? undefined : JSON.stringify(req.json));
+      const form = req.form && new URLSearchParams(req.form).toString();
+      const body =
+        form ?? req.jsonText ?? (req.json === undefined ? undefined : JSON.stringify(req.json));
+      const type = form === undefined ? 'application/json' : 'application/x-www-form-urlencoded';
       const response = await request(req.url, {
         method: req.method,
         dispatcher: this.#agent,
         signal: AbortSignal.timeout(this.#timeoutMs),
         headers: {
           accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(body === undefined ? {} : { 'content-type': type }),
           ...req.headers,
         },
         body,

@@ -3,6 +3,7 @@ import { OutboundHttp } from '../outbound/outbound-http.js';
 import { publicOnlyLookup } from '../outbound/public-address.js';
 import { brevoContacts } from '../providers/brevo.js';
 import { type ChannelSender, channelSender } from '../providers/channels/channel-sender.js';
+import { type SlackOAuth, slackOAuth } from '../providers/channels/slack-oauth.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
 import { type DiscordNotifier, discordNotifier } from '../providers/discord.js';
 import type { ForwardingProvider } from '../providers/forwarding-provider.js';
@@ -15,6 +16,8 @@ export interface Providers {
   contacts: ContactsProvider | undefined;
   /** Messages to projects' notification channels (issue 30). */
   channels: ChannelSender;
+  /** The operator's Slack app's installation (SLACK_CLIENT_ID); undefined: none. */
+  slackOAuth: SlackOAuth | undefined;
 }
 
 declare module 'fastify' {
@@ -26,7 +29,7 @@ declare module 'fastify' {
 /** Discord, ImprovMX and Brevo adapters over one outbound HTTP client (timeouts, no redirects). */
 export const outboundPlugin = fp(
   async (app) => {
-    const { forwarding, contacts, outbound } = app.config;
+    const { forwarding, contacts, outbound, slackApp } = app.config;
     const http = new OutboundHttp(outbound.timeoutMs);
     // Generic webhooks name any host: their connections go to public addresses only.
     const webhookHttp = new OutboundHttp(outbound.timeoutMs, {
@@ -49,6 +52,7 @@ export const outboundPlugin = fp(
         allowedHosts: outbound.webhookAllowedHosts,
         publicUrl: app.config.publicUrl,
       }),
+      slackOAuth: slackApp && slackOAuth(http, { origin: outbound.slackApiOrigin, ...slackApp }),
     });
     app.addHook('onClose', async () => {
       await Promise.all([http.close(), webhookHttp.close()]);

@@ -19,6 +19,7 @@ export const servicesPlugin = fp(
       publicUrl: app.config.publicUrl,
       webhookAllowedHosts: app.config.outbound.webhookAllowedHosts,
       sendSample: (channel) => app.providers.channels.sample(channel),
+      slackOAuth: app.providers.slackOAuth,
     });
     app.decorate('services', services);
     // Judging runs beside the requests once the app is ready, and stops before the storage closes.

@@ -1,5 +1,6 @@
 import { IDEMPOTENCY_TTL_MS } from '../../contract/idempotency-key.js';
 import type { SecretBox } from '../outbox/secret-box.js';
+import type { SlackOAuth } from '../providers/channels/slack-oauth.js';
 import { type ForwardingProvider, localForwarding } from '../providers/forwarding-provider.js';
 import type { Storage } from '../storage/storage.js';
 import { adminService } from './admin-service.js';
@@ -8,6 +9,7 @@ import { channelDirectory } from './channels/channel-directory.js';
 import { channelDispatch } from './channels/channel-dispatch.js';
 import { channelService, type SampleSender } from './channels/channel-service.js';
 import { digestScheduler } from './channels/digest-scheduler.js';
+import { slackInstallService } from './channels/slack-install.js';
 import { credentials } from './credentials.js';
 import { displayNameService } from './display-name-service.js';
 import { exportService } from './export/export-service.js';
@@ -52,6 +54,8 @@ export interface ServiceOptions {
   webhookAllowedHosts: readonly string[];
   /** test-channel's sample message. */
   sendSample: SampleSender;
+  /** The operator's Slack app, for "Add to Slack"; undefined: not configured. */
+  slackOAuth: SlackOAuth | undefined;
 }
 
 /**
@@ -72,6 +76,12 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const directory = channelDirectory(storage);
   const once = idempotency();
   const headline = headlineService(storage, access, { stats, tests: testQueries, verdicts });
+  const channels = channelService(storage, access, {
+    secrets: options.secrets,
+    allowedHosts: options.webhookAllowedHosts,
+    directory,
+    sendSample: options.sendSample,
+  });
   return {
     credentials: verified,
     apiKeys,
@@ -101,12 +111,8 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     testIngest: testIngestService(storage, access, once, async (projectId) =>
       (await directory.of(projectId)).some((channel) => channel.rules.notify.includes('flaky')),
     ),
-    channels: channelService(storage, access, {
-      secrets: options.secrets,
-      allowedHosts: options.webhookAllowedHosts,
-      directory,
-      sendSample: options.sendSample,
-    }),
+    channels,
+    slackInstall: slackInstallService(storage, access, channels, options.slackOAuth),
     testQueries,
     quarantine: quarantineService(storage, access, testQueries),
     headline,

@@ -430,6 +430,34 @@ export interface ChannelRepository {
   ): Promise<void>;
 }
 
+/**
+ * A Slack installation under way (docs/notifications.md#add-to-slack): the `state` sent to Slack
+ * is known by its SHA-256 only, bound to the session that started it (`sessionTag`, a hash of the
+ * session's own secret) and to the project; it lasts minutes and is taken once.
+ */
+export interface SlackInstallState {
+  stateHash: string;
+  sessionTag: string;
+  accountId: string;
+  projectId: string;
+  /** The redirect_uri sent to Slack's authorize page: the code exchange must name the same. */
+  redirectUri: string;
+  expiresAt: number;
+}
+
+export interface SlackInstallRepository {
+  /**
+   * Stores it; forgets every installation expired at `now`, and the account's oldest ones past
+   * `keepPerAccount`, so that the table stays small whatever a session does.
+   */
+  create(state: SlackInstallState, now: number, keepPerAccount: number): Promise<void>;
+  /**
+   * Takes (deletes and answers) the installation of this state hash started by this session,
+   * unless it expired at `now`: a second take of the same state finds nothing.
+   */
+  take(stateHash: string, sessionTag: string, now: number): Promise<SlackInstallState | undefined>;
+}
+
 export interface DueJob {
   id: number;
   payload: string;
@@ -860,6 +888,7 @@ export interface Repositories {
   stats: StatsRepository;
   shareLinks: ShareLinkRepository;
   channels: ChannelRepository;
+  slackInstalls: SlackInstallRepository;
   outbox: OutboxRepository;
   idempotency: IdempotencyRepository;
   retention: RetentionRepository;

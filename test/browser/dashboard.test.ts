@@ -127,6 +127,8 @@ describeInBrowser('the dashboard in Chromium', () => {
     await page.click('a:has-text("Channels")');
     expect(page.url()).toBe(`${url}/dashboard/projects/${me.projectId}/channels`);
     await accessible();
+    // No Slack app configured (SLACK_CLIENT_ID): no "Add to Slack".
+    expect(await page.locator('button:has-text("Add to Slack")').count()).toBe(0);
     await page.selectOption('#kind', 'webhook');
     await page.fill('#name', 'Our receiver');
     await page.fill('#url', 'https://hooks.example.com/ci-stats');

@@ -136,7 +136,7 @@ export class FakeService {
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
-      body: text === '' ? undefined : JSON.parse(text),
+      body: bodyOf(text, req.headers['content-type']),
       raw: text,
       at: Date.now(),
     };
@@ -168,6 +168,15 @@ export class FakeService {
     });
     res.end(body);
   }
+}
+
+/** A request's body: a form's fields (as OAuth token endpoints take them), else JSON. */
+function bodyOf(text: string, type: string | undefined): unknown {
+  if (text === '') return undefined;
+  if (type?.startsWith('application/x-www-form-urlencoded')) {
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  return JSON.parse(text);
 }
 
 /** Starts `fake`, runs `use` with it, and stops it whatever happens. */

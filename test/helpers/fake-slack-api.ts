@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FakePlatform } from './fake-platforms.js';
 import { FakeService, type RecordedRequest, type Reply } from './fake-service.js';
 
@@ -17,6 +18,28 @@ export interface FakeSlackApi extends FakePlatform {
   deleteMessage: (ts: string) => void;
   /** Revokes the token: every call with it answers `invalid_auth` from then on. */
   revoke: (token: string) => void;
+  /**
+   * The person's answer on the fake authorize page: `approve` (the default) sends the browser
+   * back with a code, `deny` with `error=access_denied`.
+   */
+  decide: (decision: 'approve' | 'deny') => void;
+  /** A code as the authorize page issues it for `redirectUri` (the person approved). */
+  issueCode: (redirectUri: string) => string;
+  /** The bot tokens oauth.v2.access issued, in order. */
+  issuedTokens: () => string[];
+}
+
+/** The operator's Slack app, and what an installation of it picks. */
+export interface FakeSlackApp {
+  clientId: string;
+  clientSecret: string;
+  team: { id: string; name: string };
+  /** The workspace's subdomain (`acme` for acme.slack.com). */
+  workspace: string;
+  /** The channel the person picks on the authorize page (one of the fake's channels). */
+  channel: { id: string; name: string };
+  /** How long a code lasts (Slack: 10 minutes). */
+  codeTtlMs?: number;
 }
 
 /**
@@ -28,7 +51,12 @@ export interface FakeSlackApi extends FakePlatform {
  * chat.postMessage at most one message a second per channel, chat.update 50 a minute per token.
  * A post answers the message's `ts` and channel; an edit changes the message and answers its ts.
  */
-export function fakeSlackApi(tokens: readonly string[], channels: readonly string[]): FakeSlackApi {
+export function fakeSlackApi(
+  tokens: readonly string[],
+  channels: readonly string[],
+  app?: FakeSlackApp,
+): FakeSlackApi {
+  const known = new Set(tokens);
   const revoked = new Set<string>();
   const messages = new Map<string, SlackMessageState>();
   const lastPost = new Map<string, number>();
@@ -37,7 +65,10 @@ export function fakeSlackApi(tokens: readonly string[], channels: readonly strin
   const oks: RecordedRequest[] = [];
   const fail = (error: string): Reply => ({ status: 200, body: { ok: false, error } });
 
+  const oauth = app && fakeSlackOAuth(app, known);
   const answer = (request: RecordedRequest): Reply => {
+    const handled = oauth?.answer(request);
+    if (handled) return handled;
     const method = /^\/api\/(chat\.postMessage|chat\.update)$/.exec(request.path)?.[1];
     if (request.method !== 'POST' || !method) {
       return { status: 404, body: { ok: false, error: 'unknown_method' } };
@@ -45,7 +76,7 @@ export function fakeSlackApi(tokens: readonly string[], channels: readonly strin
     const auth = request.headers.authorization;
     if (!auth) return fail('not_authed');
     const token = /^Bearer (.+)$/.exec(auth)?.[1] ?? '';
-    if (!tokens.includes(token) || revoked.has(token)) return fail('invalid_auth');
+    if (!known.has(token) || revoked.has(token)) return fail('invalid_auth');
     if (!String(request.headers['content-type']).startsWith('application/json')) {
       return fail('invalid_form_data');
     }
@@ -110,5 +141,98 @@ export function fakeSlackApi(tokens: readonly string[], channels: readonly strin
     revoke: (token) => {
       revoked.add(token);
     },
+    decide: (decision) => {
+      if (!oauth) throw new Error('the fake Slack has no app');
+      oauth.decision = decision;
+    },
+    issueCode: (redirectUri) => {
+      if (!oauth) throw new Error('the fake Slack has no app');
+      return oauth.issue(redirectUri, Date.now());
+    },
+    issuedTokens: () => [...(oauth?.issued ?? [])],
   };
+}
+
+/**
+ * Slack's OAuth v2 for one app. `GET /oauth/v2/authorize` stands for Slack's page: it checks the
+ * client id and the scopes, then (the person's decision) redirects to `redirect_uri` with a code
+ * and the state, or with `error=access_denied`. `POST /api/oauth.v2.access` exchanges a code as
+ * Slack does: a form-encoded body only (`invalid_form_data`), the app's client id and secret
+ * (`invalid_client_id`, `bad_client_secret`), a code it issued, once, within its lifetime
+ * (`invalid_code`), and the same `redirect_uri` as the authorize step (`bad_redirect_uri`). The
+ * answer is Slack's: the bot token, its user, the team and the picked channel's incoming webhook.
+ */
+function fakeSlackOAuth(app: FakeSlackApp, known: Set<string>) {
+  const codes = new Map<string, { redirectUri: string; at: number }>();
+  const issued: string[] = [];
+  const fail = (error: string): Reply => ({ status: 200, body: { ok: false, error } });
+  const state = {
+    decision: 'approve' as 'approve' | 'deny',
+    issued,
+    issue(redirectUri: string, at: number): string {
+      const code = `${app.team.id}.${randomBytes(12).toString('hex')}`;
+      codes.set(code, { redirectUri, at });
+      return code;
+    },
+    answer(request: RecordedRequest): Reply | undefined {
+      if (request.path === '/oauth/v2/authorize') return authorize(request);
+      if (request.path === '/api/oauth.v2.access') return access(request);
+      return undefined;
+    },
+  };
+
+  const authorize = (request: RecordedRequest): Reply => {
+    const q = request.query;
+    if (request.method !== 'GET') return { status: 405, text: 'method not allowed' };
+    if (q.get('client_id') !== app.clientId) return { status: 400, text: 'invalid_client_id' };
+    const scopes = (q.get('scope') ?? '').split(',');
+    if (!scopes.includes('chat:write')) return { status: 400, text: 'invalid_scope' };
+    const redirectUri = q.get('redirect_uri');
+    if (!redirectUri) return { status: 400, text: 'bad_redirect_uri' };
+    const back = new URL(redirectUri);
+    if (state.decision === 'deny') back.searchParams.set('error', 'access_denied');
+    else back.searchParams.set('code', state.issue(redirectUri, request.at));
+    const given = q.get('state');
+    if (given !== null) back.searchParams.set('state', given);
+    return { status: 302, headers: { location: back.href } };
+  };
+
+  const access = (request: RecordedRequest): Reply => {
+    if (request.method !== 'POST') return fail('invalid_form_data');
+    const type = String(request.headers['content-type'] ?? '');
+    if (!type.startsWith('application/x-www-form-urlencoded')) return fail('invalid_form_data');
+    const form = (request.body ?? {}) as Record<string, string>;
+    if (form.client_id !== app.clientId) return fail('invalid_client_id');
+    if (form.client_secret !== app.clientSecret) return fail('bad_client_secret');
+    const code = form.code === undefined ? undefined : codes.get(form.code);
+    // A code is good once: used or expired, it is gone.
+    if (form.code !== undefined) codes.delete(form.code);
+    if (!code || request.at - code.at > (app.codeTtlMs ?? 600_000)) return fail('invalid_code');
+    if (form.redirect_uri !== code.redirectUri) return fail('bad_redirect_uri');
+    const token = `xoxb-${app.team.id}-${randomBytes(16).toString('hex')}`;
+    known.add(token);
+    issued.push(token);
+    return {
+      status: 200,
+      body: {
+        ok: true,
+        app_id: 'A0FAKEAPP',
+        authed_user: { id: 'U0INSTALLER' },
+        scope: 'chat:write,chat:write.public,incoming-webhook',
+        token_type: 'bot',
+        access_token: token,
+        bot_user_id: 'U0FAKEBOT',
+        team: app.team,
+        enterprise: null,
+        is_enterprise_install: false,
+        incoming_webhook: {
+          channel: app.channel.name,
+          channel_id: app.channel.id,
+          configuration_url: `https://${app.workspace}.slack.com/services/B0FAKEHOOK`,
+          url: `https://hooks.slack.com/services/${app.team.id}/B0FAKEHOOK/${randomBytes(12).toString('hex')}`,
+        },
+      },
+    };
+  };
+  return state;
 }

@@ -55,7 +55,20 @@ describe('loadConfig', () => {
         maxAttempts: 15,
         retryBaseMs: 2000,
       },
+      slackApp: undefined,
     });
+  });
+
+  it('reads the Slack app: both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, or neither', () => {
+    const both = { SLACK_CLIENT_ID: '1234567890.0987654321', SLACK_CLIENT_SECRET: 'abc123def456' };
+    expect(loadConfig(both).slackApp).toEqual({
+      clientId: '1234567890.0987654321',
+      clientSecret: 'abc123def456',
+    });
+    for (const half of [{ SLACK_CLIENT_ID: both.SLACK_CLIENT_ID }, { SLACK_CLIENT_SECRET: 'x1' }]) {
+      expect(() => loadConfig(half), JSON.stringify(half)).toThrow(/go together/);
+    }
+    expect(() => loadConfig({ ...both, SLACK_CLIENT_ID: 'my-app' })).toThrow(ConfigError);
   });
 
   it('reads WEBHOOK_ALLOWED_HOSTS as lower-case hosts, and refuses anything but hosts', () => {

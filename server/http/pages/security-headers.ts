@@ -48,6 +48,15 @@ export function securityHeaders(directives: CspDirectives): onRequestHookHandler
   };
 }
 
+/** The dashboard ships no script: forms post to itself, images may be any avatar. */
+export const DASHBOARD_POLICY: CspDirectives = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'https:', 'http:'],
+  scriptSrc: ["'none'"],
+  formAction: ["'self'"],
+};
+
 /** The public page and error pages: styles and images of ours (and the avatar), no scripts. */
 export const STATIC_PAGE_POLICY: CspDirectives = {
   defaultSrc: ["'none'"],

@@ -568,4 +568,20 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'channels: Slack installations under way',
+    sql: `
+      -- As SQLite's migration 17 (see there), with PostgreSQL's types.
+      CREATE TABLE slack_installs (
+        state_hash   TEXT PRIMARY KEY,
+        session_tag  TEXT NOT NULL,
+        account_id   TEXT NOT NULL,
+        project_id   TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        expires_at   BIGINT NOT NULL
+      );
+      CREATE INDEX slack_installs_by_account ON slack_installs(account_id);
+    `,
+  },
 ];

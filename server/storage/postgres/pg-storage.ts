@@ -16,6 +16,7 @@ import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
+import { pgSlackInstalls } from './pg-slack-installs.js';
 import { pgTests } from './pg-tests.js';
 import { guarded, reaching, translated } from './pg-unavailable.js';
 import { pgVerdicts } from './pg-verdicts.js';
@@ -87,6 +88,7 @@ export async function openPgStorage({
     projects: guarded(pgProjects(sql), observe),
     shareLinks: guarded(pgShareLinks(sql), observe),
     channels: guarded(pgChannels(sql), observe),
+    slackInstalls: guarded(pgSlackInstalls(sql), observe),
     records: guarded(ingest.records(sql), observe),
     // Outside a transaction, on the reads' own pool (bounded, with a statement timeout).
     stats: guarded(ingest.stats(sql === pool ? readPool : sql), observe),

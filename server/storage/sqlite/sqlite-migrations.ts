@@ -604,4 +604,23 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 17,
+    name: 'channels: Slack installations under way',
+    sql: `
+      -- "Add to Slack" (docs/notifications.md#add-to-slack): the OAuth state sent to Slack, by its
+      -- SHA-256 only, bound to the session that started it (session_tag: a hash of the session's
+      -- own secret) and the project; taken once when Slack sends the browser back, minutes at most
+      -- after it was made (expires_at, epoch ms). The redirect_uri is the one the code is for.
+      CREATE TABLE slack_installs (
+        state_hash   TEXT PRIMARY KEY,
+        session_tag  TEXT NOT NULL,
+        account_id   TEXT NOT NULL,
+        project_id   TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        expires_at   INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX slack_installs_by_account ON slack_installs(account_id);
+    `,
+  },
 ];

@@ -22,6 +22,7 @@ import { retentionWrites, sqliteRetention } from './sqlite-retention.js';
 import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
+import { slackInstallWrites, sqliteSlackInstalls } from './sqlite-slack-installs.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
 import { sqliteTests, testWrites } from './sqlite-tests.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
@@ -115,6 +116,7 @@ export async function openSqliteStorage({
     stats: sqliteStats(db, marks, statsIndex),
     shareLinks: sqliteShareLinks(db),
     channels: sqliteChannels(db),
+    slackInstalls: sqliteSlackInstalls(db),
     sessions: sqliteSessions(db),
     profiles: sqliteProfiles(db, pagesChanged),
     sites: sqliteSites(db, pagesChanged),
@@ -136,6 +138,7 @@ export async function openSqliteStorage({
     stats: wrap(tables.stats, [], write),
     shareLinks: wrap(tables.shareLinks, shareLinkWrites, write),
     channels: wrap(tables.channels, channelWrites, write),
+    slackInstalls: wrap(tables.slackInstalls, slackInstallWrites, write),
     outbox: wrap(outbox.repository, outboxWrites, write),
     idempotency: wrap(idempotency.repository, idempotencyWrites, write),
     retention: wrap(tables.retention, retentionWrites, write),

@@ -6,6 +6,7 @@ import {
   type CreatedChannel,
 } from '../../../../contract/channels.js';
 import { Conflict, DomainError, Invalid, NotFound } from '../../../domain/domain-errors.js';
+import { DASHBOARD_POLICY, securityHeadersOf } from '../security-headers.js';
 import { FORM_TEXTS, fieldOf, formOf, rulesOf, URL_REFUSED } from './channel-form.js';
 import { layoutOf, redirectTo, sendPage, textOf } from './dashboard-pages.js';
 import { type FieldErrors, fieldErrors } from './form-errors.js';
@@ -28,7 +29,15 @@ export const missing = (error: unknown) =>
  */
 export function channelPages(chrome: Chrome) {
   return async (app: FastifyInstance) => {
-    const { channels, projects } = app.services;
+    const { channels, projects, slackInstall } = app.services;
+    // "Add to Slack" posts here and is redirected to Slack's authorize page: browsers hold a
+    // form's redirect to the page's form-action, which must then name Slack's origin too.
+    const slackPolicy = slackInstall.configured()
+      ? securityHeadersOf({
+          ...DASHBOARD_POLICY,
+          formAction: ["'self'", app.config.outbound.slackApiOrigin],
+        })['content-security-policy']
+      : undefined;
 
     async function page(
       request: ProjectRequest,
@@ -49,6 +58,7 @@ export function channelPages(chrome: Chrome) {
         (p) => p.id === id,
       );
       const errors = extra.errors ?? {};
+      if (slackPolicy) reply.header('content-security-policy', slackPolicy);
       return sendPage(
         reply,
         ChannelsView({
@@ -60,6 +70,7 @@ export function channelPages(chrome: Chrome) {
           tested: extra.tested,
           errors,
           submitted: extra.submitted,
+          slackInstall: slackPolicy !== undefined,
         }),
         Object.keys(errors).length > 0 ? 400 : extra.created ? 201 : 200,
       );

@@ -7,7 +7,7 @@ import { copyScript } from '../copy-script.js';
 import type { PageKit } from '../page-kit.js';
 import { ownerStatsPages } from '../project-stats/owner-stats-pages.js';
 import { refuseNulInForm } from '../refused-text.js';
-import { type CspDirectives, securityHeaders } from '../security-headers.js';
+import { DASHBOARD_POLICY, securityHeaders } from '../security-headers.js';
 import { testsPages } from '../tests/tests-pages.js';
 import { accountPages } from './account-pages.js';
 import { channelEditPages } from './channel-edit-pages.js';
@@ -19,16 +19,8 @@ import { overviewPages } from './overview-pages.js';
 import { projectPages } from './project-pages.js';
 import { signInPages, signOutPage } from './sign-in-pages.js';
 import { sitePages } from './site-pages.js';
+import { slackInstallPages } from './slack-install-pages.js';
 import { verdictPages } from './verdict-pages.js';
-
-/** The dashboard ships no script: forms post to itself, images may be any avatar. */
-const DASHBOARD_POLICY: CspDirectives = {
-  defaultSrc: ["'none'"],
-  styleSrc: ["'self'"],
-  imgSrc: ["'self'", 'https:', 'http:'],
-  scriptSrc: ["'none'"],
-  formAction: ["'self'"],
-};
 
 /**
  * Form fields nest (`blocks[2][content]`); qs keeps prototypes out and bounds the depth. A NUL in
@@ -93,6 +85,7 @@ export function dashboardContext(kit: PageKit) {
         verdictPages,
         channelPages,
         channelEditPages,
+        slackInstallPages,
       ]) {
         await signedIn.register(pages(chrome));
       }

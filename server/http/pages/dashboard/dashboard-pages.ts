@@ -83,6 +83,8 @@ const NOTICES = {
   'project-created': 'The project is created.',
   'channel-deleted': 'The channel is deleted: it gets no more messages.',
   'channel-saved': 'The channel is saved: its messages follow its new rules from now on.',
+  'slack-installed':
+    'Slack is connected: the channel is added, hearing of failures and broken or fixed builds. Choose what it hears of here.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'duration-key-saved': 'The build-duration key is saved.',
   'signed-out': 'You are signed out.',

@@ -1,8 +1,8 @@
-import { type ChannelInfo, ChannelLimits } from '../../../../../contract/channels.js';
-import { Limits } from '../../../../../contract/limits.js';
-import { Csrf, TextField } from '../form-controls.js';
+import type { ChannelInfo } from '../../../../../contract/channels.js';
+import { Csrf } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
 import { type ChannelForm, RulesFields } from './channel-rules-fields.js';
+import { TargetFields } from './channel-target-fields.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 
 export interface ChannelEditProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
@@ -43,35 +43,7 @@ export function ChannelEditView(props: ChannelEditProps) {
         <p>
           Sends to <code>{channel.target}</code>
         </p>
-        <TextField
-          name="name"
-          label="Name"
-          value={form.name}
-          error={errors.name}
-          maxLength={ChannelLimits.name}
-        />
-        <TextField
-          name="url"
-          label="New webhook URL"
-          type="url"
-          value={form.url}
-          error={errors.url}
-          maxLength={Limits.webhookUrlLength}
-          autocomplete="off"
-          hint="Leave it blank to keep the current one, which is stored sealed and never shown."
-        />
-        {channel.kind === 'slack-app' && (
-          <TextField
-            name="token"
-            label="New bot token"
-            type="password"
-            value=""
-            error={errors.token}
-            maxLength={255}
-            autocomplete="off"
-            hint="Leave it blank to keep the current one, which is stored sealed and never shown."
-          />
-        )}
+        <TargetFields form={form} errors={errors} editing={channel} />
         <RulesFields form={form} errors={errors} />
         <div class="actions">
           <button class="button" type="submit">

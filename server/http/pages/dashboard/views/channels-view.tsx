@@ -1,14 +1,13 @@
 import type { ChannelKind } from '../../../../../contract/channel-targets.js';
-import {
-  type ChannelInfo,
-  ChannelLimits,
-  type ChannelTestResult,
-  type CreatedChannel,
+import type {
+  ChannelInfo,
+  ChannelTestResult,
+  CreatedChannel,
 } from '../../../../../contract/channels.js';
-import { Limits } from '../../../../../contract/limits.js';
-import { Csrf, described, Field, Notice, TextField } from '../form-controls.js';
+import { Csrf, described, Field, Notice } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
 import { CHOICES, type ChannelForm, RulesFields } from './channel-rules-fields.js';
+import { TargetFields } from './channel-target-fields.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 import { SimpleTable } from './simple-table.js';
 
@@ -23,6 +22,8 @@ export interface ChannelsProps extends Omit<LayoutProps, 'title' | 'section' | '
   tested?: { name: string; result: ChannelTestResult } | undefined;
   errors: FieldErrors;
   submitted?: ChannelForm | undefined;
+  /** The operator configured a Slack app: the "Add to Slack" button is shown. */
+  slackInstall: boolean;
 }
 
 const KINDS: Record<ChannelKind, string> = {
@@ -48,6 +49,7 @@ function rulesText(channel: ChannelInfo): string {
 /** GET /dashboard/projects/<id>/channels: where the project's notifications go. */
 export function ChannelsView(props: ChannelsProps) {
   const { projectId, projectName, channels, created, tested, errors, submitted, csrf } = props;
+  const { slackInstall } = props;
   const path = `/dashboard/projects/${encodeURIComponent(projectId)}/channels`;
   const kind = submitted?.kind ?? 'slack';
   return (
@@ -127,6 +129,21 @@ export function ChannelsView(props: ChannelsProps) {
           ))}
         </SimpleTable>
       </section>
+      {slackInstall && (
+        <form method="post" action={`${path}/slack`} class="card">
+          <Csrf token={csrf} />
+          <h2>Add to Slack</h2>
+          <p>
+            Install this server's Slack app in your workspace and pick the channel there: its
+            messages are then edited in place as each build goes on. Nothing to copy or paste.
+          </p>
+          <div class="actions">
+            <button class="button" type="submit">
+              Add to Slack
+            </button>
+          </div>
+        </form>
+      )}
       <form method="post" action={path} class="card" novalidate>
         <Csrf token={csrf} />
         <h2>Add a channel</h2>
@@ -140,33 +157,7 @@ export function ChannelsView(props: ChannelsProps) {
             ))}
           </select>
         </Field>
-        <TextField
-          name="name"
-          label="Name"
-          value={submitted?.name}
-          error={errors.name}
-          maxLength={ChannelLimits.name}
-          hint="e.g. CI in #builds"
-        />
-        <TextField
-          name="url"
-          label="Webhook URL"
-          type="url"
-          value={submitted?.url}
-          error={errors.url}
-          maxLength={Limits.webhookUrlLength}
-          hint="HTTPS, as the platform gives it. It is stored sealed and never shown in full again. A Slack app: the channel's link (https://<workspace>.slack.com/archives/C…)."
-        />
-        <TextField
-          name="token"
-          label="Bot token (Slack app only)"
-          type="password"
-          value=""
-          error={errors.token}
-          maxLength={255}
-          autocomplete="off"
-          hint="xoxb-…, with the chat:write scope, the app added to the channel. Stored sealed, never shown again."
-        />
+        <TargetFields form={submitted} errors={errors} />
         <RulesFields form={submitted} errors={errors} />
         <div class="actions">
           <button class="button" type="submit">
