@@ -150,7 +150,8 @@ it('reads the primary while the replica is down, /healthz says so, and uses it a
   await onReplica.end({ timeout: 1 });
   replica.stop();
   await ingest('replica-down');
-  // At once, before any check noticed: the read that fails on the replica runs on the primary.
+  // The primary answers: a read that fails on the replica runs again there, and the checks
+  // (every quarter of the limit) mark it down.
   expect(await eventTypes(readerKey)).toContain('replica-down');
   const down = await health();
   expect(down).toEqual({ reads: 'primary', state: 'down', lagSeconds: null });
