@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import type { ReplicaStatus } from '../../server/storage/read-routing/replica-status.js';
+import { FormClient } from '../helpers/form-client.js';
 import { type PrivatePostgres, startPrivatePostgres } from '../helpers/private-postgres.js';
 import { type PrivateReplica, startPrivateReplica } from '../helpers/private-replica.js';
 import {
@@ -164,4 +165,21 @@ it('reads the primary while the replica is down, /healthz says so, and uses it a
   // On the replica again: another caller does not see what it has not replayed.
   expect(await eventTypes(readerKey)).not.toContain('after-return');
   await onReplica`SELECT pg_wal_replay_resume()`;
+});
+
+it("serves the dashboard's project page from the replica too", async () => {
+  const browser = new FormClient(server);
+  expect((await browser.signIn(me.apiKey)).statusCode).toBe(303);
+  const page = () => browser.get(`/dashboard/projects/${me.projectId}`);
+  await ingest('page-before');
+  await until(async () => (await page()).body.includes('page-before'));
+  await pauseReplay();
+  // Written by a key: the session is another caller, whose page the replica serves.
+  await ingest('page-while-paused');
+  const paused = await page();
+  expect(paused.statusCode).toBe(200);
+  expect(paused.body).toContain('page-before');
+  expect(paused.body).not.toContain('page-while-paused');
+  await onReplica`SELECT pg_wal_replay_resume()`;
+  await until(async () => (await page()).body.includes('page-while-paused'));
 });
