@@ -92,7 +92,9 @@ if (config.databaseUrl === undefined && !values.create && !existsSync(config.dat
   );
 }
 
-const storage = await openStorage(config, ({ file, from, to }) =>
+// The CLI serves no pages: it reads and writes the primary only, whatever DATABASE_REPLICA_URL says.
+const primaryOnly = { ...config, replica: { ...config.replica, url: undefined } };
+const storage = await openStorage(primaryOnly, ({ file, from, to }) =>
   process.stderr.write(
     `backed up the database to ${file} before migrating it (schema ${from} to ${to})\n`,
   ),

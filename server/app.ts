@@ -19,6 +19,7 @@ import { scheduledBackupPlugin } from './plugins/scheduled-backup-plugin.js';
 import { secretsPlugin } from './plugins/secrets-plugin.js';
 import { servicesPlugin } from './plugins/services-plugin.js';
 import { storagePlugin } from './plugins/storage-plugin.js';
+import { inReadScope } from './storage/read-routing/read-scope.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,6 +53,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     new ProjectGate(config.heavyReads.perProject, config.heavyReads.queue),
   );
   guardTransport(app);
+  // Each request reads in a scope of its own: with a read replica, the storage sends a GET's
+  // reads there unless its caller (named once authenticated) wrote lately.
+  app.addHook('onRequest', (request, _reply, done) => inReadScope(request.method, done));
 
   await app.register(storagePlugin);
   await app.register(secretsPlugin);

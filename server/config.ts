@@ -65,6 +65,11 @@ const EnvSchema = z
       .string()
       .refine(isPostgresUrl, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
       .optional(),
+    DATABASE_REPLICA_URL: z
+      .string()
+      .refine(isPostgresUrl, 'DATABASE_REPLICA_URL must be a postgres:// or postgresql:// URL')
+      .optional(),
+    REPLICA_MAX_LAG_SECONDS: integer('REPLICA_MAX_LAG_SECONDS', 1, 3600).default(5),
     MAIL_DOMAIN: z
       .string()
       .transform((domain) => domain.toLowerCase())
@@ -201,6 +206,15 @@ const EnvSchema = z
           'DATABASE_URL and DATABASE_PATH are both set: set DATABASE_URL for PostgreSQL or DATABASE_PATH for SQLite, not both',
       });
     }
+    // A replica of what? SQLite has none: refused rather than ignored.
+    if (env.DATABASE_REPLICA_URL !== undefined && env.DATABASE_URL === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_REPLICA_URL'],
+        message:
+          'DATABASE_REPLICA_URL needs DATABASE_URL: a read replica is of a PostgreSQL primary, SQLite has none',
+      });
+    }
     // Scheduled backups are SQLite's online backup; PostgreSQL has pg_dump and its own tools.
     if (env.BACKUP_DIR !== undefined && env.DATABASE_URL !== undefined) {
       ctx.addIssue({
@@ -305,6 +319,11 @@ export interface Config {
   databasePath: string;
   /** A PostgreSQL URL (DATABASE_URL): the server runs on PostgreSQL instead of SQLite. */
   databaseUrl: string | undefined;
+  /**
+   * A streaming replica of that database (DATABASE_REPLICA_URL; undefined: none) for the pages'
+   * and `/stats/*` reads, used while it is at most `maxLagSeconds` behind.
+   */
+  replica: { url: string | undefined; maxLagSeconds: number };
   mailDomain: string;
   adminToken: string | undefined;
   /**
@@ -434,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databasePath: e.DATABASE_PATH ?? DEFAULT_DATABASE_PATH,
     databaseUrl: e.DATABASE_URL,
+    replica: { url: e.DATABASE_REPLICA_URL, maxLagSeconds: e.REPLICA_MAX_LAG_SECONDS },
     mailDomain: e.MAIL_DOMAIN,
     adminToken: e.ADMIN_TOKEN,
     secretsKey: e.SECRETS_KEY,

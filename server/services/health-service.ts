@@ -1,4 +1,5 @@
 import { StorageFull } from '../domain/domain-errors.js';
+import type { ReplicaStatus } from '../storage/read-routing/replica-status.js';
 import type { Storage } from '../storage/storage.js';
 
 /** Liveness with a database round trip, for load balancers and orchestrators. */
@@ -6,11 +7,14 @@ export function healthService(storage: Storage) {
   return {
     /**
      * Resolves when the database answers and has room to write; throws StorageFull while writes
-     * fail for lack of space, or what the round trip failed with.
+     * fail for lack of space, or what the round trip failed with. With a read replica, says
+     * where reads go and why: the server serves either way (from the primary when it must).
      */
-    async check(): Promise<void> {
+    async check(): Promise<{ replica?: ReplicaStatus }> {
       await storage.ping();
       if (await storage.full()) throw new StorageFull('storage-full');
+      const replica = storage.replica();
+      return replica === undefined ? {} : { replica };
     },
   };
 }

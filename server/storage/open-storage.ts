@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { openPgStorage } from './postgres/pg-storage.js';
+import type { ReplicaStatus } from './read-routing/replica-status.js';
 import { openSqliteStorage, type PreMigrationBackup } from './sqlite/sqlite-storage.js';
 import type { Storage } from './storage.js';
 
@@ -8,8 +9,12 @@ const LEASE_MARGIN_MS = 5_000;
 
 /** The storage the configuration names (PostgreSQL when DATABASE_URL is set), opened and migrated. */
 export async function openStorage(
-  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'durability' | 'outbound' | 'reads'>,
+  config: Pick<
+    Config,
+    'databasePath' | 'databaseUrl' | 'durability' | 'outbound' | 'reads' | 'replica'
+  >,
   onBackup?: (backup: PreMigrationBackup) => void,
+  onReplicaChange?: (status: ReplicaStatus) => void,
 ): Promise<Storage> {
   if (config.databaseUrl !== undefined) {
     return openPgStorage({
@@ -19,6 +24,15 @@ export async function openStorage(
       leaseMs: 2 * config.outbound.timeoutMs + LEASE_MARGIN_MS,
       durability: config.durability,
       reads: config.reads,
+      ...(config.replica.url === undefined
+        ? {}
+        : {
+            replica: {
+              url: config.replica.url,
+              maxLagSeconds: config.replica.maxLagSeconds,
+              ...(onReplicaChange ? { onChange: onReplicaChange } : {}),
+            },
+          }),
     });
   }
   return openSqliteStorage({ path: config.databasePath, durability: config.durability, onBackup });

@@ -10,6 +10,7 @@ import type { SiteFields } from '../domain/site-update.js';
 import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
 import type { ProjectPageRepository } from './project-page/page-repository.js';
+import type { ReplicaStatus } from './read-routing/replica-status.js';
 import type { TestRepository } from './tests/test-repository.js';
 
 /**
@@ -927,6 +928,8 @@ export interface Storage extends Repositories {
    * again (space-watch.ts).
    */
   full(): Promise<boolean>;
+  /** Where reads go, with a read replica configured (PostgreSQL); undefined: none. */
+  replica(): ReplicaStatus | undefined;
   /**
    * Empties the write-ahead log into the database where the backend keeps it beside the file
    * (SQLite: a TRUNCATE checkpoint), so that what was overwritten lives on in neither.

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export interface PrivatePostgres {
+  port: number;
   /** postgres://root@127.0.0.1:<port>/<database> */
   url(database: string): string;
   /** Hands a directory to the cluster's user (a tablespace's location must be theirs). */
@@ -23,7 +24,24 @@ export interface PrivatePostgres {
 
 const idOf = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres']).toString());
 
-async function freePort(): Promise<number> {
+/** Runs one of PostgreSQL's programs as its user, in `cwd`. */
+export function asPostgres(command: string, args: string[], cwd: string): Buffer {
+  return execFileSync(join(BIN, command), args, {
+    uid: idOf('-u'),
+    gid: idOf('-g'),
+    cwd,
+    stdio: 'pipe',
+  });
+}
+
+/** A temporary directory the cluster's user owns. */
+export function postgresDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ci-stats-pg-'));
+  chownSync(dir, idOf('-u'), idOf('-g'));
+  return dir;
+}
+
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -32,22 +50,18 @@ async function freePort(): Promise<number> {
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const uid = idOf('-u');
-  const gid = idOf('-g');
-  const data = mkdtempSync(join(tmpdir(), 'ci-stats-pg-'));
-  chownSync(data, uid, gid);
-  const asPostgres = (command: string, args: string[]) =>
-    execFileSync(join(BIN, command), args, { uid, gid, cwd: data, stdio: 'pipe' });
-  asPostgres('initdb', ['-D', data, '-U', 'root', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const data = postgresDirectory();
+  asPostgres('initdb', ['-D', data, '-U', 'root', '-A', 'trust', '--no-sync', '-E', 'UTF8'], data);
   const port = await freePort();
   const options = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off`;
-  asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(data, 'log'), '-w', 'start']);
+  asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(data, 'log'), '-w', 'start'], data);
   return {
+    port,
     url: (database) => `postgres://root@127.0.0.1:${port}/${database}`,
-    giveDirectory: (dir) => chownSync(dir, uid, gid),
+    giveDirectory: (dir) => chownSync(dir, idOf('-u'), idOf('-g')),
     stop() {
       try {
-        asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], data);
       } finally {
         rmSync(data, { recursive: true, force: true });
       }

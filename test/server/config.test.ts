@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databasePath: './data/stats.db',
       databaseUrl: undefined,
+      replica: { url: undefined, maxLagSeconds: 5 },
       mailDomain: 'localhost',
       adminToken: undefined,
       backup: undefined,
@@ -174,6 +175,42 @@ describe('DATABASE_URL', () => {
     // Either alone is fine.
     expect(() => loadConfig({ DATABASE_URL: url })).not.toThrow();
     expect(() => loadConfig({ DATABASE_PATH: '/var/lib/stats.db' })).not.toThrow();
+  });
+});
+
+describe('DATABASE_REPLICA_URL', () => {
+  const primary = 'postgres://ci@db.internal/stats';
+  const replica = 'postgres://ci:replica-secret@replica.internal/stats';
+
+  it('names a read replica of DATABASE_URL, with REPLICA_MAX_LAG_SECONDS', () => {
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URL: replica }).replica).toEqual({
+      url: replica,
+      maxLagSeconds: 5,
+    });
+    const config = loadConfig({
+      DATABASE_URL: primary,
+      DATABASE_REPLICA_URL: replica,
+      REPLICA_MAX_LAG_SECONDS: '30',
+    });
+    expect(config.replica.maxLagSeconds).toBe(30);
+    for (const lag of ['0', '1.5', 'x', '3601']) {
+      expect(
+        () => loadConfig({ DATABASE_URL: primary, REPLICA_MAX_LAG_SECONDS: lag }),
+        lag,
+      ).toThrow(/REPLICA_MAX_LAG_SECONDS/);
+    }
+  });
+
+  it('is refused without DATABASE_URL (SQLite has no replica) or as another URL, echoing nothing', () => {
+    for (const env of [
+      { DATABASE_REPLICA_URL: replica },
+      { DATABASE_URL: primary, DATABASE_REPLICA_URL: 'mysql://ci:replica-secret@replica/stats' },
+    ]) {
+      const attempt = () => loadConfig(env);
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(/DATABASE_REPLICA_URL/);
+      expect(attempt).not.toThrow(/replica-secret/);
+    }
   });
 });
 

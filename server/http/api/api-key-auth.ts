@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { OwnError } from '../../../contract/error-texts.js';
 import { Headers } from '../../../contract/headers.js';
+import { identifyCaller } from '../../storage/read-routing/read-scope.js';
 import type { KeyOwner } from '../../storage/storage.js';
 
 declare module 'fastify' {
@@ -41,6 +42,8 @@ export function requireApiKey(
           return;
         }
         request.account = owner;
+        // Read-your-writes is per key: a key's reads see its own writes at once.
+        identifyCaller(`key:${owner.keyId}`);
         done();
       },
       (error: Error) => done(error),

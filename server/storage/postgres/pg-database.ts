@@ -95,8 +95,17 @@ export async function openPgDatabase({
  * PostgreSQL after `statementTimeoutMs` (statement_timeout; 0: never), which the storage reports
  * as ReadTimeout. It runs no migration: the main pool did.
  */
-export function openPgReadPool(url: string, max: number, statementTimeoutMs: number): Sql {
-  return connect(url, max, { statement_timeout: String(statementTimeoutMs) });
+export function openPgReadPool(
+  url: string,
+  max: number,
+  statementTimeoutMs: number,
+  applicationName?: string,
+): Sql {
+  return connect(url, max, {
+    statement_timeout: String(statementTimeoutMs),
+    // Named where an operator looks (pg_stat_activity): the replica's reads say whose they are.
+    ...(applicationName === undefined ? {} : { application_name: applicationName }),
+  });
 }
 
 /** A pool with the settings every connection of ours takes, and `connection`'s. */

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { STORAGE_FULL_RETRY_S, StorageFull } from '../../domain/domain-errors.js';
+import { currentReadScope } from '../read-routing/read-scope.js';
+import { RecentWriters } from '../read-routing/recent-writers.js';
+import { type ReadRouter, routedRepositories } from '../read-routing/replica-reads.js';
+import type { ReplicaStatus } from '../read-routing/replica-status.js';
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
@@ -12,13 +16,14 @@ import { listenForChanges } from './pg-notifications.js';
 import { pgProfiles } from './pg-profiles.js';
 import { pgProjectPage } from './pg-project-page.js';
 import { pgProjects } from './pg-projects.js';
+import { ReplicaWatch } from './pg-replica-watch.js';
 import { pgRetention } from './pg-retention.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
 import { pgSlackInstalls } from './pg-slack-installs.js';
 import { pgTests } from './pg-tests.js';
-import { guarded, reaching, translated } from './pg-unavailable.js';
+import { guarded, isUnreachable, reaching, translated } from './pg-unavailable.js';
 import { pgVerdicts } from './pg-verdicts.js';
 
 export interface PgStorageOptions {
@@ -30,7 +35,15 @@ export interface PgStorageOptions {
   durability?: PgOptions['durability'];
   /** The statistics reads' own pool: its connections, and PostgreSQL's statement_timeout (ms). */
   reads?: { connections: number; timeoutMs: number };
+  /**
+   * A streaming replica of the same database (DATABASE_REPLICA_URL): the pages' and `/stats/*`
+   * reads go there while it is within `maxLagSeconds` of the primary (docs/operations.md).
+   */
+  replica?: { url: string; maxLagSeconds: number; onChange?: (status: ReplicaStatus) => void };
 }
+
+/** PostgreSQL's serialization_failure: on a standby, a query cancelled by a replay conflict. */
+const REPLAY_CONFLICT = '40001';
 
 /**
  * The PostgreSQL backend, for one or several processes (replicas) on one database: a pool for
@@ -44,6 +57,7 @@ export async function openPgStorage({
   max,
   durability,
   reads = { connections: 4, timeoutMs: 10_000 },
+  replica,
 }: PgStorageOptions): Promise<Storage> {
   const pool = await openPgDatabase({
     url,
@@ -51,11 +65,16 @@ export async function openPgStorage({
     ...(durability === undefined ? {} : { durability }),
   });
   const readPool = openPgReadPool(url, reads.connections, reads.timeoutMs);
+  // The replica's reads are the pages' and the statistics': as many at once as the main pool's,
+  // each bounded by the same statement timeout. No ingest shares that server to be kept from.
+  const replicaPool =
+    replica && openPgReadPool(replica.url, max ?? 10, reads.timeoutMs, 'ci-stats-replica-reads');
+  const pools = [pool, readPool, ...(replicaPool ? [replicaPool] : [])];
   let notifications: Awaited<ReturnType<typeof listenForChanges>>;
   try {
     notifications = await listenForChanges(url);
   } catch (error) {
-    await Promise.all([pool.end({ timeout: 1 }), readPool.end({ timeout: 1 })]);
+    await Promise.all(pools.map((each) => each.end({ timeout: 1 })));
     throw error;
   }
   const ingest = pgIngest(pool, { replicaId: randomUUID(), leaseMs });
@@ -80,33 +99,55 @@ export async function openPgStorage({
   );
   const observe = space.saw;
 
-  const repositoriesOf = (sql: Sql, pagesChanged: () => void): Repositories => ({
-    accounts: guarded(pgAccounts(sql), observe),
-    sessions: guarded(pgSessions(sql), observe),
-    profiles: guarded(pgProfiles(sql, pagesChanged), observe),
-    sites: guarded(pgSites(sql, pagesChanged), observe),
-    projects: guarded(pgProjects(sql), observe),
-    shareLinks: guarded(pgShareLinks(sql), observe),
-    channels: guarded(pgChannels(sql), observe),
-    slackInstalls: guarded(pgSlackInstalls(sql), observe),
-    records: guarded(ingest.records(sql), observe),
+  const plainRepositoriesOf = (sql: Sql, pagesChanged: () => void): Repositories => ({
+    accounts: pgAccounts(sql),
+    sessions: pgSessions(sql),
+    profiles: pgProfiles(sql, pagesChanged),
+    sites: pgSites(sql, pagesChanged),
+    projects: pgProjects(sql),
+    shareLinks: pgShareLinks(sql),
+    channels: pgChannels(sql),
+    slackInstalls: pgSlackInstalls(sql),
+    records: ingest.records(sql),
     // Outside a transaction, on the reads' own pool (bounded, with a statement timeout).
-    stats: guarded(ingest.stats(sql === pool ? readPool : sql), observe),
-    outbox: guarded(ingest.outbox(sql), observe),
-    idempotency: guarded(ingest.idempotency(sql), observe),
-    retention: guarded(pgRetention(sql), observe),
-    verdicts: guarded(pgVerdicts(sql), observe),
-    tests: guarded(pgTests(sql), observe),
-    projectPage: guarded(pgProjectPage(sql), observe),
+    stats: ingest.stats(sql === pool ? readPool : sql),
+    outbox: ingest.outbox(sql),
+    idempotency: ingest.idempotency(sql),
+    retention: pgRetention(sql),
+    verdicts: pgVerdicts(sql),
+    tests: pgTests(sql),
+    projectPage: pgProjectPage(sql),
     // Pages of a long export: on the reads' own pool, like the statistics.
-    exports: guarded(pgExport(sql === pool ? readPool : sql), observe),
+    exports: pgExport(sql === pool ? readPool : sql),
   });
+  const guardedAll = (repositories: Repositories) =>
+    Object.fromEntries(
+      Object.entries(repositories).map(([name, repository]) => [
+        name,
+        guarded(repository, observe),
+      ]),
+    ) as unknown as Repositories;
+  const repositoriesOf = (sql: Sql, pagesChanged: () => void) =>
+    guardedAll(plainRepositoriesOf(sql, pagesChanged));
+
+  const pagesChanged = () => {
+    pagesCommitted += 1;
+  };
+  const routing = replicaPool && replicaReads(pool, replicaPool, replica);
+  await routing?.watch.start();
 
   return {
-    // Outside a transaction each write commits before its promise resolves.
-    ...repositoriesOf(pool, () => {
-      pagesCommitted += 1;
-    }),
+    // Outside a transaction each write commits before its promise resolves. With a replica,
+    // the reads it may serve go there (read-routing/replica-reads.ts).
+    ...guardedAll(
+      routing
+        ? routedRepositories(
+            plainRepositoriesOf(pool, pagesChanged),
+            plainRepositoriesOf(replicaPool as Sql, () => {}),
+            routing.router,
+          )
+        : plainRepositoriesOf(pool, pagesChanged),
+    ),
 
     transaction: (work) =>
       reaching(async () => {
@@ -120,7 +161,7 @@ export async function openPgStorage({
         );
         if (pagesChanged) pagesCommitted += 1;
         return result as Awaited<ReturnType<typeof work>>;
-      }, observe),
+      }, observe).finally(() => routing?.router.primaryUsed()),
 
     lock: (key, task) => locks.run(key, task),
 
@@ -138,16 +179,58 @@ export async function openPgStorage({
 
     full: () => space.full(),
 
+    replica: () => routing?.watch.status(),
+
     // PostgreSQL's WAL is the server's own: recycled by its checkpoints, not ours to truncate.
     truncateLog: async () => undefined,
 
     async close() {
+      await routing?.watch.stop();
       await ingest.drain();
       await notifications.close();
       await locks.close();
       // Bounded: after a lost connection, postgres.js 3.4 may wait for a query it already
       // rejected (porsager/postgres#1097); everything of ours has finished by now.
-      await Promise.all([pool.end({ timeout: 5 }), readPool.end({ timeout: 5 })]);
+      await Promise.all(pools.map((each) => each.end({ timeout: 5 })));
     },
   };
+}
+
+/**
+ * Where reads go with a replica: to it, for a safe request (GET, HEAD) whose caller has not
+ * written since the replica last caught up, while it is within the lag limit; else to the
+ * primary. A caller's write is remembered for as long as a replica within the limit could still
+ * lack it (the limit, and two checks).
+ */
+function replicaReads(
+  primary: Sql,
+  replicaPool: Sql,
+  { maxLagSeconds, onChange }: NonNullable<PgStorageOptions['replica']>,
+) {
+  const maxLagMs = maxLagSeconds * 1000;
+  const everyMs = Math.min(1000, maxLagMs / 4);
+  const watch = new ReplicaWatch(primary, replicaPool, maxLagMs, everyMs, onChange);
+  const writers = new RecentWriters(maxLagMs + 2 * everyMs);
+  const router: ReadRouter = {
+    toReplica() {
+      const scope = currentReadScope();
+      if (!scope?.safe) return false;
+      const since = scope.caller === undefined ? undefined : writers.lastWrite(scope.caller);
+      return watch.usable(since);
+    },
+    fallsBack(error) {
+      if (isUnreachable(error)) {
+        watch.down();
+        return true;
+      }
+      return (error as { code?: unknown } | null)?.code === REPLAY_CONFLICT;
+    },
+    primaryUsed() {
+      const scope = currentReadScope();
+      if (scope !== undefined && !scope.safe && scope.caller !== undefined) {
+        writers.wrote(scope.caller);
+      }
+    },
+  };
+  return { watch, router };
 }

@@ -205,6 +205,9 @@ export async function openSqliteStorage({
 
     full: () => space.full(),
 
+    // One file, one process: no replica to read from.
+    replica: () => undefined,
+
     async truncateLog() {
       await commits.drain();
       db.pragma('wal_checkpoint(TRUNCATE)');

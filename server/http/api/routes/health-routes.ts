@@ -9,7 +9,8 @@ const DATABASE_UNAVAILABLE = 'Database unavailable.';
 
 /**
  * Liveness with a database round trip, for load balancers and orchestrators. No key needed. 503
- * says why: the database cannot be reached, or its disk is full (until there is room again).
+ * says why: the database cannot be reached, or its disk is full (until there is room again). With
+ * a read replica, 200 also says where reads go (a replica away or behind is no outage).
  */
 export async function healthRoutes(app: FastifyInstance) {
   const { health } = app.services;
@@ -21,15 +22,20 @@ export async function healthRoutes(app: FastifyInstance) {
       schema: { summary: 'Liveness, with a database round trip (no key needed)' },
       config: {
         docs: {
-          success: { example: { status: 'ok' } },
+          // `replica` only with DATABASE_REPLICA_URL (docs/operations.md, Read replica).
+          success: {
+            example: {
+              status: 'ok',
+              replica: { reads: 'replica', state: 'ok', lagSeconds: 0.2 },
+            },
+          },
           answers: { 503: [DATABASE_UNAVAILABLE, OwnError.storageFull] },
         },
       },
     },
     async (request, reply) => {
       try {
-        await health.check();
-        return { status: 'ok' };
+        return { status: 'ok', ...(await health.check()) };
       } catch (error) {
         if (error instanceof StorageFull) {
           return reply

@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import qs from 'qs';
+import { identifyCaller } from '../../../storage/read-routing/read-scope.js';
 import { addressOf } from '../../base-path.js';
 import { copyScript } from '../copy-script.js';
 import type { PageKit } from '../page-kit.js';
@@ -59,6 +60,8 @@ export function dashboardContext(kit: PageKit) {
           return;
         }
         request.session = session;
+        // Read-your-writes: the account's dashboard sessions see their own forms' changes at once.
+        identifyCaller(`session:${session.accountId}`);
         if (session.renewed && token) {
           reply.setCookie(
             sessionCookieName(request),
