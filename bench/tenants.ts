@@ -202,7 +202,7 @@ export function tenantsReport(results: Awaited<ReturnType<typeof tenantsScenario
     '',
     `Big project: ${SIZES.metrics.toLocaleString('en')} metric records × 100 keys (${SIZES.keys.toLocaleString('en')} distinct), ${SIZES.events.toLocaleString('en')} events over ${SIZES.days} days.`,
     '',
-    '| Backend | first share page (ms, KiB) | E7 p50 / p99 alone | E7 p50 / p99 flooded | get-events p50 / p99 alone | get-events p50 / p99 flooded | target (≤ 2 × alone + 20 ms) E7 / read | other tenant's answers alone / flooded (429s not in the latencies) | share page answers | badge answers | timeouts |',
+    '| Backend | first share page (ms, KiB) | E7 p50 / p99 alone | E7 p50 / p99 flooded | get-events p50 / p99 alone | get-events p50 / p99 flooded | target (≤ 2 × alone + 20 ms) E7 / read | other tenant’s answers alone / flooded (429s not in the latencies) | share page answers | badge answers | timeouts |',
     '|---|---:|---:|---:|---:|---:|---|---|---|---|---:|',
   ];
   for (const r of runs) {
