@@ -568,4 +568,13 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'tests as data: flagged results',
+    sql: `
+      -- As SQLite's migration 17 (see there).
+      CREATE INDEX test_results_flagged ON test_results(run_id, test_id)
+        WHERE status IN (1, 2) OR attempts > 1;
+    `,
+  },
 ];
