@@ -4,6 +4,7 @@ import { newRecordId } from '../../domain/ids.js';
 import { analyseTests, defaultBranch, type TestSummary } from '../../domain/tests/test-analysis.js';
 import type { Storage } from '../../storage/storage.js';
 import type { StoredTest, StoredTestRun } from '../../storage/tests/test-repository.js';
+import { resultsFor } from '../tests/analysed-runs.js';
 import { MAX_RUNS } from '../tests/test-query-service.js';
 
 /** A message lists this many of the tests that became flaky, the flakiest first. */
@@ -32,7 +33,8 @@ export function flakyCheck(
     const runs = await storage.tests.runs(projectId, {}, MAX_RUNS);
     const newest = runs.at(-1);
     if (!newest) return 0;
-    const results = await storage.tests.results(runs.map((run) => run.id));
+    // Only the flagged tests can be flaky, now or before the newest run (analysed-runs.ts).
+    const results = await resultsFor(storage, runs, 'flagged');
     const branch = defaultBranch(runs);
     const flakyIn = (summaries: Map<number, TestSummary>) =>
       [...summaries.values()].filter((summary) => summary.flaky);

@@ -20,6 +20,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { StoredTest } from '../../storage/tests/test-repository.js';
 import type { ProjectAccess } from '../project-access.js';
 import { rangeOf } from '../stats-service.js';
+import { resultsFor, type Scope } from './analysed-runs.js';
 
 /** The newest runs an answer looks at, at most (the range's older runs are left out). */
 export const MAX_RUNS = 1000;
@@ -78,34 +79,54 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
-  /** The runs of a range and branch, oldest first, and every result of theirs analysed. */
+  /**
+   * The runs of a range and branch, oldest first, and the results of theirs that `scope` needs,
+   * analysed: `summaries` has a line for each test of the scope that ran (analysed-runs.ts).
+   */
   async function analysed(
     projectId: string,
     query: { branch?: string | undefined; from?: number | undefined; to?: number | undefined },
+    scope: Scope,
   ) {
     const { from, to } = rangeOf(query);
     const runs = await storage.tests.runs(projectId, { branch: query.branch, from, to }, MAX_RUNS);
-    const results = runs.length === 0 ? [] : await storage.tests.results(runs.map((r) => r.id));
+    const results = await resultsFor(storage, runs, scope);
     const branch = query.branch ?? defaultBranch(runs);
-    return { from, to, runs, results, branch, summaries: analyseTests(runs, results, branch) };
+    const summaries = analyseTests(runs, results, branch);
+    return { projectId, from, to, runs, results, branch, summaries, scope };
   }
+
+  /** The flaky and failing lists need the flagged tests only; the others rank every test. */
+  const scopeOf = (sort: TestsQuery['sort']): Scope =>
+    sort === 'flaky' || sort === 'failing' ? 'flagged' : 'all';
 
   type Analysis = Awaited<ReturnType<typeof analysed>>;
 
-  /** The Tests view's headline figures over the analysed runs. */
-  function figures({ runs, summaries }: Analysis): TestFigures {
+  /**
+   * The Tests view's headline figures over the analysed runs: the passes and failures from the
+   * runs' counts (made again from their results with each batch: the same sums as over every
+   * result), the tests that ran counted by the database when not every test was analysed.
+   */
+  async function figures({ projectId, runs, summaries, scope }: Analysis): Promise<TestFigures> {
     let passed = 0;
     let failed = 0;
     let flaky = 0;
-    for (const s of summaries.values()) {
-      passed += s.passed;
-      failed += s.failed;
-      if (s.flaky) flaky += 1;
+    for (const run of runs) {
+      passed += run.passed;
+      failed += run.failed + run.errors;
     }
+    for (const s of summaries.values()) if (s.flaky) flaky += 1;
     const durations = runs.map((run) => run.durationMs).sort((a, b) => a - b);
+    const tests =
+      scope === 'all' || runs.length === 0
+        ? summaries.size
+        : await storage.tests.testCount(
+            projectId,
+            runs.map((run) => run.id),
+          );
     return {
       runs: runs.length,
-      tests: summaries.size,
+      tests,
       passRate: passed + failed === 0 ? null : passed / (passed + failed),
       flaky,
       suiteMs: percentile(durations, 0.5),
@@ -170,7 +191,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       projectId: string,
       query: { branch?: string | undefined; from: number; to: number },
     ): Promise<number> {
-      const { summaries } = await analysed(projectId, query);
+      const { summaries } = await analysed(projectId, query, 'flagged');
       let flaky = 0;
       for (const summary of summaries.values()) if (summary.flaky) flaky += 1;
       return flaky;
@@ -188,7 +209,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       score: number,
       releases: ReadonlyMap<string, number> = new Map(),
     ): Promise<{ key: string; score: number; releasedAt: number | undefined }[]> {
-      const { runs, results, branch, summaries } = await analysed(projectId, {});
+      const { runs, results, branch, summaries } = await analysed(projectId, {}, 'flagged');
       const scores = new Map<number, number>();
       for (const s of summaries.values()) {
         if (s.flaky && s.flakyScore >= score) scores.set(s.testId, s.flakyScore);
@@ -220,7 +241,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
-      return listOf(query, await analysed(query.projectId, query));
+      return listOf(query, await analysed(query.projectId, query, scopeOf(query.sort)));
     },
 
     /**
@@ -234,14 +255,14 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       query: TestsQuery & { from: number; to: number },
     ): Promise<{ headline: { current: TestFigures; previous: TestFigures }; list: TestList }> {
       await own(accountId, query.projectId);
-      const current = await analysed(query.projectId, query);
-      const previous = await analysed(query.projectId, {
-        branch: query.branch,
-        from: query.from - (query.to - query.from),
-        to: query.from,
-      });
+      const current = await analysed(query.projectId, query, scopeOf(query.sort));
+      const previous = await analysed(
+        query.projectId,
+        { branch: query.branch, from: query.from - (query.to - query.from), to: query.from },
+        'flagged',
+      );
       return {
-        headline: { current: figures(current), previous: figures(previous) },
+        headline: { current: await figures(current), previous: await figures(previous) },
         list: await listOf(query, current),
       };
     },
@@ -257,7 +278,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       await own(accountId, query.projectId);
       const test = await storage.tests.findTest(query.projectId, query.test);
       if (test === undefined) throw new NotFound('test');
-      const { summaries } = await analysed(query.projectId, query);
+      const { summaries } = await analysed(query.projectId, query, { testIds: [test.id] });
       const summary = summaries.get(test.id);
       if (summary === undefined) return undefined;
       const quarantined = (await storage.tests.quarantined(query.projectId)).some(
@@ -326,7 +347,12 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
     async runs(accountId: string, query: TestRunsQuery): Promise<TestRunList> {
       await own(accountId, query.projectId);
-      const { runs, results, branch, summaries } = await analysed(query.projectId, query);
+      // A run's new and flaky failures are of its failed tests, all flagged.
+      const { runs, results, branch, summaries } = await analysed(
+        query.projectId,
+        query,
+        'flagged',
+      );
       const offset = offsetOf(query.cursor);
       const newestFirst = [...runs].reverse();
       const page = newestFirst.slice(offset, offset + query.limit);

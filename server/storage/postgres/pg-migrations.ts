@@ -584,4 +584,13 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX slack_installs_by_account ON slack_installs(account_id);
     `,
   },
+  {
+    version: 16,
+    name: 'tests as data: flagged results',
+    sql: `
+      -- As SQLite's migration 18 (see there).
+      CREATE INDEX test_results_flagged ON test_results(run_id, test_id)
+        WHERE status IN (1, 2) OR attempts > 1;
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js
 import type { TestBatch, TestRepository } from '../tests/test-repository.js';
 import {
   containsPattern,
+  FLAGGED,
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
@@ -151,6 +152,32 @@ export function pgTests(sql: Sql): TestRepository {
          WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) AND status IN (1, 2)
          ORDER BY run_id, test_id`;
       return rows.map(resultOf);
+    },
+
+    async flagged(runIds) {
+      const rows = await sql<{ testId: number }[]>`
+        SELECT DISTINCT test_id AS "testId" FROM test_results
+         WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) AND ${sql.unsafe(FLAGGED)}
+         ORDER BY test_id`;
+      return rows.map((row) => Number(row.testId));
+    },
+
+    async resultsOfTests(testIds, firstRunId, lastRunId) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+         WHERE test_id = ANY(${integerArray(testIds)}::bigint[])
+           AND run_id BETWEEN ${firstRunId} AND ${lastRunId}
+         ORDER BY test_id, run_id`;
+      return rows.map(resultOf);
+    },
+
+    async testCount(projectId, runIds) {
+      const [row] = await sql<{ n: string }[]>`
+        SELECT count(*) AS n FROM test_cases c WHERE c.project_id = ${projectId} AND EXISTS (
+          SELECT 1 FROM test_results r WHERE r.test_id = c.id
+             AND r.run_id BETWEEN ${runIds[0] ?? 0} AND ${runIds.at(-1) ?? 0}
+             AND r.run_id = ANY(${integerArray(runIds)}::bigint[]))`;
+      return Number(row?.n ?? 0);
     },
 
     async tests(projectId, ids) {

@@ -623,4 +623,15 @@ export const migrations: Migration[] = [
       CREATE INDEX slack_installs_by_account ON slack_installs(account_id);
     `,
   },
+  {
+    version: 18,
+    name: 'tests as data: flagged results',
+    sql: `
+      -- The results that can make a test flaky or failing (failed, errored, passed on retry),
+      -- by run: a read finds the few tests that need analysing without reading every result of
+      -- its runs (docs/decisions.md, "Tests reads analyse the flagged tests only").
+      CREATE INDEX test_results_flagged ON test_results(run_id, test_id)
+        WHERE status IN (1, 2) OR attempts > 1;
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import type { TestRepository } from '../tests/test-repository.js';
 import {
   containsPattern,
+  FLAGGED,
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
@@ -90,6 +91,26 @@ export function sqliteTests(
       WHERE run_id IN (SELECT value FROM json_each(?)) AND status IN (1, 2)
       ORDER BY run_id, test_id`,
   );
+  const flaggedOf = db
+    .prepare(
+      // Named: without ANALYZE's statistics the planner takes the primary key, and reads every
+      // result of the runs to keep the flagged ones.
+      `SELECT DISTINCT test_id FROM test_results INDEXED BY test_results_flagged
+        WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED} ORDER BY test_id`,
+    )
+    .pluck();
+  const resultsOfTests = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results
+      WHERE test_id IN (SELECT value FROM json_each(?)) AND run_id BETWEEN ? AND ?
+      ORDER BY test_id, run_id`,
+  );
+  const testCountOf = db
+    .prepare(
+      `SELECT count(*) FROM test_cases c WHERE c.project_id = ? AND EXISTS (
+         SELECT 1 FROM test_results r WHERE r.test_id = c.id AND r.run_id BETWEEN ? AND ?
+            AND r.run_id IN (SELECT value FROM json_each(?)))`,
+    )
+    .pluck();
   const testsOf = db.prepare(
     `SELECT ${TEST_COLUMNS} FROM test_cases
       WHERE project_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
@@ -231,6 +252,14 @@ export function sqliteTests(
     results: (runIds) => (resultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
 
     failures: (runIds) => (failuresOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
+
+    flagged: (runIds) => flaggedOf.all(JSON.stringify(runIds)) as number[],
+
+    resultsOfTests: (testIds, firstRunId, lastRunId) =>
+      (resultsOfTests.all(JSON.stringify(testIds), firstRunId, lastRunId) as Row[]).map(resultOf),
+
+    testCount: (projectId, runIds) =>
+      testCountOf.get(projectId, runIds[0], runIds.at(-1), JSON.stringify(runIds)) as number,
 
     tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
 

@@ -90,6 +90,26 @@ export interface TestRepository {
   results(runIds: readonly number[]): Promise<StoredTestResult[]>;
   /** The failed and errored results of these runs. */
   failures(runIds: readonly number[]): Promise<StoredTestResult[]>;
+  /**
+   * The tests flagged in these runs (ids, ascending): a failed or errored result, or a pass on
+   * retry. Only they can be flaky or failing (docs/decisions.md); read through the partial index
+   * `test_results_flagged`, so the cost is that of the flagged results, not of all of them.
+   */
+  flagged(runIds: readonly number[]): Promise<number[]>;
+  /**
+   * These tests' results in the runs whose storage ids are between `firstRunId` and `lastRunId`
+   * (both included), through the index by test: the caller keeps those of its runs.
+   */
+  resultsOfTests(
+    testIds: readonly number[],
+    firstRunId: number,
+    lastRunId: number,
+  ): Promise<StoredTestResult[]>;
+  /**
+   * How many of the project's tests have a result in these runs (ascending ids): one probe per
+   * test through the index by test, not a pass over every result.
+   */
+  testCount(projectId: string, runIds: readonly number[]): Promise<number>;
   /** Tests by storage id. */
   tests(projectId: string, ids: readonly number[]): Promise<StoredTest[]>;
   findTest(projectId: string, key: string): Promise<StoredTest | undefined>;

@@ -89,6 +89,12 @@ export const MERGE_STATUS = `CASE
   WHEN test_results.status = 0 OR excluded.status = 0 THEN 0
   ELSE 1 END`;
 
+/**
+ * A flagged result: failed, errored or passed on retry (`test_results_flagged`'s predicate; a
+ * query names it word for word so that both planners use that partial index).
+ */
+export const FLAGGED = '(status IN (1, 2) OR attempts > 1)';
+
 /** A run's counts made again from its results. */
 export const RECOUNT = `SELECT
   count(*) FILTER (WHERE status = 0),
