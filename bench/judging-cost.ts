@@ -57,7 +57,7 @@ try {
     const started = performance.now();
     let judged = 0;
     for (;;) {
-      const n = await storage.lock('verdicts', () =>
+      const { records: n } = await storage.lock('verdicts', () =>
         storage.transaction((tx) => judgeBatch(tx, BATCH)),
       );
       judged += n;

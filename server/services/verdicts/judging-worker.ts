@@ -1,10 +1,9 @@
 import type { Storage } from '../../storage/storage.js';
 import type { Logger } from '../logger.js';
+import { MAX_BATCH_RECORDS, nextBatchRecords } from './batch-size.js';
 import { judgeBatch } from './judging.js';
 import { reevaluateBatch } from './reevaluation.js';
 
-/** Records judged per transaction: small, so that ingest's own commits wait little between them. */
-const BATCH = 200;
 /** Records re-judged per transaction (re-evaluation reads more per record than judging). */
 const REEVALUATE_BATCH = 100;
 /** After a record is stored, judging starts this much later: a burst of ingest goes first. */
@@ -26,6 +25,8 @@ export class JudgingWorker {
   #stopped = false;
   /** A wake-up came while a drain was running: look again when it ends. */
   #again = false;
+  /** Records the next batch takes: fewer when records carry many values (batch-size.ts). */
+  #batch = MAX_BATCH_RECORDS;
 
   constructor(
     private readonly storage: Storage,
@@ -79,10 +80,11 @@ export class JudgingWorker {
       await this.#running;
       for (;;) {
         if (background && this.#stopped) return;
-        let judged: number;
+        const limit = this.#batch;
+        let judged: { records: number; values: number };
         try {
           judged = await this.storage.lock('verdicts', () =>
-            this.storage.transaction((tx) => judgeBatch(tx, BATCH)),
+            this.storage.transaction((tx) => judgeBatch(tx, limit)),
           );
         } catch (error) {
           // Retried at the next poll; a read that waits for it sees the error.
@@ -90,7 +92,9 @@ export class JudgingWorker {
           if (background) return;
           throw error;
         }
-        if (judged < BATCH) {
+        if (judged.records > 0) this.#batch = nextBatchRecords(judged);
+        // A batch shorter than it asked for: nothing more was pending.
+        if (judged.records < limit) {
           // Caught up: one batch of a queued re-evaluation, in the background only (reads that
           // wait for catchUp never wait for one), then a wake-up for the next.
           if (background && !this.#stopped && (await this.#reevaluate()) > 0) this.#again = true;

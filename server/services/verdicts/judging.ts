@@ -163,23 +163,31 @@ async function branchBase(tx: Repositories, record: JudgedRecord, branch: string
  * Judges one batch of stored metric records, oldest first, in one transaction: each record's
  * declared units and directions, then each of its values against its base (docs/verdicts.md),
  * alerts for regressions (notified on the default branch when the project has a chat webhook),
- * and the change points of the default branch's series. Returns how many records it judged.
+ * and the change points of the default branch's series. Returns how many records and values it
+ * judged.
  */
-export async function judgeBatch(tx: Repositories, limit: number): Promise<number> {
+export async function judgeBatch(
+  tx: Repositories,
+  limit: number,
+): Promise<{ records: number; values: number }> {
   const { metrics, token } = await tx.verdicts.pending(limit);
-  if (metrics.length === 0) return 0;
+  if (metrics.length === 0) return { records: 0, values: 0 };
+  let values = 0;
   const contexts = new Map<string, ProjectContext>();
   // Series of the default branch that got values: their change points are brought up to date.
   const defaultSeries = new Map<string, { projectId: string; key: string; branch: string }>();
   for (const metric of metrics) {
-    const touched = await judgeRecord(tx, metric, contexts);
-    for (const series of touched) defaultSeries.set(`${series.projectId}\n${series.key}`, series);
+    const judged = await judgeRecord(tx, metric, contexts);
+    values += judged.values;
+    for (const series of judged.touched) {
+      defaultSeries.set(`${series.projectId}\n${series.key}`, series);
+    }
   }
   for (const series of defaultSeries.values()) {
     await updateSeriesChangePoints(tx, series.projectId, series.key, series.branch);
   }
   await tx.verdicts.judged(token);
-  return metrics.length;
+  return { records: metrics.length, values };
 }
 
 /** A regression to raise as an alert. */
@@ -254,7 +262,7 @@ async function judgeRecord(
   tx: Repositories,
   metric: PendingMetric,
   contexts: Map<string, ProjectContext>,
-): Promise<{ projectId: string; key: string; branch: string }[]> {
+): Promise<{ touched: { projectId: string; key: string; branch: string }[]; values: number }> {
   const parsed: unknown = metric.parsed ?? JSON.parse(metric.payload);
   const payload = isJsonObject(parsed) ? parsed : {};
   const declared = declarationsOf(payload);
@@ -313,9 +321,10 @@ async function judgeRecord(
       for (const job of jobs) await tx.outbox.enqueue(job);
     }
   }
-  return onDefault
+  const touched = onDefault
     ? values.map((v) => ({ projectId: record.projectId, key: v.key, branch: defaultBranch }))
     : [];
+  return { touched, values: values.length };
 }
 
 /** The alert of a regression of `record` (its time is the record's). */
