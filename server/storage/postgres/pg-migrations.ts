@@ -568,4 +568,18 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: "the project page's pinned and hidden keys",
+    sql: `
+      -- As SQLite's migration 17 (see there), with PostgreSQL's types.
+      CREATE TABLE key_display (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        display    TEXT NOT NULL CHECK (display IN ('pinned', 'hidden')),
+        at         BIGINT NOT NULL,
+        PRIMARY KEY (project_id, key)
+      );
+    `,
+  },
 ];

@@ -85,6 +85,7 @@ const NOTICES = {
   'channel-saved': 'The channel is saved: its messages follow its new rules from now on.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'duration-key-saved': 'The build-duration key is saved.',
+  'key-display-saved': 'The key is pinned, hidden or shown as asked.',
   'signed-out': 'You are signed out.',
   'series-saved': "The series' unit and direction are saved.",
   'threshold-created': 'The threshold is created: it judges the values stored from now on.',
