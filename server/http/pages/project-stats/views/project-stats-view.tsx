@@ -147,9 +147,9 @@ function KeyDisplayButton(props: {
       <Csrf token={owner.csrf} />
       <input type="hidden" name="key" value={keyName} />
       <input type="hidden" name="display" value={display} />
-      <button class="button secondary small" type="submit">
+      {/* Named by aria-label: an sr-only span would sit outside the table's scroll box. */}
+      <button class="button secondary small" type="submit" aria-label={`${label} ${keyName}`}>
         {label}
-        <span class="sr-only"> {keyName}</span>
       </button>
     </form>
   );

@@ -30,21 +30,24 @@ export function TimeAxis({ range }: { range: Pick<ViewRange, 'from' | 'to'> }) {
   );
 }
 
-/** What a metric chart's lines and band are, under each chart (uPlot's own legend is off). */
+/**
+ * What a metric chart's lines and band are, under each chart (uPlot's own legend is off). On a
+ * small screen the words in `.lg` are left to screen readers, so the legend stays one line.
+ */
 export function ChartLegend() {
   return (
     <ul class="chart-legend" data-chart-legend>
       <li>
         <span class="swatch swatch-p50" aria-hidden="true" />
-        median (p50)
+        <span class="lg">median (</span>p50<span class="lg">)</span>
       </li>
       <li>
         <span class="swatch swatch-p95" aria-hidden="true" />
-        95th percentile
+        <span class="lg">95th percentile (</span>p95<span class="lg">)</span>
       </li>
       <li>
         <span class="swatch swatch-band" aria-hidden="true" />
-        min–max range
+        min–max<span class="lg"> range</span>
       </li>
     </ul>
   );
