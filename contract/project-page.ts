@@ -4,10 +4,15 @@ import { Limits } from './limits.js';
 import { Instant, rangeOrdered } from './stats-queries.js';
 import { namingErrorText } from './verdicts.js';
 
-/** The project page's own endpoints (docs/pages.md): its headline, and its build-duration key. */
+/**
+ * The project page's own endpoints (docs/pages.md): its headline, its build-duration key, and
+ * which keys are pinned and hidden.
+ */
 export const ProjectPagePaths = {
   getHeadline: '/stats/get-headline',
   updateDurationKey: '/stats/update-duration-key',
+  getKeyDisplay: '/stats/get-key-display',
+  updateKeyDisplay: '/stats/update-key-display',
 } as const;
 
 const projectId = requiredText(Limits.projectIdLength);
@@ -70,4 +75,39 @@ export interface Headline extends DurationKeySetting {
   duration_p95: HeadlineFigure;
   active_alerts: HeadlineFigure;
   flaky_tests: HeadlineFigure;
+}
+
+/** How the project page shows a key: pinned (drawn first after regressions) or hidden. */
+export const KEY_DISPLAYS = ['pinned', 'hidden'] as const;
+export type KeyDisplayMode = (typeof KEY_DISPLAYS)[number];
+
+/** Keys pinned at most: a page draws 12 charts, so more pins could not all be drawn. */
+export const MAX_PINNED_KEYS = 12;
+/** Keys hidden at most: the page lists them all in one line. */
+export const MAX_HIDDEN_KEYS = 200;
+
+/** GET /stats/get-key-display */
+export const KeyDisplayQuery = z.object({ projectId });
+export type KeyDisplayQuery = z.infer<typeof KeyDisplayQuery>;
+
+/** POST /stats/update-key-display: pin, hide, or (null) show a key as every other. */
+export const UpdateKeyDisplayRequest = z.strictObject({
+  projectId,
+  key: name,
+  display: z.nullable(z.enum(KEY_DISPLAYS)),
+});
+export type UpdateKeyDisplayRequest = z.infer<typeof UpdateKeyDisplayRequest>;
+export const updateKeyDisplayErrorText = namingErrorText(['projectId', 'key', 'display']);
+
+/** The refusal of a pin or hide past its limit (400, nothing changed). */
+export const KeyDisplayText = {
+  tooManyPinned: `At most ${MAX_PINNED_KEYS} keys can be pinned: unpin one first.`,
+  tooManyHidden: `At most ${MAX_HIDDEN_KEYS} keys can be hidden: show one first.`,
+} as const;
+
+/** The keys pinned (in the order they were pinned) and hidden (in key order) of a project. */
+export interface KeyDisplay {
+  projectId: string;
+  pinned: string[];
+  hidden: string[];
 }

@@ -20,6 +20,8 @@ import type { ShareLinkInfo, Storage } from '../storage/storage.js';
 import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
 import { type EventTypeRow, eventTypeTable } from './project-page/event-type-table.js';
 import type { HeadlineService } from './project-page/headline-service.js';
+import { projectKeyDisplay } from './project-page/key-display-service.js';
+import { type WorkflowTable, workflowTable } from './project-page/workflow-table.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import type { StatsService } from './stats-service.js';
@@ -45,15 +47,21 @@ export interface ProjectView {
   branches: string[];
   /** The range's events by type (the table), and whether more types were left out. */
   eventTypes: { rows: EventTypeRow[]; more: boolean };
+  /** The range's runs, success rate and median duration by workflow or CI job (bounded read). */
+  workflows: WorkflowTable;
   /** The key list's page shown. */
   keys: MetricKeys['keys'];
   /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
   keysPage: string | undefined;
   keysNext: string | undefined;
+  /** The keys the owner pinned (in pin order) and hidden (in key order). */
+  pinned: string[];
+  hidden: string[];
   /**
    * The charts drawn, regressions first: those with an alert or change point in the range, then
-   * the build-duration key's, then the rest (those `chart` named, else the first of the key
-   * list's page). A chart without a point in the range is in `empty` instead.
+   * the pinned keys', then the build-duration key's, then the rest (those `chart` named, else the
+   * first of the key list's page); a hidden key only when `chart` names it. A chart without a
+   * point in the range is in `empty` instead.
    */
   series: MetricSeries[];
   /** Keys asked for that have no point in the range: listed in one line, not drawn. */
@@ -146,47 +154,64 @@ export function projectViewService(
       durationKey === null
         ? undefined
         : services.stats.seriesWithTotal(accountId, { projectId, key: durationKey, ...window });
-    const [keys, summary, headline, timeline, branches, shareLinks, marks, eventTypes] =
-      await Promise.all([
-        // A share page shows units and directions as judged so far (describeKeys): it never waits
-        // for the judging of records stored by anyone, the owner's page does.
-        services.stats.keys(accountId, projectId, {
-          after: keysAfter,
-          limit: KEY_ROWS,
-          catchUp: owner,
-        }),
-        summaryRead,
-        services.headline.headline(
-          accountId,
-          { projectId, from: range.from, to: range.to, branch, eventType },
-          {
-            summary: summaryRead,
-            durations:
-              durationKey === null || durationRead === undefined
-                ? undefined
-                : { key: durationKey, total: durationRead.then((read) => read.total) },
-          },
-          owner,
-        ),
-        services.records.events(
-          accountId,
-          recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
-        ),
-        storage.stats.branches(projectId),
-        owner ? services.shareLinks.list(accountId, projectId) : undefined,
-        chartMarks(storage, projectId, range, branch),
-        eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
-      ]);
+    const [
+      keys,
+      summary,
+      headline,
+      timeline,
+      branches,
+      shareLinks,
+      marks,
+      eventTypes,
+      display,
+      workflows,
+    ] = await Promise.all([
+      // A share page shows units and directions as judged so far (describeKeys): it never waits
+      // for the judging of records stored by anyone, the owner's page does.
+      services.stats.keys(accountId, projectId, {
+        after: keysAfter,
+        limit: KEY_ROWS,
+        catchUp: owner,
+      }),
+      summaryRead,
+      services.headline.headline(
+        accountId,
+        { projectId, from: range.from, to: range.to, branch, eventType },
+        {
+          summary: summaryRead,
+          durations:
+            durationKey === null || durationRead === undefined
+              ? undefined
+              : { key: durationKey, total: durationRead.then((read) => read.total) },
+        },
+        owner,
+      ),
+      services.records.events(
+        accountId,
+        recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
+      ),
+      storage.stats.branches(projectId),
+      owner ? services.shareLinks.list(accountId, projectId) : undefined,
+      chartMarks(storage, projectId, range, branch),
+      eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
+      projectKeyDisplay(storage, projectId),
+      workflowTable(storage, projectId, range, { branch, eventType }, durationKey),
+    ]);
     const flagged = new Set(marks.flatMap((mark) => (mark.key === null ? [] : [mark.key])));
-    // Without `chart`, the keys that need a look are drawn even when off the key list's page.
+    const pinned = new Set(display.pinned);
+    const hidden = new Set(display.hidden);
+    // Without `chart`, the keys that need a look and the pinned ones are drawn even when off the
+    // key list's page; a hidden key is not drawn, even with an alert (the owner asked so).
     const asked = query.charts?.length
       ? query.charts
       : [
           ...flagged,
+          ...pinned,
           ...(durationKey === null ? [] : [durationKey]),
           ...keys.keys.map((key) => key.key),
-        ];
-    const rank = (key: string) => (flagged.has(key) ? 0 : key === durationKey ? 1 : 2);
+        ].filter((key) => !hidden.has(key));
+    const rank = (key: string) =>
+      flagged.has(key) ? 0 : pinned.has(key) ? 1 : key === durationKey ? 2 : 3;
     const drawn = [...new Set(asked)]
       .slice(0, MAX_CHARTS)
       .map((key, index) => ({ key, index }))
@@ -212,7 +237,10 @@ export function projectViewService(
       eventType,
       branches,
       eventTypes,
+      workflows,
       keys: keys.keys,
+      pinned: display.pinned,
+      hidden: display.hidden,
       keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),
       keysNext: keys.nextCursor ?? undefined,
       series,

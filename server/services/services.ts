@@ -21,6 +21,7 @@ import { ingestService } from './ingest-service.js';
 import type { Logger } from './logger.js';
 import { projectAccess } from './project-access.js';
 import { headlineService } from './project-page/headline-service.js';
+import { keyDisplayService } from './project-page/key-display-service.js';
 import { projectService } from './project-service.js';
 import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
@@ -116,6 +117,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     testQueries,
     quarantine: quarantineService(storage, access, testQueries),
     headline,
+    keyDisplay: keyDisplayService(storage, access),
     judging,
     digests: digestScheduler(storage, options.log),
     verdicts,

@@ -593,4 +593,18 @@ export const pgMigrations: PgMigration[] = [
         WHERE status IN (1, 2) OR attempts > 1;
     `,
   },
+  {
+    version: 17,
+    name: "the project page's pinned and hidden keys",
+    sql: `
+      -- As SQLite's migration 19 (see there), with PostgreSQL's types.
+      CREATE TABLE key_display (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        display    TEXT NOT NULL CHECK (display IN ('pinned', 'hidden')),
+        at         BIGINT NOT NULL,
+        PRIMARY KEY (project_id, key)
+      );
+    `,
+  },
 ];

@@ -1,5 +1,9 @@
 import { HOUR_MS, MINUTE_MS } from '../../domain/time-buckets.js';
-import type { PageMarkRow, ProjectPageRepository } from '../project-page/page-repository.js';
+import type {
+  KeyDisplayRow,
+  PageMarkRow,
+  ProjectPageRepository,
+} from '../project-page/page-repository.js';
 import type { Sql } from './pg-database.js';
 
 const copy = <T extends object>(rows: readonly T[]): T[] => rows.map((row) => ({ ...row }));
@@ -9,6 +13,32 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
   const ofBranch = (branch: string | undefined) =>
     branch === undefined ? sql`` : sql`AND branch = ${branch}`;
   return {
+    async keyDisplay(projectId) {
+      return copy(
+        await sql<KeyDisplayRow[]>`
+          SELECT key, display FROM key_display WHERE project_id = ${projectId}
+           ORDER BY display = 'hidden', CASE display WHEN 'pinned' THEN at END, key COLLATE "C"`,
+      );
+    },
+
+    async setKeyDisplay(projectId, key, display, at, limit) {
+      if (display === null) {
+        await sql`DELETE FROM key_display WHERE project_id = ${projectId} AND key = ${key}`;
+        return true;
+      }
+      // As SQLite's: stored only while fewer than `limit` other keys have that display.
+      await sql`
+        INSERT INTO key_display (project_id, key, display, at)
+        SELECT ${projectId}::text, ${key}::text, ${display}::text, ${at}::bigint
+         WHERE (SELECT count(*) FROM key_display
+                 WHERE project_id = ${projectId} AND display = ${display} AND key <> ${key}) < ${limit}::int
+        ON CONFLICT (project_id, key) DO UPDATE SET display = excluded.display, at = excluded.at
+         WHERE key_display.display <> excluded.display`;
+      const [row] = await sql<{ display: string }[]>`
+        SELECT display FROM key_display WHERE project_id = ${projectId} AND key = ${key}`;
+      return row?.display === display;
+    },
+
     async durationKey(projectId) {
       const [row] = await sql<{ key: string | null }[]>`
         SELECT duration_key AS key FROM projects WHERE id = ${projectId}`;

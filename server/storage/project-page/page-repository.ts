@@ -5,6 +5,8 @@
  * so these reads stay small whatever the records hold. Times are epoch ms.
  */
 
+import type { KeyDisplayMode } from '../../../contract/project-page.js';
+
 /** An alert or change point as a chart marks it. */
 export interface PageMarkRow {
   key: string;
@@ -15,7 +17,27 @@ export interface PageMarkRow {
   to: number;
 }
 
+/** A key the owner pinned or hidden (docs/pages.md). */
+export interface KeyDisplayRow {
+  key: string;
+  display: KeyDisplayMode;
+}
+
 export interface ProjectPageRepository {
+  /** The keys pinned and hidden, pinned first in the order they were pinned, then hidden by key. */
+  keyDisplay(projectId: string): Promise<KeyDisplayRow[]>;
+  /**
+   * Pins or hides a key (null: neither), at `at` (epoch ms). Refused (false, nothing changed)
+   * when `limit` other keys have that display already; one statement, so two requests cannot
+   * pass the limit together on SQLite (on PostgreSQL, at most by the requests racing).
+   */
+  setKeyDisplay(
+    projectId: string,
+    key: string,
+    display: KeyDisplayMode | null,
+    at: number,
+    limit: number,
+  ): Promise<boolean>;
   /** The owner's build-duration key; null: not set (the page then uses `duration_ms`). */
   durationKey(projectId: string): Promise<string | null>;
   setDurationKey(projectId: string, key: string | null): Promise<void>;

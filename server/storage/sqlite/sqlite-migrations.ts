@@ -634,4 +634,19 @@ export const migrations: Migration[] = [
         WHERE status IN (1, 2) OR attempts > 1;
     `,
   },
+  {
+    version: 19,
+    name: "the project page's pinned and hidden keys",
+    sql: `
+      -- Keys the owner pinned (drawn first after regressions) or hidden (listed in one line, not
+      -- drawn) on the project page (docs/pages.md); \`at\` (epoch ms) orders the pins.
+      CREATE TABLE key_display (
+        project_id TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        display    TEXT NOT NULL CHECK (display IN ('pinned', 'hidden')),
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (project_id, key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

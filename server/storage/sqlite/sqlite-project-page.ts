@@ -1,14 +1,35 @@
 import { HOUR_MS, MINUTE_MS } from '../../domain/time-buckets.js';
-import type { PageMarkRow, ProjectPageRepository } from '../project-page/page-repository.js';
+import type {
+  KeyDisplayRow,
+  PageMarkRow,
+  ProjectPageRepository,
+} from '../project-page/page-repository.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const projectPageWrites = ['setDurationKey'] as const;
+export const projectPageWrites = ['setDurationKey', 'setKeyDisplay'] as const;
 
 /** The project page's own reads and setting on SQLite (project-page/page-repository.ts). */
 export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
   const durationKey = db.prepare('SELECT duration_key FROM projects WHERE id = ?').pluck();
   const setDurationKey = db.prepare('UPDATE projects SET duration_key = ? WHERE id = ?');
+  const keyDisplay = db.prepare(
+    `SELECT key, display FROM key_display WHERE project_id = ?
+      ORDER BY display = 'hidden', CASE display WHEN 'pinned' THEN at END, key`,
+  );
+  const displayOf = db
+    .prepare('SELECT display FROM key_display WHERE project_id = ? AND key = ?')
+    .pluck();
+  const unsetKeyDisplay = db.prepare('DELETE FROM key_display WHERE project_id = ? AND key = ?');
+  // Stored only while fewer than @limit other keys have that display (a key already so is kept).
+  const putKeyDisplay = db.prepare(
+    `INSERT INTO key_display (project_id, key, display, at)
+     SELECT @projectId, @key, @display, @at
+      WHERE (SELECT count(*) FROM key_display
+              WHERE project_id = @projectId AND display = @display AND key <> @key) < @limit
+     ON CONFLICT (project_id, key) DO UPDATE SET display = excluded.display, at = excluded.at
+      WHERE key_display.display <> excluded.display`,
+  );
   // `@branch IS NULL`: every branch.
   const activeAlerts = db
     .prepare(
@@ -74,6 +95,15 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
         to,
         branch: branch ?? null,
       }) as { start: number; eventType: string }[],
+    keyDisplay: (projectId) => keyDisplay.all(projectId) as KeyDisplayRow[],
+    setKeyDisplay: (projectId, key, display, at, limit) => {
+      if (display === null) {
+        unsetKeyDisplay.run(projectId, key);
+        return true;
+      }
+      putKeyDisplay.run({ projectId, key, display, at, limit });
+      return displayOf.get(projectId, key) === display;
+    },
     durationKey: (projectId) => (durationKey.get(projectId) as string | null | undefined) ?? null,
     setDurationKey: (projectId, key) => void setDurationKey.run(key, projectId),
     activeAlerts: (projectId, from, to, branch) =>

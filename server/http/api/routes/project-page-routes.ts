@@ -4,12 +4,17 @@ import { Areas } from '../../../../contract/paths.js';
 import {
   type Headline,
   HeadlineQuery,
+  type KeyDisplay,
+  KeyDisplayQuery,
+  KeyDisplayText,
   ProjectPagePaths,
   UpdateDurationKeyRequest,
+  UpdateKeyDisplayRequest,
   updateDurationKeyErrorText,
+  updateKeyDisplayErrorText,
 } from '../../../../contract/project-page.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
-import { Forbidden, Invalid, ReadTimeout } from '../../../domain/domain-errors.js';
+import { Forbidden, Invalid, InvalidField, ReadTimeout } from '../../../domain/domain-errors.js';
 import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, ID } from '../examples.js';
@@ -23,9 +28,18 @@ const FIGURE = (value: number, previous: number, direction: 'lower' | 'higher' |
   unit: null,
 });
 
-/** The project page's headline and build-duration key (docs/pages.md): owner keys only. */
+const KEY_DISPLAY: KeyDisplay = {
+  projectId: ID,
+  pinned: ['duration_ms', 'bundle.bytes'],
+  hidden: ['run_id'],
+};
+
+/**
+ * The project page's headline, build-duration key and pinned and hidden keys (docs/pages.md):
+ * owner keys only.
+ */
 export const projectPageRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { headline } = app.services;
+  const { headline, keyDisplay } = app.services;
 
   app.get(
     within(Areas.stats, ProjectPagePaths.getHeadline),
@@ -98,6 +112,49 @@ export const projectPageRoutes: FastifyPluginAsyncZod = async (app) => {
         request.account.accountId,
         request.body.projectId,
         request.body.duration_key,
+      ),
+  );
+
+  app.get(
+    within(Areas.stats, ProjectPagePaths.getKeyDisplay),
+    {
+      schema: {
+        summary: "The keys pinned and hidden on a project's page",
+        querystring: KeyDisplayQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: { success: { example: KEY_DISPLAY }, throws: [FOREIGN_PROJECT] },
+      },
+    },
+    async (request) => keyDisplay.get(request.account.accountId, request.query.projectId),
+  );
+
+  app.post(
+    within(Areas.stats, ProjectPagePaths.updateKeyDisplay),
+    {
+      schema: {
+        summary: "Pin or hide a key on a project's page (null: neither)",
+        body: UpdateKeyDisplayRequest,
+      },
+      config: {
+        invalid: updateKeyDisplayErrorText,
+        docs: {
+          success: { example: KEY_DISPLAY },
+          throws: [
+            FOREIGN_PROJECT,
+            new InvalidField('display', KeyDisplayText.tooManyPinned),
+            new InvalidField('display', KeyDisplayText.tooManyHidden),
+          ],
+        },
+      },
+    },
+    async (request) =>
+      keyDisplay.set(
+        request.account.accountId,
+        request.body.projectId,
+        request.body.key,
+        request.body.display,
       ),
   );
 };

@@ -2,7 +2,7 @@ import type { HeadlineFigure } from '../../../../contract/project-page.js';
 import type { ProjectView } from '../../../services/project-view-service.js';
 
 /** The tables the page's CSV links export, each exactly as the page shows it (range, filters). */
-export const CSV_TABLES = ['headline', 'event-types', 'keys', 'chart'] as const;
+export const CSV_TABLES = ['headline', 'event-types', 'workflows', 'keys', 'chart'] as const;
 export type CsvTable = (typeof CSV_TABLES)[number];
 
 type Cell = string | number | null;
@@ -66,6 +66,18 @@ export function exportTable(
           r.failure,
           r.cancelled,
           r.other,
+        ]),
+      );
+    case 'workflows':
+      return csvOf(
+        ['workflow', 'runs', 'success_rate', 'success', 'failure', 'duration_p50'],
+        view.workflows.rows.map((r) => [
+          r.workflow,
+          r.runs,
+          r.successRate,
+          r.success,
+          r.failure,
+          r.durationP50,
         ]),
       );
     case 'keys':

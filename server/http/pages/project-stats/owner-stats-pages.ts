@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sharePath } from '../../../../contract/share-links.js';
-import { NotFound } from '../../../domain/domain-errors.js';
+import { InvalidField, NotFound } from '../../../domain/domain-errors.js';
 import { publicBaseOf } from '../../base-path.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
@@ -10,7 +10,7 @@ import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
 
-/** As the API's update-duration-key accepts (a series key's longest). */
+/** As the API's update-duration-key and update-key-display accept (a series key's longest). */
 const MAX_DURATION_KEY_LENGTH = 200;
 
 type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -21,7 +21,7 @@ type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
  */
 export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
   return async (app: FastifyInstance) => {
-    const { projectView, shareLinks, headline } = app.services;
+    const { projectView, shareLinks, headline, keyDisplay } = app.services;
     // This page runs scripts of ours (the charts): its own policy replaces the dashboard's.
     const statsHeaders = securityHeaders(STATS_PAGE_POLICY);
 
@@ -147,6 +147,38 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
         reply,
         `/dashboard/projects/${encodeURIComponent(id)}`,
         'duration-key-saved',
+      );
+    });
+
+    // Pins, hides or (display empty) shows a key on this page, as the API's update-key-display.
+    app.post('/projects/:id/key-display', async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const body = request.body as { key?: unknown; display?: unknown } | undefined;
+      const key = textOf(body?.key);
+      const display = textOf(body?.display);
+      if (key === '' || key.length > MAX_DURATION_KEY_LENGTH) {
+        throw Object.assign(new Error('the key is missing or too long'), { statusCode: 400 });
+      }
+      if (display !== '' && display !== 'pinned' && display !== 'hidden') {
+        throw Object.assign(new Error('display must be pinned, hidden or empty'), {
+          statusCode: 400,
+        });
+      }
+      try {
+        await keyDisplay.set(request.session.accountId, id, key, display === '' ? null : display);
+      } catch (error) {
+        if (error instanceof NotFound || (error as { kind?: string }).kind === 'forbidden') {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        if (error instanceof InvalidField) {
+          throw Object.assign(new Error(error.text), { statusCode: 400 });
+        }
+        throw error;
+      }
+      return redirectTo(
+        reply,
+        `/dashboard/projects/${encodeURIComponent(id)}`,
+        'key-display-saved',
       );
     });
 

@@ -12,7 +12,17 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .section-title{margin:1.5rem 0 .75rem}
 .health-head{display:flex;justify-content:space-between;align-items:baseline;flex-wrap:wrap;gap:.5rem}
 .health-rate{margin:0;display:flex;gap:.6rem;align-items:baseline}
-.health-bars{display:block;width:100%;height:120px;margin:.75rem 0;background:var(--surface-2);border-radius:6px}
+.health-bars{display:block;width:100%;height:120px;margin:.75rem 0 0;background:var(--surface-2);border-radius:6px}
+.time-axis{position:relative;height:1.4rem;margin:0 0 .5rem;border-top:1px solid var(--border);color:var(--muted);font-size:.8rem}
+.time-axis time{position:absolute;top:.2rem;transform:translateX(-50%);white-space:nowrap}
+.time-axis time:nth-child(1){left:0}.time-axis time:nth-child(2){left:25%}.time-axis time:nth-child(3){left:50%}.time-axis time:nth-child(4){left:75%}.time-axis time:nth-child(5){left:100%}
+.time-axis time:first-child{transform:none}.time-axis time:last-child{transform:translateX(-100%)}
+@media (max-width:600px){.time-axis time:nth-child(even){display:none}}
+.chart-legend{display:flex;flex-wrap:wrap;gap:.4rem 1rem;list-style:none;margin:.4rem 0 0;padding:0;color:var(--muted);font-size:.8rem}
+.chart-legend li{display:flex;align-items:center;gap:.35rem}
+.swatch{display:inline-block;width:1.2rem;height:0}
+.swatch-p50{border-top:2px solid var(--accent)}.swatch-p95{border-top:2px dashed var(--chart-p95)}
+.swatch-band{height:.6rem;background:var(--chart-band)}
 .health-legend{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0;color:var(--muted);font-size:.9rem}
 .health-legend li{display:flex;align-items:center;gap:.35rem}
 .bar-success{fill:var(--st-success)}.bar-failure{fill:var(--st-failure)}.bar-cancelled{fill:var(--st-cancelled)}.bar-other{fill:var(--st-other)}
@@ -51,5 +61,7 @@ tr[aria-current=true]{background:var(--surface-2)}
 .chart-mark.mark-alert::before{border-left:2px solid var(--danger)}
 .chart-mark.mark-change::before{border-left:1px dashed var(--chart-p95)}
 .health-mark line{stroke:var(--text);stroke-width:1;vector-effect:non-scaling-stroke}
+.pin-tag{margin-left:.4rem;padding:0 .35rem;border:1px solid var(--border);border-radius:.6rem;font-size:.75rem;color:var(--muted)}
+.key-display{white-space:nowrap}
 
 `;

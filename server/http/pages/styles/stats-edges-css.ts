@@ -18,6 +18,9 @@ export const STATS_EDGES_CSS = `
 .charts>.card.chart-card{padding:.6rem .6rem .4rem}
 .chart-card figcaption{margin-bottom:.25rem;font-size:.85rem;gap:.25rem .75rem}
 .chart{min-height:150px}
+.chart-legend{margin:.15rem 0 0;font-size:.75rem;line-height:1.2;flex-wrap:nowrap}
+.chart-legend li{position:relative}
+.chart-legend .lg{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .filters{gap:.5rem .75rem}
 .filters .field{min-width:8rem;flex:1}
 }

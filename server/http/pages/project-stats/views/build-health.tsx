@@ -2,6 +2,7 @@ import type { BuildSummary } from '../../../../../contract/stats-queries.js';
 import type { ViewRange } from '../../../../domain/view-ranges.js';
 import type { ChartMark } from '../../../../services/project-page/chart-marks.js';
 import { formatTime } from './format.js';
+import { TimeAxis } from './time-axis.js';
 
 const STATUSES = ['success', 'failure', 'cancelled', 'other'] as const;
 const WIDTH = 720;
@@ -85,6 +86,7 @@ export function BuildHealth({
             );
           })}
       </svg>
+      <TimeAxis range={range} />
       <p class="hint">
         Success rate: successes divided by successes and failures; cancelled and skipped runs are
         not failures.

@@ -1,5 +1,6 @@
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import { formatNumber } from './format.js';
+import { formatRate, SortHeader } from './sortable.js';
 
 /**
  * The range's events by type: runs, success rate and outcomes, sortable (the page's script sorts
@@ -19,14 +20,6 @@ export function EventTypeTable({
   const { rows, more } = view.eventTypes;
   if (rows.length === 0) return null;
   const sorted = [...rows].sort((a, b) => b.runs - a.runs || (a.eventType < b.eventType ? -1 : 1));
-  const rate = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)} %`);
-  const column = (name: string, kind: 'text' | 'number', sort?: 'descending') => (
-    <th scope="col" aria-sort={sort}>
-      <button type="button" class="sort" data-sort={kind}>
-        {name}
-      </button>
-    </th>
-  );
   return (
     <section class="card table-wrap" aria-labelledby="by-type-title">
       <h2 id="by-type-title">By event type</h2>
@@ -42,13 +35,13 @@ export function EventTypeTable({
         </caption>
         <thead>
           <tr>
-            {column('Event type', 'text')}
-            {column('Runs', 'number', 'descending')}
-            {column('Success rate', 'number')}
-            {column('Success', 'number')}
-            {column('Failure', 'number')}
-            {column('Cancelled', 'number')}
-            {column('Other', 'number')}
+            <SortHeader name="Event type" kind="text" />
+            <SortHeader name="Runs" kind="number" sort="descending" />
+            <SortHeader name="Success rate" kind="number" />
+            <SortHeader name="Success" kind="number" />
+            <SortHeader name="Failure" kind="number" />
+            <SortHeader name="Cancelled" kind="number" />
+            <SortHeader name="Other" kind="number" />
           </tr>
         </thead>
         <tbody>
@@ -63,7 +56,7 @@ export function EventTypeTable({
                 </a>
               </td>
               <td data-value={row.runs}>{formatNumber(row.runs)}</td>
-              <td data-value={row.successRate ?? -1}>{rate(row.successRate)}</td>
+              <td data-value={row.successRate ?? -1}>{formatRate(row.successRate)}</td>
               <td data-value={row.success}>{formatNumber(row.success)}</td>
               <td data-value={row.failure}>{formatNumber(row.failure)}</td>
               <td data-value={row.cancelled}>{formatNumber(row.cancelled)}</td>
@@ -81,8 +74,7 @@ export function EventTypeTable({
             CSV<span class="sr-only"> of the table by event type</span>
           </a>
         )}{' '}
-        Success rate: success ÷ (success + failure), as in build health. Per workflow or CI job is
-        not shown yet (see docs/pages.md).
+        Success rate: success ÷ (success + failure), as in build health.
       </p>
     </section>
   );

@@ -14,7 +14,9 @@ import { EventTypeTable } from './event-type-table.js';
 import { formatNumber, formatTime } from './format.js';
 import { HeadlineCard } from './headline.js';
 import { NewShareLink } from './new-share-link.js';
+import { ChartLegend } from './time-axis.js';
 import { Timeline } from './timeline.js';
+import { WorkflowTableCard } from './workflow-table.js';
 
 /** Where the page lives and what it may do: the owner's page, or a share link's (read-only). */
 export type StatsMode =
@@ -129,8 +131,54 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
   );
 }
 
+/** The owner's page: where its forms post, with their CSRF token. */
+type Owner = { path: string; csrf: string } | undefined;
+
+/** A button that pins, hides or (display '') shows a key again (owner pages only). */
+function KeyDisplayButton(props: {
+  owner: Owner;
+  keyName: string;
+  display: string;
+  label: string;
+}) {
+  const { owner, keyName, display, label } = props;
+  return owner === undefined ? null : (
+    <form method="post" action={`${owner.path}/key-display`} class="inline-form">
+      <Csrf token={owner.csrf} />
+      <input type="hidden" name="key" value={keyName} />
+      <input type="hidden" name="display" value={display} />
+      {/* Named by aria-label: an sr-only span would sit outside the table's scroll box. */}
+      <button class="button secondary small" type="submit" aria-label={`${label} ${keyName}`}>
+        {label}
+      </button>
+    </form>
+  );
+}
+
+/** The hidden keys in one line, each with its Show button on the owner's page. */
+function HiddenKeys({ view, owner }: { view: ProjectView; owner: Owner }) {
+  if (view.hidden.length === 0) return null;
+  const flagged = new Set(view.marks.flatMap((mark) => (mark.key === null ? [] : [mark.key])));
+  return (
+    <p class="card hidden-keys" data-hidden-keys>
+      Hidden, not drawn:{' '}
+      {view.hidden.map((key, index) => (
+        <>
+          {index > 0 && ', '}
+          <code>{key}</code>
+          {flagged.has(key) && <strong> (alert or change point in range)</strong>}{' '}
+          <KeyDisplayButton owner={owner} keyName={key} display="" label="Show" />
+        </>
+      ))}
+    </p>
+  );
+}
+
 /** One chart per series key; the data rides along as JSON for the script that draws it. */
-function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: CsvHref }) {
+function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: Owner }) {
+  const { view, path, csv, owner } = props;
+  const pinned = new Set(view.pinned);
+  const hidden = new Set(view.hidden);
   const { range } = view;
   // The records of the range by bucket, to name a single point's branch and commit.
   const byBucket = new Map<number, ProjectView['singles']>();
@@ -178,6 +226,7 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
               <figure class="card chart-card">
                 <figcaption>
                   <code>{series.key}</code>
+                  {pinned.has(series.key) && <span class="pin-tag">pinned</span>}
                   <span class="muted">
                     {info ? `last ${formatNumber(info.last_value)}` : ''} ·{' '}
                     {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
@@ -194,6 +243,7 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
                     <p class="muted">Charts need JavaScript; the figures are in the table below.</p>
                   </noscript>
                 </div>
+                <ChartLegend />
               </figure>
             );
           })}
@@ -206,6 +256,7 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
           focus one for its version, time and commit.
         </p>
       )}
+      <HiddenKeys view={view} owner={owner} />
       {view.empty.length > 0 && (
         <p class="card empty-charts" data-empty-charts>
           No points in this range:{' '}
@@ -229,6 +280,7 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
                 <th scope="col">Last value</th>
                 <th scope="col">Last at</th>
                 <th scope="col">Chart</th>
+                {owner && <th scope="col">On this page</th>}
               </tr>
             </thead>
             <tbody>
@@ -236,6 +288,8 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
                 <tr>
                   <td>
                     <code>{key.key}</code>
+                    {pinned.has(key.key) && <span class="pin-tag">pinned</span>}
+                    {hidden.has(key.key) && <span class="pin-tag">hidden</span>}
                   </td>
                   <td>{formatNumber(key.count)}</td>
                   <td>{formatNumber(key.last_value)}</td>
@@ -251,6 +305,35 @@ function Metrics({ view, path, csv }: { view: ProjectView; path: string; csv: Cs
                       Draw
                     </a>
                   </td>
+                  {owner && (
+                    <td class="key-display">
+                      {pinned.has(key.key) ? (
+                        <KeyDisplayButton
+                          owner={owner}
+                          keyName={key.key}
+                          display=""
+                          label="Unpin"
+                        />
+                      ) : (
+                        <KeyDisplayButton
+                          owner={owner}
+                          keyName={key.key}
+                          display="pinned"
+                          label="Pin"
+                        />
+                      )}{' '}
+                      {hidden.has(key.key) ? (
+                        <KeyDisplayButton owner={owner} keyName={key.key} display="" label="Show" />
+                      ) : (
+                        <KeyDisplayButton
+                          owner={owner}
+                          keyName={key.key}
+                          display="hidden"
+                          label="Hide"
+                        />
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -362,7 +445,13 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         view={view}
         hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
       />
-      <Metrics view={view} path={mode.path} csv={csv} />
+      <WorkflowTableCard view={view} csv={csv?.('workflows')} />
+      <Metrics
+        view={view}
+        path={mode.path}
+        csv={csv}
+        owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
+      />
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}

@@ -1,0 +1,62 @@
+import type { ProjectView } from '../../../../services/project-view-service.js';
+import { formatNumber, formatTime } from './format.js';
+import { formatRate, SortHeader } from './sortable.js';
+
+/**
+ * The range's runs by workflow (GitHub) or CI job (other CIs): runs, success rate, success,
+ * failure and the median build duration, sortable by the page's script (without it: by runs).
+ */
+export function WorkflowTableCard({ view, csv }: { view: ProjectView; csv?: string | undefined }) {
+  const { rows, partial, since } = view.workflows;
+  if (rows.length === 0) return null;
+  const unit = view.headline.duration_p50.unit;
+  const duration = (value: number | null) =>
+    value === null ? '–' : `${formatNumber(value)}${unit ? ` ${unit}` : ''}`;
+  return (
+    <section class="card table-wrap" aria-labelledby="by-workflow-title">
+      <h2 id="by-workflow-title">By workflow or CI job</h2>
+      <table class="sortable" data-sortable data-workflow-table>
+        <caption class="sr-only">Runs by workflow or CI job over the range</caption>
+        <thead>
+          <tr>
+            <SortHeader name="Workflow or job" kind="text" />
+            <SortHeader name="Runs" kind="number" sort="descending" />
+            <SortHeader name="Success rate" kind="number" />
+            <SortHeader name="Success" kind="number" />
+            <SortHeader name="Failure" kind="number" />
+            <SortHeader name="Median duration" kind="number" />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr data-workflow={row.workflow}>
+              <td data-value={row.workflow}>
+                <code>{row.workflow}</code>
+              </td>
+              <td data-value={row.runs}>{formatNumber(row.runs)}</td>
+              <td data-value={row.successRate ?? -1}>{formatRate(row.successRate)}</td>
+              <td data-value={row.success}>{formatNumber(row.success)}</td>
+              <td data-value={row.failure}>{formatNumber(row.failure)}</td>
+              <td data-value={row.durationP50 ?? -1}>{duration(row.durationP50)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="hint">
+        {csv !== undefined && (
+          <a class="csv-link" href={csv} download>
+            CSV<span class="sr-only"> of the table by workflow</span>
+          </a>
+        )}{' '}
+        The workflow is the Action's <code>github.workflow</code>, else the CLI's{' '}
+        <code>ci.job</code>; the duration is the build-duration key's median.
+        {partial && since !== null && (
+          <>
+            {' '}
+            Read from the newest records only: since {formatTime(new Date(since).toISOString())}.
+          </>
+        )}
+      </p>
+    </section>
+  );
+}
