@@ -7,7 +7,10 @@ import { isJsonObject } from '../../contract/json.js';
  * - its status: `payload.status`;
  * - its series: the numeric leaves, nested objects' keys joined with `.`, arrays ignored; the
  *   leaves under `ci` and `github` are context (run ids, attempts, pull-request numbers), not
- *   series (issue 23).
+ *   series (issue 23); and each benchmark of `payload.benchmarks` (the reporters' list of
+ *   `{ name, value, … }`, docs/benchmarks.md) as the series `bench/<name>`, at the list's place in
+ *   the payload. A key met twice (`"a.b"` beside `"a": { "b" }`, a benchmark named twice) keeps its
+ *   first value.
  */
 
 /** The payload objects that describe the run, not what it measured. */
@@ -52,20 +55,40 @@ export function statusClass(status: string | null): StatusClass {
   return status === 'success' || status === 'failure' || status === 'cancelled' ? status : 'other';
 }
 
-/** The numeric leaves of a metric payload: `[key, value]`, finite numbers only. */
+/** The prefix of a benchmark's series key (the reporters' `benchmarkKey`). */
+export const BENCHMARK_PREFIX = 'bench/';
+
+/** The numeric leaves of a metric payload and its benchmarks: `[key, value]`, finite numbers only. */
 export function seriesOf(payload: Record<string, unknown>): [string, number][] {
   const found: [string, number][] = [];
-  // On the ingest path: no arrays of entries, and a key is built only for numbers and objects.
+  const seen = new Set<string>();
+  const add = (key: string, value: unknown) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || key.length > MAX_NAME_LENGTH)
+      return;
+    if (seen.has(key)) return;
+    seen.add(key);
+    found.push([key, value]);
+  };
+  // On the ingest path: a key is built only for numbers and objects, entries read only in the list
+  // of benchmarks.
   const walk = (object: Record<string, unknown>, prefix: string) => {
     for (const name in object) {
       if (found.length >= MAX_SERIES_PER_RECORD) return;
       if (!Object.hasOwn(object, name)) continue;
       const value = object[name];
       if (typeof value === 'number') {
-        const key = prefix === '' ? name : `${prefix}.${name}`;
-        if (Number.isFinite(value) && key.length <= MAX_NAME_LENGTH) found.push([key, value]);
-      } else if (isJsonObject(value) && !(prefix === '' && CONTEXT_OBJECTS.has(name))) {
-        walk(value, prefix === '' ? name : `${prefix}.${name}`);
+        add(prefix === '' ? name : `${prefix}.${name}`, value);
+      } else if (isJsonObject(value)) {
+        if (!(prefix === '' && CONTEXT_OBJECTS.has(name))) {
+          walk(value, prefix === '' ? name : `${prefix}.${name}`);
+        }
+      } else if (prefix === '' && name === 'benchmarks' && Array.isArray(value)) {
+        for (const entry of value) {
+          if (found.length >= MAX_SERIES_PER_RECORD) return;
+          if (isJsonObject(entry) && typeof entry.name === 'string' && entry.name !== '') {
+            add(`${BENCHMARK_PREFIX}${entry.name}`, entry.value);
+          }
+        }
       }
     }
   };

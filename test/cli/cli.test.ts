@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../cli/version.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
+import type { MetricKeys } from '../../contract/stats-queries.js';
 import { CLI_ENTRY, type CliRun, runCli } from '../helpers/cli.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
@@ -288,6 +289,18 @@ describe('ci-stats report on GitLab CI', () => {
     );
     expect(payload.directions['bench/BenchmarkFib11 - ns/op']).toBe('lower');
     expect(metric?.payload).toMatchObject({ ci: { provider: 'gitlab' } });
+    // The server reads each benchmark as its series, with the unit and direction declared.
+    const { keys } = await read<MetricKeys>(
+      `/stats/get-metric-keys?projectId=${projectId}&limit=200`,
+    );
+    const fib = keys.find((k) => k.key === 'bench/BenchmarkFib11 - ns/op');
+    expect(fib).toMatchObject({ count: 1, unit: 'ns/op', direction: 'lower' });
+    expect(fib?.last_value).toBe(
+      (payload.benchmarks as { name: string; value: number }[]).find(
+        (b) => b.name === 'BenchmarkFib11 - ns/op',
+      )?.value,
+    );
+    expect(keys.filter((k) => k.key.startsWith('bench/'))).toHaveLength(21);
 
     const before = (await metrics()).metrics.length;
     for (const [args, text] of [

@@ -32,4 +32,57 @@ describe('the series of one record', () => {
       ['a', 3],
     ]);
   });
+
+  // What the reporters send (docs/benchmarks.md): the list of benchmarks, each a series
+  // `bench/<name>`, at the list's place in the payload; its other fields are not series.
+  it("reads the reporters' benchmarks as bench/<name> series, at the list's place", () => {
+    const payload = {
+      duration_ms: 900,
+      benchmarks: [
+        { name: 'BenchmarkSort - MB/s', value: 30.38, unit: 'MB/s', bigger_is_better: true },
+        { name: 'parse', value: 12, unit: 'ns/op', range: '± 1', bigger_is_better: false },
+        { name: '', value: 1 },
+        { name: 'no value', value: 'fast' },
+        { name: 'infinite', value: null },
+        'not an entry',
+      ],
+      units: { 'bench/parse': 'ns/op' },
+      size: { js: 10 },
+    };
+    expect(seriesOf(JSON.parse(JSON.stringify(payload)))).toEqual([
+      ['duration_ms', 900],
+      ['bench/BenchmarkSort - MB/s', 30.38],
+      ['bench/parse', 12],
+      ['size.js', 10],
+    ]);
+    // Only the top level's list: a nested `benchmarks` array is an array like any other.
+    expect(seriesOf({ x: { benchmarks: [{ name: 'a', value: 1 }] } })).toEqual([]);
+  });
+
+  it('keeps the first value of a key met twice', () => {
+    const payload = {
+      'a.b': 1,
+      a: { b: 2 },
+      benchmarks: [
+        { name: 'x', value: 3 },
+        { name: 'x', value: 4 },
+      ],
+    };
+    expect(seriesOf(payload)).toEqual([
+      ['a.b', 1],
+      ['bench/x', 3],
+    ]);
+  });
+
+  it('counts benchmarks within the 100 series of a record', () => {
+    const payload = {
+      duration_ms: 1,
+      benchmarks: Array.from({ length: 150 }, (_, i) => ({ name: `b${i}`, value: i })),
+      after: 2,
+    };
+    const keys = seriesOf(payload).map(([key]) => key);
+    expect(keys).toHaveLength(100);
+    expect(keys[0]).toBe('duration_ms');
+    expect(keys.at(-1)).toBe('bench/b98');
+  });
 });
