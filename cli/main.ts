@@ -1,5 +1,6 @@
 import type { Transport } from '../reporter/client.js';
 import { MAIN_HELP } from './help.js';
+import { importCommand } from './import-command.js';
 import { type Console, ExitCode, reportCommand } from './report-command.js';
 import { VERSION } from './version.js';
 
@@ -22,6 +23,7 @@ export async function main(
     return done(ExitCode.ok);
   }
   if (command === 'report') return reportCommand(rest, transport, console, env, cwd);
+  if (command === 'import') return importCommand(rest, transport, console, env);
   console.err(
     `${command === undefined ? 'ci-stats: a command is needed' : `ci-stats: unknown command "${command}"`}\n\n${MAIN_HELP}`,
   );

@@ -153,8 +153,9 @@ export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepo
   const baselineNewest = db
     .prepare(
       `SELECT value FROM metric_values
-        WHERE project_id = ? AND key = ? AND branch = ? AND seq <= ? AND created_at >= ?
-        ORDER BY seq DESC LIMIT ?`,
+        WHERE project_id = ? AND key = ? AND branch = ? AND (created_at, seq) <= (?, ?)
+          AND created_at >= ?
+        ORDER BY created_at DESC, seq DESC LIMIT ?`,
     )
     .pluck();
   const seqOfCommit = db
@@ -346,6 +347,7 @@ export function sqliteVerdicts(db: Db, marks: SqliteTimeMarks): Sync<VerdictRepo
         q.projectId,
         q.key,
         q.branch,
+        q.throughAt,
         q.throughSeq,
         q.since ?? Number.MIN_SAFE_INTEGER,
         q.limit,
