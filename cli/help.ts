@@ -4,8 +4,33 @@ export const MAIN_HELP = `ci-stats ${VERSION}: report CI builds, metrics and tes
 
 Usage:
   ci-stats report [options]   send an event and/or a metric record (see ci-stats report --help)
+  ci-stats import github-action-benchmark --file <data.js>
+                              import github-action-benchmark's history (see ci-stats import --help)
   ci-stats --help             this text
   ci-stats --version          the version
+`;
+
+export const IMPORT_HELP = `Usage: ci-stats import github-action-benchmark --file <data.js or data.json> [options]
+
+Imports the history github-action-benchmark keeps in its gh-pages branch (dev/bench/data.js, or
+the same object as data.json) into a project: one metric record per entry of each benchmark set,
+with the entry's own date, commit, units and directions (docs/benchmarks.md). Sent in batches of
+5,000 records through POST /stats/import-records; a run cut short is run again
+and stores nothing twice. Needs an owner's key (an ingest-only key is refused).
+
+Settings from the environment (flags override them):
+  CI_STATS_API_KEY            API key (required; never accepted as a flag)
+  CI_STATS_BASE_URL           server base URL                                   (--base-url)
+  CI_STATS_PROJECT_ID         project that receives the records                 (--project-id)
+
+Options:
+  --file <path>               the data.js or data.json file (required)
+  --branch <name>             the branch the history was recorded on (github-action-benchmark
+                              does not keep it): recorded on every record
+  --project <id>              the same as --project-id
+  --help                      this text
+
+Exit codes: 0 imported; 1 the server refused or failed (run again to go on); 2 bad input.
 `;
 
 export const REPORT_HELP = `Usage: ci-stats report [options]

@@ -22,6 +22,11 @@ export async function main(
     return done(ExitCode.ok);
   }
   if (command === 'report') return reportCommand(rest, transport, console, env, cwd);
+  // Loaded only for an import: a report step compiles none of it (nor node:crypto).
+  if (command === 'import') {
+    const { importCommand } = await import('./import-command.js');
+    return importCommand(rest, transport, console, env);
+  }
   console.err(
     `${command === undefined ? 'ci-stats: a command is needed' : `ci-stats: unknown command "${command}"`}\n\n${MAIN_HELP}`,
   );

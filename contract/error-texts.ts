@@ -44,8 +44,6 @@ export const OwnError = {
   shareLinkNotFound: 'Share link not found.',
   channelNotFound: 'Channel not found.',
   tooManyChannels: 'This project has as many channels as it may have (20).',
-  importBeforeNewest:
-    'The import holds records older than the newest record this server stores: records are stored in time order, so import history into a server before it stores newer records (docs/export.md).',
   channelUrl:
     "url is not a webhook of this kind: Discord https://discord.com/api/webhooks/<id>/<token>, Slack https://hooks.slack.com/services/…, slack-app the channel's link https://<workspace>.slack.com/archives/<channel id>, Teams a workflow URL (*.logic.azure.com, *.environment.api.powerplatform.com), webhook an https:// URL.",
   channelToken: 'token is for slack-app channels only.',

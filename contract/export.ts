@@ -66,11 +66,13 @@ export const ImportQuery = z.strictObject({
   projectId: requiredText(Limits.projectIdLength),
 });
 
-/** 200 body of import-records: every line stored. */
+/** 200 body of import-records: the lines stored, and those the project stored already. */
 export interface ImportAnswer {
   projectId: string;
   kind: ExportKind;
   imported: number;
+  /** Records skipped: the project already stores a record with that id at about that time. */
+  skipped: number;
 }
 
 /** The CSV export's columns, per kind (payload as its JSON text). */

@@ -53,11 +53,7 @@ export class Forbidden extends DomainError<'project' | 'ingest-only'> {
 
 /** The request contradicts what is stored. */
 export class Conflict extends DomainError<
-  | 'display-name-taken'
-  | 'idempotency-key-reused'
-  | 'project-name-taken'
-  | 'too-many-channels'
-  | 'import-before-newest'
+  'display-name-taken' | 'idempotency-key-reused' | 'project-name-taken' | 'too-many-channels'
 > {
   readonly kind = 'conflict';
 }

@@ -71,6 +71,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const records = recordService(storage, access);
   const judging = new JudgingWorker(storage, options.log);
   const verdicts = verdictReads(storage, access, judging);
+  const reevaluationService = reevaluations(storage, access, judging);
   const stats = statsService(storage, access, verdicts);
   const testQueries = testQueryService(storage, access);
   const shareLinks = shareLinkService(storage, access);
@@ -122,13 +123,15 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     digests: digestScheduler(storage, options.log),
     verdicts,
     verdictSettings: verdictSettings(storage, access, options.secrets, judging),
-    reevaluations: reevaluations(storage, access, judging),
+    reevaluations: reevaluationService,
     records,
     stats,
     shareLinks,
     retention: retentionService(storage, access),
     exports: exportService(storage, access),
-    imports: importService(storage, access, () => judging.wake()),
+    imports: importService(storage, access, (projectId, from) =>
+      reevaluationService.afterImport(projectId, from),
+    ),
     projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
     projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),

@@ -234,6 +234,18 @@ export interface RecordRepository {
    */
   append(record: NewRecord, claim?: IdempotencyClaim): Promise<AppendResult>;
   /**
+   * Back-dated records (POST /stats/import-records), stored with their own times in one commit;
+   * their statistics folded by those times. Never on ingest's path (docs/decisions.md).
+   */
+  importBatch(records: readonly NewRecord[]): Promise<void>;
+  /** Ids of the project's events or metrics made in [from, to] (epoch ms): an import's re-run. */
+  storedIds(
+    projectId: string,
+    kind: NewRecord['kind'],
+    from: number,
+    to: number,
+  ): Promise<string[]>;
+  /**
    * Events of a project newest first, before position `before` (exclusive), matching `filter`,
    * with their notification's state. (Metrics ignore the filter's eventType and status.)
    */
@@ -573,7 +585,11 @@ export interface BaselineQuery {
   projectId: string;
   key: string;
   branch: string;
-  /** Values of records at this position or before it. */
+  /**
+   * Values of records before this place in time order, (created_at, seq) <= (throughAt,
+   * throughSeq): an imported record is older than newer records stored before it.
+   */
+  throughAt: number;
   throughSeq: number;
   /** Only values stored at or after this time (epoch ms), when set. */
   since: number | undefined;
@@ -875,8 +891,6 @@ export interface RecordExportRepository {
     t: number,
     inclusive: boolean,
   ): Promise<number>;
-  /** The time of the newest record stored (any project, either table); null when none. */
-  newestTime(): Promise<number | null>;
 }
 
 export interface Repositories {

@@ -33,7 +33,6 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'share-link': OwnError.shareLinkNotFound,
   channel: OwnError.channelNotFound,
   'too-many-channels': OwnError.tooManyChannels,
-  'import-before-newest': OwnError.importBeforeNewest,
   'channel-url': OwnError.channelUrl,
   'channel-token': OwnError.channelToken,
   record: OwnError.recordNotFound,

@@ -16,7 +16,7 @@ import {
 } from '../../../contract/export.js';
 import { payloadJson } from '../../../contract/fields.js';
 import { fieldText } from '../../../contract/verdicts.js';
-import { Conflict, InvalidField } from '../../domain/domain-errors.js';
+import { InvalidField } from '../../domain/domain-errors.js';
 // The same faithfulness check as a JSON body's: a line is stored exactly as it reads, or refused.
 import { bodyIssuesOf, checkFaithful } from '../../domain/faithful-json.js';
 import { branchOf, seriesOf, statusOf } from '../../domain/record-facts.js';
@@ -33,8 +33,8 @@ const CHUNK = 500;
 export const refuseLine = (line: number, text: string) =>
   new InvalidField(`line ${line}`, `line ${line}: ${text}`);
 const refuse = refuseLine;
-/** A record older than the line before it (an import's times never go back). */
-export const EARLIER_THAN_BEFORE = 'created_at: earlier than the line before it';
+/** A `records` line that is neither an event nor a metric. */
+export const NOT_A_KIND = 'kind: must be "event" or "metric"';
 
 type Parsed = { kind: 'events'; line: EventLine } | { kind: 'metrics'; line: MetricLine };
 
@@ -42,8 +42,7 @@ type Parsed = { kind: 'events'; line: EventLine } | { kind: 'metrics'; line: Met
 function kindOf(value: unknown, number: number): 'events' | 'metrics' {
   const record = value as { kind?: unknown } | null;
   const kind = typeof record === 'object' && record !== null ? record.kind : undefined;
-  if (kind !== 'event' && kind !== 'metric')
-    throw refuse(number, 'kind: must be "event" or "metric"');
+  if (kind !== 'event' && kind !== 'metric') throw refuse(number, NOT_A_KIND);
   delete record?.kind;
   return kind === 'event' ? 'events' : 'metrics';
 }
@@ -106,6 +105,26 @@ function recordOf(projectId: string, parsed: Parsed): NewRecord {
   };
 }
 
+/** The records of a chunk that the project does not store yet (nor the chunk before them). */
+async function unstored(storage: Storage, projectId: string, chunk: NewRecord[]) {
+  const fresh: NewRecord[] = [];
+  for (const kind of ['event', 'metric'] as const) {
+    const ofKind = chunk.filter((record) => record.kind === kind);
+    if (ofKind.length === 0) continue;
+    const times = ofKind.map((record) => record.row.createdAt);
+    const from = Math.min(...times);
+    const to = Math.max(...times);
+    // An id of the chunk's time range already stored (or earlier in the chunk): the same record.
+    const known = new Set(await storage.records.storedIds(projectId, kind, from, to));
+    for (const record of ofKind) {
+      if (known.has(record.row.id)) continue;
+      known.add(record.row.id);
+      fresh.push(record);
+    }
+  }
+  return fresh;
+}
+
 /** The file's lines with their numbers (1-based), blank lines skipped. */
 async function* numbered(path: string) {
   let number = 0;
@@ -124,7 +143,12 @@ async function* numbered(path: string) {
  * changes nothing; then the records are appended in the file's order, a chunk at a time. Memory
  * stays flat whatever the size.
  */
-export function importService(storage: Storage, access: ProjectAccess, metricStored: () => void) {
+export function importService(
+  storage: Storage,
+  access: ProjectAccess,
+  /** Metrics were imported from `earliest` on: judge them, then re-judge what came after. */
+  stored: (projectId: string, earliest: number) => Promise<void>,
+) {
   return {
     async run(caller: KeyOwner, projectId: string, body: Readable): Promise<ImportAnswer> {
       await access.assertOwn(caller, projectId);
@@ -139,32 +163,30 @@ export function importService(storage: Storage, access: ProjectAccess, metricSto
         await pipeline(body, createWriteStream(path));
 
         let kind: ExportKind | undefined;
-        let count = 0;
-        let first: number | undefined;
-        let latest = Number.NEGATIVE_INFINITY;
         for await (const { number, text } of numbered(path)) {
           if (kind === undefined) {
             kind = headerOf(text, number);
             continue;
           }
-          // Stored as written: times never go back in storage order (sqlite-time-marks.ts), so
-          // a file whose times do would have them changed; an export's never do.
-          const at = parse(kind, text, number).line.created_at;
-          if (at < latest) throw refuse(number, EARLIER_THAN_BEFORE);
-          first ??= at;
-          latest = at;
-          count += 1;
+          parse(kind, text, number);
         }
         if (kind === undefined) throw refuse(1, `the header line is missing: ${headerExample()}`);
-        const newest = await storage.exports.newestTime();
-        if (first !== undefined && newest !== null && first < newest) {
-          throw new Conflict('import-before-newest');
-        }
 
+        // Stored back-dated, with their own times, whatever the server stores already
+        // (docs/decisions.md); a record the project stores already (same id, same time) is
+        // skipped, so a re-run of the same file stores nothing twice.
+        let count = 0;
+        let skipped = 0;
+        let earliest = Number.POSITIVE_INFINITY;
         let chunk: NewRecord[] = [];
         const flush = async () => {
-          await Promise.all(chunk.map((record) => storage.records.append(record)));
+          const fresh = await unstored(storage, projectId, chunk);
+          skipped += chunk.length - fresh.length;
           chunk = [];
+          if (fresh.length === 0) return;
+          await storage.records.importBatch(fresh);
+          count += fresh.length;
+          for (const record of fresh) earliest = Math.min(earliest, record.row.createdAt);
         };
         let header = true;
         for await (const { number, text } of numbered(path)) {
@@ -176,8 +198,8 @@ export function importService(storage: Storage, access: ProjectAccess, metricSto
           if (chunk.length === CHUNK) await flush();
         }
         await flush();
-        if (kind !== 'events' && count > 0) metricStored();
-        return { projectId, kind, imported: count };
+        if (kind !== 'events' && count > 0) await stored(projectId, earliest);
+        return { projectId, kind, imported: count, skipped };
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

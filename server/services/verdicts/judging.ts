@@ -48,9 +48,13 @@ export interface ProjectContext {
   channels?: StoredChannel[];
 }
 
-/** Where a value's baseline comes from: a branch, through a position (inclusive). */
+/**
+ * Where a value's baseline comes from: a branch, through a place in time order (inclusive), the
+ * time then the position, since an import stores history after newer records (docs/decisions.md).
+ */
 interface Base {
   branch: string;
+  throughAt: number;
   through: number;
   commit: string | null;
 }
@@ -116,6 +120,7 @@ async function judgeValue(
     projectId: record.projectId,
     key,
     branch: base.branch,
+    throughAt: base.throughAt,
     throughSeq: base.through,
     since:
       model.window_seconds === undefined
@@ -149,14 +154,27 @@ async function pullRequestBase(
     pr.baseSha === null
       ? undefined
       : await tx.verdicts.seqOfCommit(record.projectId, pr.target, pr.baseSha, record.seq);
-  if (atBase !== undefined) return { branch: pr.target, through: atBase, commit: pr.baseSha };
+  const baseRecord = atBase === undefined ? undefined : await tx.verdicts.recordAt(atBase);
+  if (atBase !== undefined && baseRecord) {
+    return {
+      branch: pr.target,
+      throughAt: baseRecord.createdAt,
+      through: atBase,
+      commit: pr.baseSha,
+    };
+  }
   return branchBase(tx, record, pr.target);
 }
 
 /** A branch's values before the record, and the commit of the latest of them. */
 async function branchBase(tx: Repositories, record: JudgedRecord, branch: string): Promise<Base> {
   const latest = await tx.verdicts.latestOnBranch(record.projectId, branch, record.seq - 1);
-  return { branch, through: record.seq - 1, commit: latest?.commit ?? null };
+  return {
+    branch,
+    throughAt: record.createdAt,
+    through: record.seq - 1,
+    commit: latest?.commit ?? null,
+  };
 }
 
 /**

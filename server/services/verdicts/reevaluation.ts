@@ -69,6 +69,35 @@ export function reevaluations(
         next_from: isoOrNull(found[REEVALUATE_MAX_RECORDS]?.createdAt),
       };
     },
+
+    /**
+     * After an import of metrics made from `from` on: the records judged already from then on
+     * (those stored before the import) are judged again, against the imported history too. The
+     * imported records are judged as new ones first (the worker takes new records first).
+     */
+    async afterImport(projectId: string, from: number): Promise<void> {
+      const found = await storage.verdicts.recordsInRange({
+        projectId,
+        branch: null,
+        start: { at: from, seq: NO_LOWER },
+        through: { at: NO_UPPER, seq: NO_UPPER },
+        limit: REEVALUATE_MAX_RECORDS,
+      });
+      const first = found[0];
+      const last = found.at(-1);
+      if (first && last) {
+        await storage.verdicts.queueReevaluation({
+          id: newRecordId(),
+          projectId,
+          branch: null,
+          key: null,
+          next: { at: first.createdAt, seq: first.seq },
+          last: { at: last.createdAt, seq: last.seq },
+          createdAt: Date.now(),
+        });
+      }
+      judging.wake();
+    },
   };
 }
 

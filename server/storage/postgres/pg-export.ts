@@ -43,12 +43,5 @@ export function pgExport(sql: Sql): RecordExportRepository {
            AND (created_at < ${t} OR (${inclusive} AND created_at = ${t}))`;
       return row?.seq ?? 0;
     },
-    // Times never go back in seq order (pg-ingest.ts): the newest is the last stored.
-    async newestTime() {
-      const [row] = await sql<{ t: number | null }[]>`
-        SELECT GREATEST((SELECT created_at FROM events ORDER BY seq DESC LIMIT 1),
-                        (SELECT created_at FROM metrics ORDER BY seq DESC LIMIT 1)) AS t`;
-      return row?.t ?? null;
-    },
   };
 }

@@ -72,10 +72,18 @@ export function pgIngest(
   };
   return {
     records: (sql) =>
-      pgRecords(sql, async (record, claim) =>
-        sql === pool
-          ? groups.run({ record, claim })
-          : await appendInTransaction(sql, { record, claim }),
+      pgRecords(
+        sql,
+        async (record, claim) =>
+          sql === pool
+            ? groups.run({ record, claim })
+            : await appendInTransaction(sql, { record, claim }),
+        // Back-dated: each record keeps its own time (no stamp), in one statement of its own.
+        async (records) => {
+          const appends = records.map((record) => ({ record, claim: undefined }));
+          await appendAll(sql, appends, shards, (t) => t);
+          fold.stored();
+        },
       ),
     stats: pgStats,
     outbox: leases.repository,

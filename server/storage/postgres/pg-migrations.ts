@@ -607,4 +607,13 @@ export const pgMigrations: PgMigration[] = [
       );
     `,
   },
+  {
+    version: 18,
+    name: 'back-dated imports',
+    sql: `
+      -- As SQLite's migration 20 (see there). PostgreSQL reads time ranges on metrics_by_time and
+      -- events_by_time already, so imported records need no flag: only baselines in time order.
+      CREATE INDEX metric_values_by_time ON metric_values(project_id, key, branch, created_at, seq);
+    `,
+  },
 ];

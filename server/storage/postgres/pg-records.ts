@@ -243,9 +243,22 @@ const joined = (sql: Sql, parts: postgres.PendingQuery<postgres.Row[]>[]) =>
 export function pgRecords(
   sql: Sql,
   append: (record: NewRecord, claim: IdempotencyClaim | undefined) => Promise<AppendResult>,
+  importBatch: (records: readonly NewRecord[]) => Promise<void>,
 ): RecordRepository {
   return {
     append: (record, claim) => append(record, claim),
+    importBatch,
+
+    // On metrics_by_time / events_by_time: imported rows are found by time as any other.
+    async storedIds(projectId, kind, from, to) {
+      const rows =
+        kind === 'event'
+          ? await sql<{ id: string }[]>`SELECT id FROM events WHERE project_id = ${projectId}
+              AND created_at >= ${from} AND created_at <= ${to}`
+          : await sql<{ id: string }[]>`SELECT id FROM metrics WHERE project_id = ${projectId}
+              AND created_at >= ${from} AND created_at <= ${to}`;
+      return rows.map((row) => row.id);
+    },
 
     async events(projectId, filter, limit, before = NO_CURSOR) {
       const rows = await sql<EventPageRow[]>`

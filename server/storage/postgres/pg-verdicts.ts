@@ -208,8 +208,9 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
       const rows = await sql<{ value: number }[]>`
         SELECT value FROM metric_values
          WHERE project_id = ${q.projectId} AND key = ${q.key} AND branch = ${q.branch}
-           AND seq <= ${q.throughSeq} AND created_at >= ${q.since ?? Number.MIN_SAFE_INTEGER}
-         ORDER BY seq DESC LIMIT ${q.limit}`;
+           AND (created_at, seq) <= (${q.throughAt}, ${q.throughSeq})
+           AND created_at >= ${q.since ?? Number.MIN_SAFE_INTEGER}
+         ORDER BY created_at DESC, seq DESC LIMIT ${q.limit}`;
       return rows.map((row) => row.value).reverse();
     },
 

@@ -39,13 +39,6 @@ export function sqliteExport(db: Db): Sync<RecordExportRepository> {
       .pluck(),
   });
   const of = { events: statements('events'), metrics: statements('metrics') };
-  // Times never go back in seq order (sqlite-time-marks.ts): the newest is the last stored.
-  const newest = db
-    .prepare(
-      `SELECT MAX((SELECT created_at FROM events ORDER BY seq DESC LIMIT 1),
-                  (SELECT created_at FROM metrics ORDER BY seq DESC LIMIT 1))`,
-    )
-    .pluck();
   const params = (projectId: string, range: ExportRange, after: number, limit: number) => ({
     projectId,
     from: range.from ?? null,
@@ -63,6 +56,5 @@ export function sqliteExport(db: Db): Sync<RecordExportRepository> {
       of[table].seqOf.get(projectId, id) as { seq: number; createdAt: number } | undefined,
     lastSeqBefore: (projectId, table, t, inclusive) =>
       (inclusive ? of[table].atOrBefore : of[table].before).get(projectId, t) as number,
-    newestTime: () => (newest.get() as number | null) ?? null,
   };
 }

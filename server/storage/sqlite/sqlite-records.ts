@@ -57,7 +57,7 @@ function filteredPage(
   };
 }
 
-export const recordWrites = ['append'] as const;
+export const recordWrites = ['append', 'importBatch'] as const;
 
 /** Events and metrics: append-only, read back newest first by project. */
 export function sqliteRecords(
@@ -77,6 +77,28 @@ export function sqliteRecords(
   const insertMetric = db.prepare(
     'INSERT INTO metrics (id, project_id, payload, created_at, branch) VALUES (?, ?, ?, ?, ?)',
   );
+  // Back-dated (POST /stats/import-records): the record's own time, no mark (docs/decisions.md).
+  const importEvent = db.prepare(
+    `INSERT INTO events
+       (id, project_id, event_type, description, payload, color, created_at, branch, status, imported)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+  );
+  const importMetric = db.prepare(
+    `INSERT INTO metrics (id, project_id, payload, created_at, branch, imported)
+     VALUES (?, ?, ?, ?, ?, 1)`,
+  );
+  // Ids stored in a time range [from, to]: the marks' seq range, then the imported rows.
+  const idsIn = (table: RecordTable) =>
+    db
+      .prepare(
+        `SELECT id FROM ${table} WHERE project_id = ? AND seq >= ? AND seq < ?
+            AND created_at >= ? AND created_at <= ?
+         UNION ALL
+         SELECT id FROM ${table} WHERE project_id = ? AND imported = 1
+            AND created_at >= ? AND created_at <= ?`,
+      )
+      .pluck();
+  const ids = { events: idsIn('events'), metrics: idsIn('metrics') };
   const eventRows = filteredPage(db, marks, 'events', [
     `SELECT e.seq, e.id, e.project_id AS projectId, e.event_type AS eventType, e.description,
             e.payload, e.color, e.created_at AS createdAt,
@@ -155,6 +177,54 @@ export function sqliteRecords(
         for (const job of record.channelJobs ?? []) outbox.enqueue(job);
       }
       return { stored: true };
+    },
+
+    importBatch(records) {
+      for (const record of records) {
+        if (record.kind === 'metric') {
+          const m = record.row;
+          const { lastInsertRowid } = importMetric.run(
+            m.id,
+            m.projectId,
+            m.payload,
+            m.createdAt,
+            m.branch,
+          );
+          // Folded by its own time: the cells take it in as if it had arrived then.
+          statsIndex.appended(Number(lastInsertRowid), {
+            projectId: m.projectId,
+            branch: m.branch,
+            t: m.createdAt,
+            leaves: record.series,
+          });
+        } else {
+          const e = record.row;
+          const { lastInsertRowid } = importEvent.run(
+            e.id,
+            e.projectId,
+            e.eventType,
+            e.description,
+            e.payload,
+            e.color,
+            e.createdAt,
+            e.branch,
+            e.status,
+          );
+          statsIndex.appendedEvent(Number(lastInsertRowid), {
+            projectId: e.projectId,
+            eventType: e.eventType,
+            branch: e.branch,
+            status: e.status,
+            createdAt: e.createdAt,
+          });
+        }
+      }
+    },
+
+    storedIds(projectId, kind, from, to) {
+      const table = kind === 'event' ? 'events' : 'metrics';
+      const [lo, hi] = marks.seqRange(table, from, to + 1);
+      return ids[table].all(projectId, lo, hi, from, to, projectId, from, to) as string[];
     },
 
     events(projectId, filter, limit, before = NO_CURSOR) {

@@ -7,7 +7,7 @@ import { cellBucketOf, HOUR_MS, type ReadPlan } from '../../domain/time-buckets.
 import { type FoldEvent, type FoldMetric, foldEvents, foldMetrics } from '../stats-fold.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
-import type { SqliteTimeMarks } from './sqlite-time-marks.js';
+import type { RecordTable, SqliteTimeMarks } from './sqlite-time-marks.js';
 import type { Sync } from './sync.js';
 
 /** Branches listed for a project's filter, at most. */
@@ -206,6 +206,31 @@ export function sqliteStatsIndex(db: Db) {
 
 export type SqliteStatsIndex = ReturnType<typeof sqliteStatsIndex>;
 
+/** The parameters of a raw span's two halves: its seq range, then its imported rows. */
+function rawSpanParameters(
+  marks: SqliteTimeMarks,
+  table: RecordTable,
+  projectId: string,
+  span: { from: number; to: number },
+  extra: unknown[],
+): unknown[] {
+  const [lo, hi] = marks.seqRange(table, span.from, span.to);
+  return [
+    projectId,
+    lo,
+    hi,
+    span.from,
+    span.to,
+    ...extra,
+    projectId,
+    span.from,
+    span.to,
+    lo,
+    hi,
+    ...extra,
+  ];
+}
+
 /** Reads the cells and raw records a read plan names. */
 export function sqliteStats(
   db: Db,
@@ -267,11 +292,17 @@ export function sqliteStats(
         ${withBranch ? 'AND branch = ?' : ''}`,
     );
   const seriesCellsBy = { any: seriesCells(false), branch: seriesCells(true) };
+  // A raw span: the seq range the marks give, plus the imported (back-dated) rows of the span
+  // outside that range, found on their partial index (docs/decisions.md); no row read twice.
   const rawMetrics = (withBranch: boolean) =>
     db.prepare(
       `SELECT created_at AS t, payload FROM metrics
         WHERE project_id = ? AND seq >= ? AND seq < ? AND created_at >= ? AND created_at < ?
-        ${withBranch ? 'AND branch = ?' : ''}`,
+        ${withBranch ? 'AND branch = ?' : ''}
+       UNION ALL
+       SELECT created_at AS t, payload FROM metrics
+        WHERE project_id = ? AND imported = 1 AND created_at >= ? AND created_at < ?
+          AND NOT (seq >= ? AND seq < ?) ${withBranch ? 'AND branch = ?' : ''}`,
     );
   const rawMetricsBy = { any: rawMetrics(false), branch: rawMetrics(true) };
   const eventStatements = new Map<string, Statement<unknown[]>>();
@@ -286,7 +317,11 @@ export function sqliteStats(
               WHERE project_id = ? AND unit = ? AND start >= ? AND start < ? ${filters}`
           : `SELECT status FROM events
               WHERE project_id = ? AND seq >= ? AND seq < ? AND created_at >= ? AND created_at < ?
-              ${branch ? 'AND branch = ?' : ''} ${eventType ? 'AND event_type = ?' : ''}`,
+              ${filters}
+             UNION ALL
+             SELECT status FROM events
+              WHERE project_id = ? AND imported = 1 AND created_at >= ? AND created_at < ?
+                AND NOT (seq >= ? AND seq < ?) ${filters}`,
       );
       eventStatements.set(id, statement);
     }
@@ -390,13 +425,10 @@ export function sqliteStats(
       const raw = branch === undefined ? rawMetricsBy.any : rawMetricsBy.branch;
       const records = plan.raw.flatMap((span) =>
         (
-          raw.all(
-            projectId,
-            ...marks.seqRange('metrics', span.from, span.to),
-            span.from,
-            span.to,
-            ...extra,
-          ) as { t: number; payload: string }[]
+          raw.all(...rawSpanParameters(marks, 'metrics', projectId, span, extra)) as {
+            t: number;
+            payload: string;
+          }[]
         ).map((row) => ({
           bucket: span.bucket,
           t: row.t,
@@ -435,13 +467,9 @@ export function sqliteStats(
       );
       const events = plan.raw.flatMap((span) =>
         (
-          rawOf.all(
-            projectId,
-            ...marks.seqRange('events', span.from, span.to),
-            span.from,
-            span.to,
-            ...extra,
-          ) as { status: string | null }[]
+          rawOf.all(...rawSpanParameters(marks, 'events', projectId, span, extra)) as {
+            status: string | null;
+          }[]
         ).map((row) => ({
           bucket: span.bucket,
           status: row.status,

@@ -162,8 +162,9 @@ export function sqliteVerdicts(
   const baselineNewest = db
     .prepare(
       `SELECT value FROM metric_values
-        WHERE project_id = ? AND key = ? AND branch = ? AND seq <= ? AND created_at >= ?
-        ORDER BY seq DESC LIMIT ?`,
+        WHERE project_id = ? AND key = ? AND branch = ? AND (created_at, seq) <= (?, ?)
+          AND created_at >= ?
+        ORDER BY created_at DESC, seq DESC LIMIT ?`,
     )
     .pluck();
   const seqOfCommit = db
@@ -364,6 +365,7 @@ export function sqliteVerdicts(
         q.projectId,
         q.key,
         q.branch,
+        q.throughAt,
         q.throughSeq,
         q.since ?? Number.MIN_SAFE_INTEGER,
         q.limit,

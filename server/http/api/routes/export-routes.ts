@@ -4,7 +4,7 @@ import { ExportQuery, type ImportAnswer, ImportQuery } from '../../../../contrac
 import { Areas, Paths } from '../../../../contract/paths.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
-import { EARLIER_THAN_BEFORE, refuseLine } from '../../../services/export/import-service.js';
+import { NOT_A_KIND, refuseLine } from '../../../services/export/import-service.js';
 import { within } from '../area.js';
 import { ID } from '../examples.js';
 import { gunzipBody } from '../tests/gzip-body.js';
@@ -63,8 +63,8 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: {
         docs: {
-          success: { example: { projectId: ID, kind: 'metrics', imported: 1000 } },
-          throws: [FOREIGN_PROJECT, refuseLine(3, EARLIER_THAN_BEFORE)],
+          success: { example: { projectId: ID, kind: 'metrics', imported: 1000, skipped: 0 } },
+          throws: [FOREIGN_PROJECT, refuseLine(2, NOT_A_KIND)],
         },
       },
       preParsing: gunzipBody,
