@@ -56,7 +56,7 @@ export const REPLICA_READS: { [R in keyof Repositories]?: readonly (keyof Reposi
     'eventTypes',
     'changePointMarks',
   ],
-  exports: ['events', 'metrics', 'seqOf', 'lastSeqBefore', 'newestTime'],
+  exports: ['events', 'metrics', 'seqOf', 'lastSeqBefore'],
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the methods of any repository.
