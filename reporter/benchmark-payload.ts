@@ -1,12 +1,7 @@
+import { benchmarkKey } from '../contract/benchmarks.js';
 import { isJsonObject } from '../contract/json.js';
 import { Limits } from '../contract/limits.js';
 import type { BenchmarkResult } from './benchmarks/result.js';
-
-/**
- * A benchmark's series key: `bench/` and its name. Payload paths are joined with `.`; the server
- * keeps `bench/` for benchmark series (docs/benchmarks.md), so one cannot be taken for another.
- */
-export const benchmarkKey = (name: string) => `bench/${name}`;
 
 /** At most this many benchmarks per metric record: the server reads 100 series of a record. */
 export const BENCHMARKS_PER_RECORD = 100;

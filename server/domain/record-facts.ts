@@ -1,3 +1,4 @@
+import { benchmarkKey } from '../../contract/benchmarks.js';
 import { isJsonObject } from '../../contract/json.js';
 
 /**
@@ -55,9 +56,6 @@ export function statusClass(status: string | null): StatusClass {
   return status === 'success' || status === 'failure' || status === 'cancelled' ? status : 'other';
 }
 
-/** The prefix of a benchmark's series key (the reporters' `benchmarkKey`). */
-export const BENCHMARK_PREFIX = 'bench/';
-
 /** The numeric leaves of a metric payload and its benchmarks: `[key, value]`, finite numbers only. */
 export function seriesOf(payload: Record<string, unknown>): [string, number][] {
   const found: [string, number][] = [];
@@ -86,7 +84,7 @@ export function seriesOf(payload: Record<string, unknown>): [string, number][] {
         for (const entry of value) {
           if (found.length >= MAX_SERIES_PER_RECORD) return;
           if (isJsonObject(entry) && typeof entry.name === 'string' && entry.name !== '') {
-            add(`${BENCHMARK_PREFIX}${entry.name}`, entry.value);
+            add(benchmarkKey(entry.name), entry.value);
           }
         }
       }
