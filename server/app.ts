@@ -54,8 +54,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   );
   guardTransport(app);
   // Each request reads in a scope of its own: with a read replica, the storage sends a GET's
-  // reads there unless its caller (named once authenticated) wrote lately.
-  app.addHook('onRequest', (request, _reply, done) => inReadScope(request.method, done));
+  // reads there unless its caller (named once authenticated) wrote lately. Only then: on Node 20
+  // the first AsyncLocalStorage.run turns on promise hooks for the whole process, which made every
+  // E8 request about a tenth dearer (BENCHMARKS.md, issue 31); without a replica every read goes to
+  // the primary, which is what a request with no scope does.
+  if (config.replica.url !== undefined) {
+    app.addHook('onRequest', (request, _reply, done) => inReadScope(request.method, done));
+  }
 
   await app.register(storagePlugin);
   await app.register(secretsPlugin);

@@ -713,8 +713,13 @@ export interface VerdictRepository {
     branch: string,
     throughSeq: number,
   ): Promise<JudgedRecord | undefined>;
-  /** Whether a branch has any value of a key before `beforeSeq`. */
-  hasHistory(projectId: string, key: string, branch: string, beforeSeq: number): Promise<boolean>;
+  /** Whether a branch has any value of a key before `before` in time order, (created_at, seq). */
+  hasHistory(
+    projectId: string,
+    key: string,
+    branch: string,
+    before: TimePosition,
+  ): Promise<boolean>;
   /** A judged metric record of the project, by id. */
   record(projectId: string, recordId: string): Promise<JudgedRecord | undefined>;
   /** The latest judged metric record of the project with this commit. */
@@ -723,12 +728,12 @@ export interface VerdictRepository {
   judgedRecords(projectId: string, fromSeq: number, limit: number): Promise<JudgedRecord[]>;
   /** The values (and verdicts) of one record, in key order. */
   valuesOf(seq: number): Promise<JudgedValue[]>;
-  /** The values of a series on a branch after `afterSeq`, oldest first, at most `limit`. */
+  /** The values of a series on a branch after `after` in time order, oldest first, at most `limit`. */
   seriesAfter(
     projectId: string,
     key: string,
     branch: string,
-    afterSeq: number,
+    after: TimePosition,
     limit: number,
   ): Promise<{ seq: number; value: number; recordId: string; commit: string | null; at: number }[]>;
 
@@ -767,17 +772,24 @@ export interface VerdictRepository {
   alert(id: string): Promise<AlertRow | undefined>;
   setAlertStatus(id: string, status: 'active' | 'dismissed'): Promise<void>;
 
-  changePointState(projectId: string, key: string): Promise<string | undefined>;
-  /** Saves a series' state and replaces its change points at index ≥ `from`. */
+  /** A series' change-point state, and whether it waits to be rebuilt. */
+  changePointState(
+    projectId: string,
+    key: string,
+  ): Promise<{ state: string; stale: boolean } | undefined>;
+  /**
+   * Saves a series' state (stale: still to be rebuilt) and replaces its change points at index ≥
+   * `from` (null: keeps them all and adds `points`).
+   */
   saveChangePoints(
     projectId: string,
     key: string,
-    state: string,
-    from: number,
-    points: readonly ChangePointRow[],
+    save: { state: string; stale: boolean; from: number | null; points: readonly ChangePointRow[] },
   ): Promise<void>;
-  /** Forgets every series' change points of a project (its default branch changed). */
-  resetChangePoints(projectId: string): Promise<void>;
+  /** Marks a series' change points for a rebuild from its first value (a back-dated value came). */
+  markChangePointsStale(projectId: string, key: string): Promise<void>;
+  /** A series whose change points wait to be rebuilt, if any. */
+  staleChangePoints(): Promise<{ projectId: string; key: string } | undefined>;
   /** The keys of a project with change point state. */
   changePointKeys(projectId: string): Promise<string[]>;
   changePoints(projectId: string, key: string, from: number, to: number): Promise<ChangePointRow[]>;

@@ -95,33 +95,43 @@ describe('marks on the charts', () => {
       createdAt: alertAt,
     });
     const changeAt = now - 3 * DAY;
-    await server.app.storage.verdicts.saveChangePoints(me.projectId, 'a_first', '{}', 0, [
-      {
-        index: 5,
-        seq: 1,
-        recordId: newRecordId(),
-        commit: null,
-        at: changeAt,
-        beforeMean: 1,
-        afterMean: 2,
-        change: 1,
-        pValue: 0.001,
-      },
-    ]);
+    await server.app.storage.verdicts.saveChangePoints(me.projectId, 'a_first', {
+      state: '{}',
+      stale: false,
+      from: 0,
+      points: [
+        {
+          index: 5,
+          seq: 1,
+          recordId: newRecordId(),
+          commit: null,
+          at: changeAt,
+          beforeMean: 1,
+          afterMean: 2,
+          change: 1,
+          pValue: 0.001,
+        },
+      ],
+    });
     // A change point before the range is not marked.
-    await server.app.storage.verdicts.saveChangePoints(me.projectId, 'duration_ms', '{}', 0, [
-      {
-        index: 1,
-        seq: 1,
-        recordId: newRecordId(),
-        commit: null,
-        at: now - 20 * DAY,
-        beforeMean: 1,
-        afterMean: 2,
-        change: 1,
-        pValue: 0.001,
-      },
-    ]);
+    await server.app.storage.verdicts.saveChangePoints(me.projectId, 'duration_ms', {
+      state: '{}',
+      stale: false,
+      from: 0,
+      points: [
+        {
+          index: 1,
+          seq: 1,
+          recordId: newRecordId(),
+          commit: null,
+          at: now - 20 * DAY,
+          beforeMean: 1,
+          afterMean: 2,
+          change: 1,
+          pValue: 0.001,
+        },
+      ],
+    });
     await foldStatistics(server, now);
 
     const browser = new FormClient(server);

@@ -1,6 +1,7 @@
 import type { Storage } from '../../storage/storage.js';
 import type { Logger } from '../logger.js';
 import { MAX_BATCH_RECORDS, nextBatchRecords } from './batch-size.js';
+import { rebuildStaleChangePoints } from './change-point-update.js';
 import { judgeBatch } from './judging.js';
 import { reevaluateBatch } from './reevaluation.js';
 
@@ -63,10 +64,14 @@ export class JudgingWorker {
     await this.#running;
   }
 
+  /** One turn of background work: a batch of a queued re-evaluation, else of a change-point rebuild. */
   async #reevaluate(): Promise<number> {
     try {
       return await this.storage.lock('verdicts', () =>
-        this.storage.transaction((tx) => reevaluateBatch(tx, REEVALUATE_BATCH)),
+        this.storage.transaction(
+          async (tx) =>
+            (await reevaluateBatch(tx, REEVALUATE_BATCH)) || (await rebuildStaleChangePoints(tx)),
+        ),
       );
     } catch (error) {
       // Retried at the next poll.
@@ -95,8 +100,9 @@ export class JudgingWorker {
         if (judged.records > 0) this.#batch = nextBatchRecords(judged);
         // A batch shorter than it asked for: nothing more was pending.
         if (judged.records < limit) {
-          // Caught up: one batch of a queued re-evaluation, in the background only (reads that
-          // wait for catchUp never wait for one), then a wake-up for the next.
+          // Caught up: one batch of a queued re-evaluation or change-point rebuild, in the
+          // background only (reads that wait for catchUp never wait for one), then a wake-up
+          // for the next.
           if (background && !this.#stopped && (await this.#reevaluate()) > 0) this.#again = true;
           return;
         }

@@ -30,7 +30,7 @@ import type {
   ThresholdRow,
 } from '../../storage/storage.js';
 import { alertMessages } from '../channels/alert-messages.js';
-import { updateSeriesChangePoints } from './change-point-update.js';
+import { type TouchedSeries, updateSeriesChangePoints } from './change-point-update.js';
 import { defaultBranchOf } from './default-branch.js';
 
 /** What judging needs of a project, read once per batch. */
@@ -192,18 +192,20 @@ export async function judgeBatch(
   if (metrics.length === 0) return { records: 0, values: 0 };
   let values = 0;
   const contexts = new Map<string, ProjectContext>();
-  // Series of the default branch that got values: their change points are brought up to date.
-  const defaultSeries = new Map<string, { projectId: string; key: string; branch: string }>();
+  // Series of the default branch that got values (with the earliest of them in time order):
+  // their change points are brought up to date.
+  const defaultSeries = new Map<string, TouchedSeries>();
   for (const metric of metrics) {
     const judged = await judgeRecord(tx, metric, contexts);
     values += judged.values;
     for (const series of judged.touched) {
-      defaultSeries.set(`${series.projectId}\n${series.key}`, series);
+      const id = `${series.projectId}\n${series.key}`;
+      const seen = defaultSeries.get(id);
+      // Records come in seq order: a later one is earlier only when back-dated.
+      if (!seen || series.earliest.at < seen.earliest.at) defaultSeries.set(id, series);
     }
   }
-  for (const series of defaultSeries.values()) {
-    await updateSeriesChangePoints(tx, series.projectId, series.key, series.branch);
-  }
+  for (const series of defaultSeries.values()) await updateSeriesChangePoints(tx, series);
   await tx.verdicts.judged(token);
   return { records: metrics.length, values };
 }
@@ -263,7 +265,10 @@ export async function judgeSeries(
     if (!base) {
       // Another branch: its own history of the key, else the default branch's.
       const own = record.branch ?? '';
-      const hasOwn = await tx.verdicts.hasHistory(record.projectId, key, own, record.seq);
+      const hasOwn = await tx.verdicts.hasHistory(record.projectId, key, own, {
+        at: record.createdAt,
+        seq: record.seq,
+      });
       base = await branchBase(tx, record, hasOwn ? own : defaultBranch);
     }
     const judged = await judgeValue(tx, ctx, record, key, value, base);
@@ -280,7 +285,7 @@ async function judgeRecord(
   tx: Repositories,
   metric: PendingMetric,
   contexts: Map<string, ProjectContext>,
-): Promise<{ touched: { projectId: string; key: string; branch: string }[]; values: number }> {
+): Promise<{ touched: TouchedSeries[]; values: number }> {
   const parsed: unknown = metric.parsed ?? JSON.parse(metric.payload);
   const payload = isJsonObject(parsed) ? parsed : {};
   const declared = declarationsOf(payload);
@@ -339,8 +344,14 @@ async function judgeRecord(
       for (const job of jobs) await tx.outbox.enqueue(job);
     }
   }
+  const earliest = { at: record.createdAt, seq: record.seq };
   const touched = onDefault
-    ? values.map((v) => ({ projectId: record.projectId, key: v.key, branch: defaultBranch }))
+    ? values.map((v) => ({
+        projectId: record.projectId,
+        key: v.key,
+        branch: defaultBranch,
+        earliest,
+      }))
     : [];
   return { touched, values: values.length };
 }

@@ -616,4 +616,15 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX metric_values_by_time ON metric_values(project_id, key, branch, created_at, seq);
     `,
   },
+  {
+    version: 19,
+    name: 'change points in time order',
+    sql: `
+      -- As SQLite's migration 21 (see there).
+      DROP INDEX metric_values_by_series;
+      ALTER TABLE change_point_states ADD COLUMN stale boolean NOT NULL DEFAULT false;
+      UPDATE change_point_states SET stale = true;
+      CREATE INDEX change_point_states_stale ON change_point_states(project_id) WHERE stale;
+    `,
+  },
 ];

@@ -235,11 +235,11 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
       return row && { ...row };
     },
 
-    async hasHistory(projectId, key, branch, beforeSeq) {
+    async hasHistory(projectId, key, branch, before) {
       const rows = await sql`
         SELECT 1 FROM metric_values
          WHERE project_id = ${projectId} AND key = ${key} AND branch = ${branch}
-           AND seq < ${beforeSeq} LIMIT 1`;
+           AND (created_at, seq) < (${before.at}, ${before.seq}) LIMIT 1`;
       return rows.length > 0;
     },
 
@@ -273,7 +273,7 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
       );
     },
 
-    async seriesAfter(projectId, key, branch, afterSeq, limit) {
+    async seriesAfter(projectId, key, branch, after, limit) {
       return copy(
         await sql<
           { seq: number; value: number; recordId: string; commit: string | null; at: number }[]
@@ -281,8 +281,8 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
           SELECT v.seq, v.value, r.id AS "recordId", r.commit_sha AS "commit", v.created_at AS at
             FROM metric_values v JOIN judged_records r ON r.seq = v.seq
            WHERE v.project_id = ${projectId} AND v.key = ${key} AND v.branch = ${branch}
-             AND v.seq > ${afterSeq}
-           ORDER BY v.seq LIMIT ${limit}`,
+             AND (v.created_at, v.seq) > (${after.at}, ${after.seq})
+           ORDER BY v.created_at, v.seq LIMIT ${limit}`,
       );
     },
 
@@ -388,17 +388,21 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
     },
 
     async changePointState(projectId, key) {
-      const [row] = await sql<{ state: string }[]>`
-        SELECT state FROM change_point_states WHERE project_id = ${projectId} AND key = ${key}`;
-      return row?.state;
+      const [row] = await sql<{ state: string; stale: boolean }[]>`
+        SELECT state, stale FROM change_point_states
+         WHERE project_id = ${projectId} AND key = ${key}`;
+      return row && { state: row.state, stale: row.stale };
     },
 
-    async saveChangePoints(projectId, key, state, from, points) {
+    async saveChangePoints(projectId, key, { state, stale, from, points }) {
       await sql`
-        INSERT INTO change_point_states (project_id, key, state) VALUES (${projectId}, ${key}, ${state})
-        ON CONFLICT (project_id, key) DO UPDATE SET state = excluded.state`;
-      await sql`DELETE FROM change_points
-                 WHERE project_id = ${projectId} AND key = ${key} AND idx >= ${from}`;
+        INSERT INTO change_point_states (project_id, key, state, stale)
+        VALUES (${projectId}, ${key}, ${state}, ${stale})
+        ON CONFLICT (project_id, key) DO UPDATE SET state = excluded.state, stale = excluded.stale`;
+      if (from !== null) {
+        await sql`DELETE FROM change_points
+                   WHERE project_id = ${projectId} AND key = ${key} AND idx >= ${from}`;
+      }
       if (points.length === 0) return;
       await sql`
         INSERT INTO change_points (project_id, key, idx, seq, record_id, commit_sha, at,
@@ -411,9 +415,15 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
                  change double precision, p_value double precision)`;
     },
 
-    async resetChangePoints(projectId) {
-      await sql`DELETE FROM change_point_states WHERE project_id = ${projectId}`;
-      await sql`DELETE FROM change_points WHERE project_id = ${projectId}`;
+    async markChangePointsStale(projectId, key) {
+      await sql`UPDATE change_point_states SET stale = true
+                 WHERE project_id = ${projectId} AND key = ${key}`;
+    },
+
+    async staleChangePoints() {
+      const [row] = await sql<{ projectId: string; key: string }[]>`
+        SELECT project_id AS "projectId", key FROM change_point_states WHERE stale LIMIT 1`;
+      return row && { ...row };
     },
 
     async changePointKeys(projectId) {

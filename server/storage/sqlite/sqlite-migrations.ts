@@ -666,4 +666,20 @@ export const migrations: Migration[] = [
       CREATE INDEX metric_values_by_time ON metric_values(project_id, key, branch, created_at, seq);
     `,
   },
+  {
+    version: 21,
+    name: 'change points in time order',
+    sql: `
+      -- Change points follow a series in time order, (created_at, seq), as baselines do since
+      -- migration 20: an imported history is no longer fed after the values newer than it. Every
+      -- series read is now in time order, so the index by seq goes (one B-tree entry fewer for
+      -- each judged value). A series that gets a value older than the last one fed is marked
+      -- stale and rebuilt in the background (services/verdicts/change-point-update.ts); the
+      -- states stored so far followed seq order, so all are rebuilt once.
+      DROP INDEX metric_values_by_series;
+      ALTER TABLE change_point_states ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+      UPDATE change_point_states SET stale = 1;
+      CREATE INDEX change_point_states_stale ON change_point_states(project_id) WHERE stale = 1;
+    `,
+  },
 ];

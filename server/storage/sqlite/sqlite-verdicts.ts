@@ -27,7 +27,7 @@ export const verdictWrites = [
   'createAlert',
   'setAlertStatus',
   'saveChangePoints',
-  'resetChangePoints',
+  'markChangePointsStale',
   'queueReevaluation',
   'advanceReevaluation',
   'updateAlert',
@@ -175,8 +175,8 @@ export function sqliteVerdicts(
     .pluck();
   const hasHistory = db
     .prepare(
-      `SELECT 1 FROM metric_values WHERE project_id = ? AND key = ? AND branch = ? AND seq < ?
-        LIMIT 1`,
+      `SELECT 1 FROM metric_values WHERE project_id = ? AND key = ? AND branch = ?
+          AND (created_at, seq) < (?, ?) LIMIT 1`,
     )
     .pluck();
   const recordById = db.prepare(
@@ -201,8 +201,8 @@ export function sqliteVerdicts(
   const seriesAfter = db.prepare(
     `SELECT v.seq, v.value, r.id AS recordId, r.commit_sha AS "commit", v.created_at AS at
        FROM metric_values v JOIN judged_records r ON r.seq = v.seq
-      WHERE v.project_id = ? AND v.key = ? AND v.branch = ? AND v.seq > ?
-      ORDER BY v.seq LIMIT ?`,
+      WHERE v.project_id = ? AND v.key = ? AND v.branch = ? AND (v.created_at, v.seq) > (?, ?)
+      ORDER BY v.created_at, v.seq LIMIT ?`,
   );
   const insertAlert = db.prepare(
     `INSERT INTO alerts (id, project_id, key, branch, record_id, commit_sha, value, baseline,
@@ -221,11 +221,18 @@ export function sqliteVerdicts(
   );
   const alertById = db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ?`);
   const setAlertStatus = db.prepare('UPDATE alerts SET status = ? WHERE id = ?');
-  const cpState = db
-    .prepare('SELECT state FROM change_point_states WHERE project_id = ? AND key = ?')
-    .pluck();
+  const cpState = db.prepare(
+    'SELECT state, stale FROM change_point_states WHERE project_id = ? AND key = ?',
+  );
   const saveCpState = db.prepare(
-    'INSERT OR REPLACE INTO change_point_states (project_id, key, state) VALUES (?, ?, ?)',
+    `INSERT OR REPLACE INTO change_point_states (project_id, key, state, stale)
+     VALUES (?, ?, ?, ?)`,
+  );
+  const markStale = db.prepare(
+    'UPDATE change_point_states SET stale = 1 WHERE project_id = ? AND key = ?',
+  );
+  const firstStale = db.prepare(
+    'SELECT project_id AS projectId, key FROM change_point_states WHERE stale = 1 LIMIT 1',
   );
   const dropPointsFrom = db.prepare(
     'DELETE FROM change_points WHERE project_id = ? AND key = ? AND idx >= ?',
@@ -234,8 +241,6 @@ export function sqliteVerdicts(
     `INSERT OR REPLACE INTO change_points (project_id, key, idx, seq, record_id, commit_sha, at,
        before_mean, after_mean, change, p_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const resetStates = db.prepare('DELETE FROM change_point_states WHERE project_id = ?');
-  const resetPoints = db.prepare('DELETE FROM change_points WHERE project_id = ?');
   const cpKeys = db
     .prepare('SELECT key FROM change_point_states WHERE project_id = ? ORDER BY key')
     .pluck();
@@ -381,8 +386,8 @@ export function sqliteVerdicts(
     latestOnBranch: (projectId, branch, throughSeq) =>
       latestOnBranch.get(projectId, branch, throughSeq) as JudgedRecord | undefined,
 
-    hasHistory: (projectId, key, branch, beforeSeq) =>
-      hasHistory.get(projectId, key, branch, beforeSeq) !== undefined,
+    hasHistory: (projectId, key, branch, before) =>
+      hasHistory.get(projectId, key, branch, before.at, before.seq) !== undefined,
 
     record: (projectId, recordId) =>
       recordById.get(recordId, projectId) as JudgedRecord | undefined,
@@ -391,8 +396,8 @@ export function sqliteVerdicts(
     judgedRecords: (projectId, fromSeq, limit) =>
       judgedRecords.all(projectId, fromSeq, limit) as JudgedRecord[],
     valuesOf: (seq) => valuesOf.all(seq) as ReturnType<Sync<VerdictRepository>['valuesOf']>,
-    seriesAfter: (projectId, key, branch, afterSeq, limit) =>
-      seriesAfter.all(projectId, key, branch, afterSeq, limit) as ReturnType<
+    seriesAfter: (projectId, key, branch, after, limit) =>
+      seriesAfter.all(projectId, key, branch, after.at, after.seq, limit) as ReturnType<
         Sync<VerdictRepository>['seriesAfter']
       >,
 
@@ -473,11 +478,14 @@ export function sqliteVerdicts(
     alert: (id) => asAlert(alertById.get(id) as AlertRow | undefined),
     setAlertStatus: (id, status) => void setAlertStatus.run(status, id),
 
-    changePointState: (projectId, key) => cpState.get(projectId, key) as string | undefined,
+    changePointState(projectId, key) {
+      const row = cpState.get(projectId, key) as { state: string; stale: number } | undefined;
+      return row && { state: row.state, stale: row.stale === 1 };
+    },
 
-    saveChangePoints(projectId, key, state, from, points) {
-      saveCpState.run(projectId, key, state);
-      dropPointsFrom.run(projectId, key, from);
+    saveChangePoints(projectId, key, { state, stale, from, points }) {
+      saveCpState.run(projectId, key, state, stale ? 1 : 0);
+      if (from !== null) dropPointsFrom.run(projectId, key, from);
       for (const p of points) {
         insertPoint.run(
           projectId,
@@ -495,10 +503,8 @@ export function sqliteVerdicts(
       }
     },
 
-    resetChangePoints(projectId) {
-      resetStates.run(projectId);
-      resetPoints.run(projectId);
-    },
+    markChangePointsStale: (projectId, key) => void markStale.run(projectId, key),
+    staleChangePoints: () => firstStale.get() as { projectId: string; key: string } | undefined,
 
     changePointKeys: (projectId) => cpKeys.all(projectId) as string[],
     changePoints: (projectId, key, from, to) =>
