@@ -4,10 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventPage, MetricPage } from '../../contract/readback.js';
 import { runAction, runnerEnv, visibleLog } from '../helpers/action.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
-import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import type { ServerProcess } from '../helpers/process.js';
 import {
   PROXIED_HOST,
   startProxy,
@@ -15,7 +14,7 @@ import {
   TEST_CA,
   type TestProxy,
 } from '../helpers/proxy.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { readBack, reporterStandPerFile } from '../helpers/reporter-server.js';
 
 /**
  * The built Action (dist/index.js) run as a runner runs it, against the real server started as
@@ -27,34 +26,12 @@ const TOKEN = 'discord_webhook_token_SECRET_0123456789abcdefghijklmnopqrstuvwxyz
 const WEBHOOK = `https://discord.com/api/webhooks/112233445566778899/${TOKEN}`;
 
 let dir: string;
-let database: TestDatabase;
 let discord: FakeService;
 let server: ServerProcess;
 let projectId: string;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = database.dir;
-  discord = new FakeService().fallback({ status: 200, body: { id: 'm1' } });
-  await discord.start();
-  server = await startServerProcess({
-    ...database.env,
-    BOOTSTRAP_API_KEY: API_KEY,
-    DISCORD_API_ORIGIN: discord.origin,
-  });
-  projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
-});
-
-afterAll(async () => {
-  await server.stop();
-  await discord.stop();
-  await database.drop();
-});
-
-const read = async <T>(path: string): Promise<T> =>
-  (await (await fetch(`${server.url}${path}`, { headers: { 'x-api-key': API_KEY } })).json()) as T;
-const events = () => read<EventPage>(`/stats/get-events?projectId=${projectId}&limit=200`);
-const metrics = () => read<MetricPage>(`/stats/get-metrics?projectId=${projectId}&limit=200`);
+reporterStandPerFile(API_KEY, (stand) => ({ dir, discord, server, projectId } = stand));
+const { events, metrics } = readBack(() => ({ server, projectId }), API_KEY);
 
 const inputs = (extra: Record<string, string> = {}) => ({
   'api-key': API_KEY,

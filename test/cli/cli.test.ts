@@ -4,11 +4,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../cli/version.js';
-import type { EventPage, MetricPage } from '../../contract/readback.js';
 import type { MetricKeys } from '../../contract/stats-queries.js';
 import { CLI_ENTRY, type CliRun, runCli } from '../helpers/cli.js';
 import { FakeService, serving } from '../helpers/fake-service.js';
-import { type ServerProcess, startServerProcess } from '../helpers/process.js';
+import type { ServerProcess } from '../helpers/process.js';
 import {
   PROXIED_HOST,
   startProxy,
@@ -16,7 +15,7 @@ import {
   TEST_CA,
   type TestProxy,
 } from '../helpers/proxy.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { readBack, reporterStandPerFile } from '../helpers/reporter-server.js';
 
 /**
  * The built CLI (dist/cli.js) run as a pipeline runs it, against the real server, with a fake
@@ -29,34 +28,12 @@ const WEBHOOK = `https://discord.com/api/webhooks/998877665544332211/${TOKEN}`;
 const JUNIT = 'test/reporter/fixtures/junit';
 
 let dir: string;
-let database: TestDatabase;
 let discord: FakeService;
 let server: ServerProcess;
 let projectId: string;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  dir = database.dir;
-  discord = new FakeService().fallback({ status: 200, body: { id: 'm1' } });
-  await discord.start();
-  server = await startServerProcess({
-    ...database.env,
-    BOOTSTRAP_API_KEY: API_KEY,
-    DISCORD_API_ORIGIN: discord.origin,
-  });
-  projectId = /project id:\s+(\S+)/.exec(server.output())?.[1] as string;
-});
-
-afterAll(async () => {
-  await server.stop();
-  await discord.stop();
-  await database.drop();
-});
-
-const read = async <T>(path: string): Promise<T> =>
-  (await (await fetch(`${server.url}${path}`, { headers: { 'x-api-key': API_KEY } })).json()) as T;
-const events = () => read<EventPage>(`/stats/get-events?projectId=${projectId}&limit=200`);
-const metrics = () => read<MetricPage>(`/stats/get-metrics?projectId=${projectId}&limit=200`);
+reporterStandPerFile(API_KEY, (stand) => ({ dir, discord, server, projectId } = stand));
+const { read, events, metrics } = readBack(() => ({ server, projectId }), API_KEY);
 
 const ciEnv = (name: string): Record<string, string> =>
   JSON.parse(
