@@ -18,6 +18,7 @@ import { pgProjectPage } from './pg-project-page.js';
 import { pgProjects } from './pg-projects.js';
 import { ReplicaWatch } from './pg-replica-watch.js';
 import { pgRetention } from './pg-retention.js';
+import { pgStorageUse } from './pg-storage-use.js';
 import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
@@ -119,6 +120,8 @@ export async function openPgStorage({
     projectPage: pgProjectPage(sql),
     // Pages of a long export: on the reads' own pool, like the statistics.
     exports: pgExport(sql === pool ? readPool : sql),
+    // The dashboard's counts: on the reads' pool too (bounded, with a statement timeout).
+    use: pgStorageUse(sql === pool ? readPool : sql),
   });
   const guardedAll = (repositories: Repositories) =>
     Object.fromEntries(

@@ -56,7 +56,15 @@ export const REPLICA_READS: { [R in keyof Repositories]?: readonly (keyof Reposi
     'eventTypes',
     'changePointMarks',
   ],
-  exports: ['events', 'metrics', 'seqOf', 'lastSeqBefore'],
+  exports: [
+    'events',
+    'metrics',
+    'seqOf',
+    'lastSeqBefore',
+    'testRuns',
+    'testResults',
+    'testPosition',
+  ],
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the methods of any repository.

@@ -19,6 +19,7 @@ import { projectPageWrites, sqliteProjectPage } from './sqlite-project-page.js';
 import { projectWrites, sqliteProjects } from './sqlite-projects.js';
 import { recordWrites, sqliteRecords } from './sqlite-records.js';
 import { retentionWrites, sqliteRetention } from './sqlite-retention.js';
+import { sqliteStorageUse } from './sqlite-storage-use.js';
 import { sessionWrites, sqliteSessions } from './sqlite-sessions.js';
 import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
@@ -127,6 +128,7 @@ export async function openSqliteStorage({
     tests: sqliteTests(db, idempotency),
     projectPage: sqliteProjectPage(db),
     exports: sqliteExport(db),
+    use: sqliteStorageUse(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -146,6 +148,7 @@ export async function openSqliteStorage({
     tests: wrap(tables.tests, testWrites, write),
     projectPage: wrap(tables.projectPage, projectPageWrites, write),
     exports: wrap(tables.exports, [], write),
+    use: wrap(tables.use, [], write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

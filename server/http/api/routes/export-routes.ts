@@ -4,7 +4,11 @@ import { ExportQuery, type ImportAnswer, ImportQuery } from '../../../../contrac
 import { Areas, Paths } from '../../../../contract/paths.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
-import { NOT_A_KIND, refuseLine } from '../../../services/export/import-service.js';
+import {
+  NOT_A_KIND,
+  refuseLine,
+  TESTS_NOT_IMPORTED,
+} from '../../../services/export/import-service.js';
 import { within } from '../area.js';
 import { ID } from '../examples.js';
 import { gunzipBody } from '../tests/gzip-body.js';
@@ -25,7 +29,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          "Stream a project's events or metrics, oldest first: NDJSON (a header line, then a record a line) or CSV",
+          "Stream a project's events, metrics or test results, oldest first: NDJSON (a header line, then a record a line) or CSV",
         querystring: ExportQuery,
       },
       config: {
@@ -64,7 +68,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       config: {
         docs: {
           success: { example: { projectId: ID, kind: 'metrics', imported: 1000, skipped: 0 } },
-          throws: [FOREIGN_PROJECT, refuseLine(2, NOT_A_KIND)],
+          throws: [FOREIGN_PROJECT, refuseLine(2, NOT_A_KIND), refuseLine(1, TESTS_NOT_IMPORTED)],
         },
       },
       preParsing: gunzipBody,
