@@ -27,6 +27,7 @@ import { projectViewService } from './project-view-service.js';
 import { publicPageService } from './public-page-service.js';
 import { recordService } from './record-service.js';
 import { retentionService } from './retention-service.js';
+import { storageUseService } from './storage-use-service.js';
 import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
@@ -129,6 +130,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     shareLinks,
     retention: retentionService(storage, access),
     exports: exportService(storage, access),
+    storageUse: storageUseService(storage, access),
     imports: importService(storage, access, (projectId, from) =>
       reevaluationService.afterImport(projectId, from),
     ),

@@ -57,7 +57,10 @@ export function exportService(storage: Storage, access: ProjectAccess) {
      * Checks the request (the caller's project, the record to resume after) before anything is
      * sent, so that a refusal is a plain JSON error; then gives the text, chunk by chunk.
      */
-    async open(caller: KeyOwner, query: ExportQuery): Promise<AsyncIterable<string>> {
+    async open(
+      caller: Pick<KeyOwner, 'accountId' | 'projectIds'>,
+      query: ExportQuery,
+    ): Promise<AsyncIterable<string>> {
       await access.assertOwn(caller, query.projectId);
       if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
         throw new InvalidField('to', 'to: must be after from');

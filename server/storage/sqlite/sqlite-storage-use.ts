@@ -8,8 +8,6 @@ import {
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-type Count = { get(...params: unknown[]): unknown };
-
 /** A project's rows per table: each through the table's index on the project (or its runs). */
 const PROJECT_ROWS: Record<UseTable, string> = {
   events: 'SELECT count(*) FROM events WHERE project_id = @p',
@@ -36,12 +34,12 @@ export function sqliteStorageUse(db: Db): Sync<StorageUseRepository> {
   const pages = db
     .prepare("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE")
     .pluck();
-  const totals = Object.fromEntries(
+  const totals = new Map(
     USE_TABLES.map((table) => [table, db.prepare(`SELECT count(*) FROM ${table}`).pluck()]),
-  ) as Record<UseTable, Count>;
-  const counts = Object.fromEntries(
+  );
+  const counts = new Map(
     USE_TABLES.map((table) => [table, db.prepare(PROJECT_ROWS[table]).pluck()]),
-  ) as Record<UseTable, Count>;
+  );
   const pinned = db
     .prepare(
       `SELECT (SELECT count(*) FROM events WHERE project_id = @p AND pinned = 1)
@@ -53,14 +51,14 @@ export function sqliteStorageUse(db: Db): Sync<StorageUseRepository> {
     tableSizes() {
       const sizes = {} as Record<UseTable, TableSize>;
       for (const table of USE_TABLES) {
-        sizes[table] = { bytes: 0, rows: Number(totals[table].get()) };
+        sizes[table] = { bytes: 0, rows: Number(totals.get(table)?.get() ?? 0) };
       }
       for (const { name, tbl } of btrees) sizes[tbl].bytes += Number(pages.get(name));
       return sizes;
     },
     projectRows(projectId) {
       const rows = { pinned: Number(pinned.get({ p: projectId })) } as ProjectRows;
-      for (const table of USE_TABLES) rows[table] = Number(counts[table].get({ p: projectId }));
+      for (const table of USE_TABLES) rows[table] = Number(counts.get(table)?.get({ p: projectId }) ?? 0);
       return rows;
     },
   };

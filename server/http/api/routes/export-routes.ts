@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExportQuery, type ImportAnswer, ImportQuery } from '../../../../contract/export.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
@@ -15,6 +16,19 @@ import { gunzipBody } from '../tests/gzip-body.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 const NDJSON = 'application/x-ndjson';
+
+/** An export's text as a download (the API's route and the dashboard's send it alike). */
+export function sendExport(reply: FastifyReply, query: ExportQuery, text: AsyncIterable<string>) {
+  const csv = query.format === 'csv';
+  reply
+    .type(csv ? 'text/csv; charset=utf-8' : `${NDJSON}; charset=utf-8`)
+    .header(
+      'content-disposition',
+      `attachment; filename="${query.kind}-${query.projectId.replace(/[^\w-]/g, '_')}.${csv ? 'csv' : 'ndjson'}"`,
+    );
+  // Pulled a chunk at a time as the socket drains: a page is read only when the last is sent.
+  return reply.send(Readable.from(text, { objectMode: false }));
+}
 
 /** A project's records out (NDJSON or CSV, streamed) and back in (NDJSON): docs/export.md. */
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -44,16 +58,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { query } = request;
-      const text = await exports.open(request.account, query);
-      const csv = query.format === 'csv';
-      reply
-        .type(csv ? 'text/csv; charset=utf-8' : `${NDJSON}; charset=utf-8`)
-        .header(
-          'content-disposition',
-          `attachment; filename="${query.kind}-${query.projectId.replace(/[^\w-]/g, '_')}.${csv ? 'csv' : 'ndjson'}"`,
-        );
-      // Pulled a chunk at a time as the socket drains: a page is read only when the last is sent.
-      return reply.send(Readable.from(text, { objectMode: false }));
+      return sendExport(reply, query, await exports.open(request.account, query));
     },
   );
 
