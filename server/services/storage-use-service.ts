@@ -1,5 +1,5 @@
-import { estimatedBytes, type TableSize, type UseTable } from '../storage/storage-use.js';
 import type { KeyOwner, Storage } from '../storage/storage.js';
+import { estimatedBytes, type TableSize, type UseTable } from '../storage/storage-use.js';
 import type { ProjectAccess } from './project-access.js';
 
 /** A project's storage use as the dashboard shows it (docs/operations.md, Storage use). */

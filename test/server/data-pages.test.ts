@@ -159,7 +159,9 @@ describe('retention form', () => {
     ).toBeNull();
 
     await browser.get(dataOf(me.projectId));
-    const cleared = await browser.post(`${dataOf(me.projectId)}/retention`, { retention_days: ' ' });
+    const cleared = await browser.post(`${dataOf(me.projectId)}/retention`, {
+      retention_days: ' ',
+    });
     expect(cleared.statusCode).toBe(303);
     expect(await retentionOf()).toBeNull();
   });

@@ -221,9 +221,7 @@ function inStoredOrder(expected: Awaited<ReturnType<typeof seedTestRuns>>, body:
     if (!rank.has(test)) rank.set(test, rank.size);
   }
   const at = (test: string) => rank.get(test) ?? Number.NaN;
-  return [...expected]
-    .sort((a, b) => a.run - b.run || at(a.test) - at(b.test))
-    .map((e) => e.line);
+  return [...expected].sort((a, b) => a.run - b.run || at(a.test) - at(b.test)).map((e) => e.line);
 }
 
 describe('tests export', () => {

@@ -22,8 +22,7 @@ export async function testStartAfter(
   after: string,
 ): Promise<TestStart> {
   const cursor = testCursorOf(after);
-  const found =
-    cursor && (await storage.exports.testPosition(projectId, cursor.run, cursor.test));
+  const found = cursor && (await storage.exports.testPosition(projectId, cursor.run, cursor.test));
   if (!found) throw new NotFound('record');
   return found;
 }

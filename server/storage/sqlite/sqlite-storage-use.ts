@@ -32,7 +32,7 @@ export function sqliteStorageUse(db: Db): Sync<StorageUseRepository> {
     )
     .all(...USE_TABLES) as { name: string; tbl: UseTable }[];
   const pages = db
-    .prepare("SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE")
+    .prepare('SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = TRUE')
     .pluck();
   const totals = new Map(
     USE_TABLES.map((table) => [table, db.prepare(`SELECT count(*) FROM ${table}`).pluck()]),
@@ -58,7 +58,8 @@ export function sqliteStorageUse(db: Db): Sync<StorageUseRepository> {
     },
     projectRows(projectId) {
       const rows = { pinned: Number(pinned.get({ p: projectId })) } as ProjectRows;
-      for (const table of USE_TABLES) rows[table] = Number(counts.get(table)?.get({ p: projectId }) ?? 0);
+      for (const table of USE_TABLES)
+        rows[table] = Number(counts.get(table)?.get({ p: projectId }) ?? 0);
       return rows;
     },
   };

@@ -6,7 +6,7 @@ import { describeDomainError } from '../../api/domain-error-mapping.js';
 import { sendExport } from '../../api/routes/export-routes.js';
 import { layoutOf, redirectTo, sendPage, textOf } from './dashboard-pages.js';
 import type { Chrome } from './views/dashboard-layout.js';
-import { DataView } from './views/data-view.js';
+import { ProjectDataView } from './views/data-view.js';
 
 type ProjectRequest = FastifyRequest<{ Params: { id: string } }>;
 
@@ -45,7 +45,7 @@ export function dataPages(chrome: Chrome) {
       ]);
       return sendPage(
         reply,
-        DataView({
+        ProjectDataView({
           ...(await layoutOf(request, reply, chrome)),
           project,
           use,
@@ -62,7 +62,9 @@ export function dataPages(chrome: Chrome) {
 
     app.post('/projects/:id/data/retention', async (request, reply) => {
       const { id } = (request as ProjectRequest).params;
-      const value = textOf((request.body as { retention_days?: unknown } | undefined)?.retention_days);
+      const value = textOf(
+        (request.body as { retention_days?: unknown } | undefined)?.retention_days,
+      );
       const typed = value.trim();
       const days = typed === '' ? null : /^\d+$/.test(typed) ? Number(typed) : Number.NaN;
       const parsed = SetRetentionRequest.safeParse({ projectId: id, retentionDays: days });
@@ -73,7 +75,11 @@ export function dataPages(chrome: Chrome) {
         return page(request as ProjectRequest, reply, { value, error }).catch(orNoSuchProject);
       }
       await retention.set(owner(request), id, parsed.data.retentionDays).catch(orNoSuchProject);
-      return redirectTo(reply, `/dashboard/projects/${encodeURIComponent(id)}/data`, 'retention-saved');
+      return redirectTo(
+        reply,
+        `/dashboard/projects/${encodeURIComponent(id)}/data`,
+        'retention-saved',
+      );
     });
 
     app.get('/projects/:id/export', async (request, reply) => {

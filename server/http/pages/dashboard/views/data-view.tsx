@@ -7,7 +7,7 @@ import { Csrf, Notice, TextField } from '../form-controls.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
 import { SimpleTable } from './simple-table.js';
 
-export interface DataProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
+export interface ProjectDataProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   project: Project;
   use: ProjectUse;
   retentionDays: number | null;
@@ -28,7 +28,7 @@ const count = (n: number) => n.toLocaleString('en-US');
  * GET /dashboard/projects/<id>/data: what the project stores (rows, estimated bytes), how long
  * its raw records are kept (pinned ones always), and its export (docs/export.md).
  */
-export function DataView(props: DataProps) {
+export function ProjectDataView(props: ProjectDataProps) {
   const { project, use, retentionDays, refused, csrf } = props;
   const base = `/dashboard/projects/${encodeURIComponent(project.id)}`;
   return (
