@@ -80,6 +80,10 @@ describe('storage use', () => {
     expect(ratio).toBeLessThan(12);
     expect(little?.[3]).toBeGreaterThan(10 * 2 * 50 + 200 * 10);
     expect(page.body).toContain(`href="${dataOf(me.projectId)}"`);
+    // The project's own page leads there too.
+    expect((await browser.get(`/dashboard/projects/${me.projectId}`)).body).toContain(
+      `<a href="${dataOf(me.projectId)}">Data, retention and export</a>`,
+    );
 
     // The data page: the same counts, the pinned records, the export's links.
     const pinned = (await api('GET', `${Paths.getEvents}?projectId=${me.projectId}&limit=2`)).json()
