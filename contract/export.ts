@@ -13,9 +13,13 @@ export const EXPORT_VERSION = 1;
 /**
  * `records`: events and metrics of the project in one stream, merged in time order (events first
  * at equal times): what moves a project whole, since a server stores records in time order.
+ * `tests`: every stored test result, a line each; it is out only (test results come in through
+ * POST /stats/ingest-tests, and the import refuses it).
  */
-export const ExportKind = z.enum(['events', 'metrics', 'records']);
+export const ExportKind = z.enum(['events', 'metrics', 'records', 'tests']);
 export type ExportKind = z.infer<typeof ExportKind>;
+/** What POST /stats/import-records takes back. */
+export type ImportKind = Exclude<ExportKind, 'tests'>;
 
 /** GET /stats/export: what to take out; `after` resumes past the record with that id. */
 export const ExportQuery = z.strictObject({
@@ -69,15 +73,43 @@ export const ImportQuery = z.strictObject({
 /** 200 body of import-records: the lines stored, and those the project stored already. */
 export interface ImportAnswer {
   projectId: string;
-  kind: ExportKind;
+  kind: ImportKind;
   imported: number;
   /** Records skipped: the project already stores a record with that id at about that time. */
   skipped: number;
 }
+
+/**
+ * A `tests` line's keys, in their order: the line's id (`<run>:<test>`, where an export resumes),
+ * the run (its id, time and identity as POST /stats/ingest-tests named it), the test (its id and
+ * names), then its outcome in that run.
+ */
+export const TEST_LINE_KEYS = [
+  'id',
+  'created_at',
+  'run',
+  'buildId',
+  'attempt',
+  'commit',
+  'branch',
+  'pullRequest',
+  'eventId',
+  'test',
+  'suite',
+  'classname',
+  'name',
+  'file',
+  'line',
+  'status',
+  'duration_ms',
+  'attempts',
+  'message',
+] as const;
 
 /** The CSV export's columns, per kind (payload as its JSON text). */
 export const CSV_COLUMNS: Record<ExportKind, readonly string[]> = {
   events: ['id', 'created_at', 'eventType', 'description', 'color', 'payload'],
   metrics: ['id', 'created_at', 'payload'],
   records: ['kind', 'id', 'created_at', 'eventType', 'description', 'color', 'payload'],
+  tests: TEST_LINE_KEYS,
 };

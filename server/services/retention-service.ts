@@ -31,12 +31,16 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
  */
 export function retentionService(storage: Storage, access: ProjectAccess) {
   return {
-    async get(caller: KeyOwner, projectId: string) {
+    async get(caller: Pick<KeyOwner, 'accountId' | 'projectIds'>, projectId: string) {
       await access.assertOwn(caller, projectId);
       return { projectId, retentionDays: await storage.retention.retentionOf(projectId) };
     },
 
-    async set(caller: KeyOwner, projectId: string, retentionDays: number | null) {
+    async set(
+      caller: Pick<KeyOwner, 'accountId' | 'projectIds'>,
+      projectId: string,
+      retentionDays: number | null,
+    ) {
       await access.assertOwn(caller, projectId);
       await storage.retention.setRetention(projectId, retentionDays);
       return { projectId, retentionDays };

@@ -31,6 +31,7 @@ import { sessionService } from './session-service.js';
 import { shareLinkService } from './share-link-service.js';
 import { siteService } from './site-service.js';
 import { statsService } from './stats-service.js';
+import { storageUseService } from './storage-use-service.js';
 import { projectSummaryService } from './summaries/project-summaries.js';
 import { quarantineService } from './tests/quarantine-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
@@ -129,6 +130,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     shareLinks,
     retention: retentionService(storage, access),
     exports: exportService(storage, access),
+    storageUse: storageUseService(storage, access),
     imports: importService(storage, access, (projectId, from) =>
       reevaluationService.afterImport(projectId, from),
     ),

@@ -11,6 +11,8 @@ import type { ReadPlan } from '../domain/time-buckets.js';
 import type { OutboxJob } from '../outbox/outbox-jobs.js';
 import type { ProjectPageRepository } from './project-page/page-repository.js';
 import type { ReplicaStatus } from './read-routing/replica-status.js';
+import type { StorageUseRepository } from './storage-use.js';
+import type { TestExportPages } from './tests/test-export.js';
 import type { TestRepository } from './tests/test-repository.js';
 
 /**
@@ -877,7 +879,7 @@ export interface ExportRange {
 }
 
 /** A project's records in stored order, a page at a time after a position (the export). */
-export interface RecordExportRepository {
+export interface RecordExportRepository extends TestExportPages {
   events(
     projectId: string,
     range: ExportRange,
@@ -923,6 +925,7 @@ export interface Repositories {
   tests: TestRepository;
   projectPage: ProjectPageRepository;
   exports: RecordExportRepository;
+  use: StorageUseRepository;
 }
 
 export interface Storage extends Repositories {

@@ -206,7 +206,8 @@ describeInBrowser('the dashboard in Chromium', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
       const channels = `/projects/${me.projectId}/channels`;
-      for (const path of ['', '/site', '/account', '/keys', '/projects', channels]) {
+      const data = `/projects/${me.projectId}/data`;
+      for (const path of ['', '/site', '/account', '/keys', '/projects', channels, data]) {
         await page.goto(`${url}/dashboard${path}`);
         expect({
           colorScheme,

@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import type { TestCase } from '../../contract/tests/ingest-tests.js';
+import { resultsOf } from '../../server/domain/tests/test-batch.js';
+import { runIdOf } from '../../server/domain/tests/test-identity.js';
+import type { TestRunFacts } from '../../server/storage/tests/test-repository.js';
 import type { TestAccount, TestServer } from './server.js';
 
 type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
@@ -44,4 +47,35 @@ export async function seedTests(server: TestServer, me: TestAccount): Promise<vo
     });
     expect(res.statusCode, res.body).toBe(200);
   }
+}
+
+/**
+ * Stores a run's cases at `at` through the real storage, as POST /stats/ingest-tests stores a
+ * batch (the same merge of repeats, the same run id); `facts` adds to the run's identity.
+ */
+export async function storeTestRun(
+  server: TestServer,
+  projectId: string,
+  at: number,
+  buildId: string,
+  cases: readonly TestCase[],
+  facts: Partial<Pick<TestRunFacts, 'commit' | 'branch' | 'pullRequest' | 'eventId'>> = {},
+): Promise<{ key: string }> {
+  const key = runIdOf(buildId, 1);
+  await server.app.storage.tests.ingest({
+    run: {
+      projectId,
+      key,
+      buildId,
+      attempt: 1,
+      commit: null,
+      branch: null,
+      pullRequest: null,
+      eventId: null,
+      ...facts,
+    },
+    results: resultsOf(cases),
+    at,
+  });
+  return { key };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { TEST_LINE_KEYS } from '../../contract/export.js';
+import type { TestCase } from '../../contract/tests/ingest-tests.js';
+import { resultsOf } from '../../server/domain/tests/test-batch.js';
+import { STATUS_NAME } from '../../server/domain/tests/test-status.js';
 import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { storeTestRun } from '../helpers/seed-tests.js';
 import {
   eachTestServer,
   startTestServer,
@@ -138,6 +143,164 @@ describe('export', () => {
     expect(backwards.statusCode).toBe(400);
     expect(backwards.json()).toEqual({ error: 'to: must be after from' });
   });
+});
+
+/**
+ * Test runs at minute steps from `start`: a first run of 2,500 cases (more than a page of
+ * results), then 101 runs of a few (more than a page of runs), with every kind of field. Returns
+ * each result's expected line, its run's number and its test's id.
+ */
+async function seedTestRuns(on: TestServer, projectId: string, start: number) {
+  const expected: { line: Record<string, unknown>; test: string; run: number }[] = [];
+  for (let n = 0; n < 102; n += 1) {
+    const cases: TestCase[] =
+      n === 0
+        ? Array.from({ length: 2_500 }, (_, i) => ({
+            suite: 'big',
+            name: `case ${i}`,
+            duration_ms: i % 97,
+            status: 'passed',
+          }))
+        : [
+            { suite: 'math', name: 'adds', duration_ms: n, status: 'passed' },
+            {
+              suite: 'math',
+              classname: 'Division, "exact"',
+              name: 'divides',
+              file: 'test/math.test.ts',
+              line: 12,
+              duration_ms: 9,
+              status: n % 3 === 0 ? 'failed' : 'passed',
+              message: 'expected 2, got "3"\n',
+              attempts: n % 5 === 0 ? 2 : 1,
+            },
+            { suite: 'math', name: `skips ${n % 2}`, duration_ms: 0, status: 'skipped' },
+          ];
+    const at = start + n * 60_000;
+    const facts = { commit: `c${n}`, branch: n % 2 ? 'main' : 'feature', pullRequest: n % 7 };
+    const run = await storeTestRun(on, projectId, at, `build ${n}`, cases, facts);
+    for (const result of resultsOf(cases)) {
+      const { test } = result;
+      expected.push({
+        run: n,
+        test: test.key,
+        line: {
+          id: `${run.key}:${test.key}`,
+          created_at: new Date(at).toISOString(),
+          run: run.key,
+          buildId: `build ${n}`,
+          attempt: 1,
+          ...facts,
+          eventId: null,
+          test: test.key,
+          suite: test.suite,
+          classname: test.classname,
+          name: test.name,
+          file: test.file,
+          line: test.line,
+          status: STATUS_NAME[result.status],
+          duration_ms: result.durationMs,
+          attempts: result.attempts,
+          message: result.message,
+        },
+      });
+    }
+  }
+  return expected;
+}
+
+/**
+ * The expected lines in stored order: runs as stored, a run's results in its tests' storage
+ * order, which is the order the export first shows them in (the order a backend gave the tests
+ * of a batch their ids differs: SQLite the batch's, PostgreSQL the ids').
+ */
+function inStoredOrder(expected: Awaited<ReturnType<typeof seedTestRuns>>, body: string[]) {
+  const rank = new Map<string, number>();
+  for (const line of body) {
+    const { test } = JSON.parse(line) as { test: string };
+    if (!rank.has(test)) rank.set(test, rank.size);
+  }
+  const at = (test: string) => rank.get(test) ?? Number.NaN;
+  return [...expected].sort((a, b) => a.run - b.run || at(a.test) - at(b.test)).map((e) => e.line);
+}
+
+describe('tests export', () => {
+  it('streams every test result, a line each with its run and test, resumable, within a range; the import refuses it', async () => {
+    const start = Date.UTC(2026, 3, 1);
+    const seeded = await seedTestRuns(server, me.projectId, start);
+    const other = await server.account();
+    await storeTestRun(server, other.projectId, start, 'theirs', [
+      { suite: 'math', name: 'adds', duration_ms: 1, status: 'passed' },
+    ]);
+
+    const res = await exported(server, me, 'kind=tests');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
+    const lines = res.body.split('\n');
+    expect(lines[0]).toBe(HEADER('tests'));
+    expect(lines.at(-1)).toBe('');
+    const body = lines.slice(1, -1);
+    expect(body).toHaveLength(2_500 + 101 * 3);
+    const expected = inStoredOrder(seeded, body);
+    // Byte for byte: the keys in the documented order.
+    expect(body).toEqual(
+      expected.map((line) =>
+        JSON.stringify(Object.fromEntries(TEST_LINE_KEYS.map((key) => [key, line[key]]))),
+      ),
+    );
+    expect(Object.keys(JSON.parse(body[0] as string))).toEqual([...TEST_LINE_KEYS]);
+
+    // Resumed after a line: at a page's end, within a page, at a run's end, after the last.
+    for (const at of [1_000, 1_234, 2_500, 2_503, body.length]) {
+      const id = JSON.parse(body[at - 1] as string).id as string;
+      const rest = await exported(server, me, `kind=tests&after=${encodeURIComponent(id)}`);
+      expect(rest.statusCode).toBe(200);
+      expect(rest.body.split('\n').slice(1, -1), `after line ${at}`).toEqual(body.slice(at));
+    }
+    for (const after of ['nosuchline', 'abc:def', `${expected[0]?.run}:nosuchtest`]) {
+      const unknown = await exported(server, me, `kind=tests&after=${encodeURIComponent(after)}`);
+      expect(unknown.statusCode, after).toBe(404);
+      expect(unknown.json()).toEqual({ error: expect.any(String) });
+    }
+
+    // A range on the runs' times: from inclusive, to exclusive.
+    const from = new Date(start + 2 * 60_000).toISOString();
+    const to = new Date(start + 50 * 60_000).toISOString();
+    const ranged = await exported(server, me, `kind=tests&from=${from}&to=${to}`);
+    expect(ranged.body.split('\n').slice(1, -1)).toEqual(
+      body.filter((line) => {
+        const at = JSON.parse(line).created_at as string;
+        return at >= from && at < to;
+      }),
+    );
+    expect(ranged.body.split('\n')).toHaveLength(2 + 48 * 3);
+
+    // CSV: the same columns, RFC 4180 quoting.
+    const csv = await exported(server, me, 'kind=tests&format=csv');
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const field = (value: unknown) => {
+      if (value === null) return '';
+      const text = String(value);
+      return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    };
+    expect(csv.body).toBe(
+      [
+        TEST_LINE_KEYS.join(','),
+        ...expected.map((line) => TEST_LINE_KEYS.map((key) => field(line[key])).join(',')),
+        '',
+      ].join('\r\n'),
+    );
+
+    // Test results come in through ingest-tests only: the import refuses the file whole.
+    const refused = await imported(server, me, res.body);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toEqual({
+      error:
+        'line 1: a tests export cannot be imported: test results come in through POST /stats/ingest-tests (docs/tests.md)',
+    });
+    expect((await exported(server, me, 'kind=records')).body).toBe(`${HEADER('records')}\n`);
+    expect((await exported(server, me, 'kind=tests')).body).toBe(res.body);
+  }, 60_000);
 });
 
 describe('import', () => {

@@ -31,7 +31,7 @@ const field = (value: string | number | null): string => {
   const text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
-const csvRow = (values: readonly (string | number | null)[]) =>
+export const csvRow = (values: readonly (string | number | null)[]) =>
   `${values.map(field).join(',')}\r\n`;
 
 export const csvHeader = (kind: ExportKind): string => csvRow(CSV_COLUMNS[kind]);

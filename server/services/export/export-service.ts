@@ -10,9 +10,13 @@ import {
   metricCsv,
   metricLine,
 } from './export-lines.js';
+import { FROM_THE_START, testChunks, testStartAfter } from './test-pages.js';
 
 /** Rows read per query: a page is a few hundred kB at most, and one short read. */
 const PAGE = 1_000;
+
+/** The kinds made of events and metrics (`tests` has pages of its own: test-pages.ts). */
+type RecordKind = Exclude<ExportQuery['kind'], 'tests'>;
 
 interface Start {
   events: number;
@@ -28,7 +32,7 @@ export function exportService(storage: Storage, access: ProjectAccess) {
    * Where to resume after the record `id`: past it in its own table; in a `records` export also
    * past the other table's records that came before it (events go first at equal times).
    */
-  async function resume(query: ExportQuery, id: string): Promise<Start> {
+  async function resume(query: ExportQuery & { kind: RecordKind }, id: string): Promise<Start> {
     const tables: RecordTable[] = query.kind === 'records' ? ['events', 'metrics'] : [query.kind];
     for (const table of tables) {
       const found = await storage.exports.seqOf(query.projectId, table, id);
@@ -53,14 +57,28 @@ export function exportService(storage: Storage, access: ProjectAccess) {
      * Checks the request (the caller's project, the record to resume after) before anything is
      * sent, so that a refusal is a plain JSON error; then gives the text, chunk by chunk.
      */
-    async open(caller: KeyOwner, query: ExportQuery): Promise<AsyncIterable<string>> {
+    async open(
+      caller: Pick<KeyOwner, 'accountId' | 'projectIds'>,
+      query: ExportQuery,
+    ): Promise<AsyncIterable<string>> {
       await access.assertOwn(caller, query.projectId);
       if (query.from !== undefined && query.to !== undefined && query.from >= query.to) {
         throw new InvalidField('to', 'to: must be after from');
       }
+      if (query.kind === 'tests') {
+        const start =
+          query.after === undefined
+            ? FROM_THE_START
+            : await testStartAfter(storage, query.projectId, query.after);
+        return (async function* () {
+          yield query.format === 'csv' ? csvHeader('tests') : headerLine('tests');
+          yield* testChunks(storage, query, start);
+        })();
+      }
+      const records = { ...query, kind: query.kind };
       const start =
-        query.after === undefined ? { events: 0, metrics: 0 } : await resume(query, query.after);
-      return lines(storage, query, start);
+        query.after === undefined ? { events: 0, metrics: 0 } : await resume(records, query.after);
+      return lines(storage, records, start);
     },
   };
 }
@@ -79,7 +97,7 @@ async function* rows<Row extends { seq: number }>(
   }
 }
 
-async function* lines(storage: Storage, query: ExportQuery, start: Start) {
+async function* lines(storage: Storage, query: ExportQuery & { kind: RecordKind }, start: Start) {
   const csv = query.format === 'csv';
   const range: ExportRange = { from: query.from, to: query.to };
   const events = (after: number) => storage.exports.events(query.projectId, range, after, PAGE);

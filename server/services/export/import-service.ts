@@ -10,8 +10,8 @@ import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
   ExportHeader,
-  type ExportKind,
   type ImportAnswer,
+  type ImportKind,
   MetricLine,
 } from '../../../contract/export.js';
 import { payloadJson } from '../../../contract/fields.js';
@@ -33,6 +33,9 @@ const CHUNK = 500;
 export const refuseLine = (line: number, text: string) =>
   new InvalidField(`line ${line}`, `line ${line}: ${text}`);
 const refuse = refuseLine;
+/** A `tests` export: out only. */
+export const TESTS_NOT_IMPORTED =
+  'a tests export cannot be imported: test results come in through POST /stats/ingest-tests (docs/tests.md)';
 /** A `records` line that is neither an event nor a metric. */
 export const NOT_A_KIND = 'kind: must be "event" or "metric"';
 
@@ -48,7 +51,7 @@ function kindOf(value: unknown, number: number): 'events' | 'metrics' {
 }
 
 /** One line checked as E7 or E8 would check its body, or the sentence that refuses it. */
-function parse(fileKind: ExportKind, text: string, number: number): Parsed {
+function parse(fileKind: ImportKind, text: string, number: number): Parsed {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -162,7 +165,7 @@ export function importService(
         });
         await pipeline(body, createWriteStream(path));
 
-        let kind: ExportKind | undefined;
+        let kind: ImportKind | undefined;
         for await (const { number, text } of numbered(path)) {
           if (kind === undefined) {
             kind = headerOf(text, number);
@@ -210,7 +213,7 @@ export function importService(
 const headerExample = () =>
   JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, kind: 'events' });
 
-function headerOf(text: string, number: number): ExportKind {
+function headerOf(text: string, number: number): ImportKind {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -224,6 +227,7 @@ function headerOf(text: string, number: number): ExportKind {
       `the first line must be the export's header, ${headerExample()} (or kind "metrics", "records")`,
     );
   }
+  if (header.data.kind === 'tests') throw refuse(number, TESTS_NOT_IMPORTED);
   return header.data.kind;
 }
 

@@ -5,6 +5,7 @@ import type {
   RecordTable,
 } from '../storage.js';
 import type { Sql } from './pg-database.js';
+import { pgTestExport } from './pg-test-export.js';
 
 /** The export's pages on PostgreSQL: the same pages as SQLite's, in SQL of its own. */
 export function pgExport(sql: Sql): RecordExportRepository {
@@ -43,5 +44,6 @@ export function pgExport(sql: Sql): RecordExportRepository {
            AND (created_at < ${t} OR (${inclusive} AND created_at = ${t}))`;
       return row?.seq ?? 0;
     },
+    ...pgTestExport(sql),
   };
 }

@@ -22,6 +22,7 @@ import { pgSessions } from './pg-sessions.js';
 import { pgShareLinks } from './pg-share-links.js';
 import { pgSites } from './pg-sites.js';
 import { pgSlackInstalls } from './pg-slack-installs.js';
+import { pgStorageUse } from './pg-storage-use.js';
 import { pgTests } from './pg-tests.js';
 import { guarded, isUnreachable, reaching, translated } from './pg-unavailable.js';
 import { pgVerdicts } from './pg-verdicts.js';
@@ -119,6 +120,8 @@ export async function openPgStorage({
     projectPage: pgProjectPage(sql),
     // Pages of a long export: on the reads' own pool, like the statistics.
     exports: pgExport(sql === pool ? readPool : sql),
+    // The dashboard's counts: on the reads' pool too (bounded, with a statement timeout).
+    use: pgStorageUse(sql === pool ? readPool : sql),
   });
   const guardedAll = (repositories: Repositories) =>
     Object.fromEntries(

@@ -2,8 +2,8 @@ import type { Repositories } from '../storage.js';
 
 /**
  * The reads a replica may serve: those behind the pages and the `/stats/*` reads (statistics,
- * read-back, the project page's parts, tests, alerts, export pages, the ownership checks before
- * them). Everything else reads the primary, because a stale answer would be wrong there rather
+ * read-back, the project page's parts, tests, alerts, export pages, storage use, the ownership
+ * checks before them). Everything else reads the primary, because a stale answer would be wrong there rather
  * than late: keys and sessions (a revoked key must stop at once), sites and display names (the
  * public pages' cache moves on a commit, which must be visible to what it then reads), the
  * outbox, judging and retention (workers that write from what they read).
@@ -56,7 +56,16 @@ export const REPLICA_READS: { [R in keyof Repositories]?: readonly (keyof Reposi
     'eventTypes',
     'changePointMarks',
   ],
-  exports: ['events', 'metrics', 'seqOf', 'lastSeqBefore'],
+  exports: [
+    'events',
+    'metrics',
+    'seqOf',
+    'lastSeqBefore',
+    'testRuns',
+    'testResults',
+    'testPosition',
+  ],
+  use: ['tableSizes', 'projectRows'],
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the methods of any repository.

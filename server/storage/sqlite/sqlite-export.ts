@@ -6,6 +6,7 @@ import type {
   RecordTable,
 } from '../storage.js';
 import type { Db } from './sqlite-database.js';
+import { sqliteTestExport } from './sqlite-test-export.js';
 import type { Sync } from './sync.js';
 
 // A page walks the project's (project_id, seq) index from the position on; the time range is a
@@ -56,5 +57,6 @@ export function sqliteExport(db: Db): Sync<RecordExportRepository> {
       of[table].seqOf.get(projectId, id) as { seq: number; createdAt: number } | undefined,
     lastSeqBefore: (projectId, table, t, inclusive) =>
       (inclusive ? of[table].atOrBefore : of[table].before).get(projectId, t) as number,
+    ...sqliteTestExport(db),
   };
 }

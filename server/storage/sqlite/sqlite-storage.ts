@@ -24,6 +24,7 @@ import { shareLinkWrites, sqliteShareLinks } from './sqlite-share-links.js';
 import { siteWrites, sqliteSites } from './sqlite-sites.js';
 import { slackInstallWrites, sqliteSlackInstalls } from './sqlite-slack-installs.js';
 import { sqliteStats, sqliteStatsIndex } from './sqlite-stats.js';
+import { sqliteStorageUse } from './sqlite-storage-use.js';
 import { sqliteTests, testWrites } from './sqlite-tests.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
 import { sqliteVerdicts, verdictWrites } from './sqlite-verdicts.js';
@@ -127,6 +128,7 @@ export async function openSqliteStorage({
     tests: sqliteTests(db, idempotency),
     projectPage: sqliteProjectPage(db),
     exports: sqliteExport(db),
+    use: sqliteStorageUse(db),
   };
   const repositories = (write: Runner): Repositories => ({
     accounts: wrap(tables.accounts, accountWrites, write),
@@ -146,6 +148,7 @@ export async function openSqliteStorage({
     tests: wrap(tables.tests, testWrites, write),
     projectPage: wrap(tables.projectPage, projectPageWrites, write),
     exports: wrap(tables.exports, [], write),
+    use: wrap(tables.use, [], write),
   });
   // Outside a transaction a write commits on its own, grouped with the writes of its loop turn;
   // inside one it runs at once, as part of it.

@@ -1,16 +1,34 @@
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExportQuery, type ImportAnswer, ImportQuery } from '../../../../contract/export.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import { Forbidden, NotFound } from '../../../domain/domain-errors.js';
-import { NOT_A_KIND, refuseLine } from '../../../services/export/import-service.js';
+import {
+  NOT_A_KIND,
+  refuseLine,
+  TESTS_NOT_IMPORTED,
+} from '../../../services/export/import-service.js';
 import { within } from '../area.js';
 import { ID } from '../examples.js';
 import { gunzipBody } from '../tests/gzip-body.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
 const NDJSON = 'application/x-ndjson';
+
+/** An export's text as a download (the API's route and the dashboard's send it alike). */
+export function sendExport(reply: FastifyReply, query: ExportQuery, text: AsyncIterable<string>) {
+  const csv = query.format === 'csv';
+  reply
+    .type(csv ? 'text/csv; charset=utf-8' : `${NDJSON}; charset=utf-8`)
+    .header(
+      'content-disposition',
+      `attachment; filename="${query.kind}-${query.projectId.replace(/[^\w-]/g, '_')}.${csv ? 'csv' : 'ndjson'}"`,
+    );
+  // Pulled a chunk at a time as the socket drains: a page is read only when the last is sent.
+  return reply.send(Readable.from(text, { objectMode: false }));
+}
 
 /** A project's records out (NDJSON or CSV, streamed) and back in (NDJSON): docs/export.md. */
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -25,7 +43,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          "Stream a project's events or metrics, oldest first: NDJSON (a header line, then a record a line) or CSV",
+          "Stream a project's events, metrics or test results, oldest first: NDJSON (a header line, then a record a line) or CSV",
         querystring: ExportQuery,
       },
       config: {
@@ -40,16 +58,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { query } = request;
-      const text = await exports.open(request.account, query);
-      const csv = query.format === 'csv';
-      reply
-        .type(csv ? 'text/csv; charset=utf-8' : `${NDJSON}; charset=utf-8`)
-        .header(
-          'content-disposition',
-          `attachment; filename="${query.kind}-${query.projectId.replace(/[^\w-]/g, '_')}.${csv ? 'csv' : 'ndjson'}"`,
-        );
-      // Pulled a chunk at a time as the socket drains: a page is read only when the last is sent.
-      return reply.send(Readable.from(text, { objectMode: false }));
+      return sendExport(reply, query, await exports.open(request.account, query));
     },
   );
 
@@ -64,7 +73,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       config: {
         docs: {
           success: { example: { projectId: ID, kind: 'metrics', imported: 1000, skipped: 0 } },
-          throws: [FOREIGN_PROJECT, refuseLine(2, NOT_A_KIND)],
+          throws: [FOREIGN_PROJECT, refuseLine(2, NOT_A_KIND), refuseLine(1, TESTS_NOT_IMPORTED)],
         },
       },
       preParsing: gunzipBody,

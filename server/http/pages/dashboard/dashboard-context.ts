@@ -14,6 +14,7 @@ import { accountPages } from './account-pages.js';
 import { channelEditPages } from './channel-edit-pages.js';
 import { channelPages } from './channel-pages.js';
 import { SIGN_IN_PATH, sessionCookie, sessionCookieName } from './dashboard-pages.js';
+import { dataPages } from './data-pages.js';
 import { formGuard } from './form-guard.js';
 import { keyPages } from './key-pages.js';
 import { overviewPages } from './overview-pages.js';
@@ -85,6 +86,7 @@ export function dashboardContext(kit: PageKit) {
         sitePages,
         accountPages,
         projectPages,
+        dataPages,
         verdictPages,
         channelPages,
         channelEditPages,

@@ -89,6 +89,8 @@ const NOTICES = {
   'duration-key-saved': 'The build-duration key is saved.',
   'key-display-saved': 'The key is pinned, hidden or shown as asked.',
   'signed-out': 'You are signed out.',
+  'retention-saved':
+    'The retention is saved: records past it are deleted by the next sweep; pinned ones stay.',
   'series-saved': "The series' unit and direction are saved.",
   'threshold-created': 'The threshold is created: it judges the values stored from now on.',
   'threshold-saved': 'The threshold is saved: it judges the values stored from now on.',

@@ -10,7 +10,7 @@ import { ProjectsView } from './views/projects-view.js';
 /** /dashboard/projects: list and create (POST /stats/create-project's service). */
 export function projectPages(chrome: Chrome) {
   return async (app: FastifyInstance) => {
-    const { projects } = app.services;
+    const { projects, storageUse } = app.services;
 
     async function page(
       request: FastifyRequest,
@@ -18,10 +18,20 @@ export function projectPages(chrome: Chrome) {
       errors: FieldErrors = {},
       name?: string,
     ) {
-      const list = await projects.list({ accountId: request.session.accountId, projectIds: null });
+      const { accountId } = request.session;
+      const [list, uses] = await Promise.all([
+        projects.list({ accountId, projectIds: null }),
+        storageUse.ofAccount(accountId),
+      ]);
       return sendPage(
         reply,
-        ProjectsView({ ...(await layoutOf(request, reply, chrome)), projects: list, errors, name }),
+        ProjectsView({
+          ...(await layoutOf(request, reply, chrome)),
+          projects: list,
+          uses: new Map(uses.map((use) => [use.projectId, use])),
+          errors,
+          name,
+        }),
         Object.keys(errors).length > 0 ? 400 : 200,
       );
     }

@@ -420,6 +420,8 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
               <>
                 {' · '}
                 <a href={`${mode.path}/series`}>Series and thresholds</a>
+                {' · '}
+                <a href={`${mode.path}/data`}>Data, retention and export</a>
               </>
             )}
           </nav>
