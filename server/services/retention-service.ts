@@ -13,8 +13,10 @@ const MAX_BATCH = 5_000;
 const RECLAIM_PAGES = 200;
 
 export interface SweepReport {
-  /** Records deleted, over every project. */
+  /** Records deleted (events, metric records, test results), over every project. */
   deleted: number;
+  /** Test runs deleted with their last results. */
+  testRuns: number;
   batches: number;
   /** The longest batch, in ms: what the sweep held the database for at most (RetentionBatch.ms). */
   longestBatchMs: number;
@@ -23,6 +25,12 @@ export interface SweepReport {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The next batch's size: halved after a batch that took too long, grown after a quick one. */
+const nextSize = (size: number, took: number) =>
+  took > TARGET_BATCH_MS
+    ? Math.max(MIN_BATCH, Math.floor(size / 2))
+    : Math.min(MAX_BATCH, Math.ceil(size * 1.5));
 
 /**
  * Per-project retention (docs/operations.md, Retention): how long raw records are kept, records
@@ -64,7 +72,13 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
      * gives the freed space back to the file system (SQLite).
      */
     async sweep(now = Date.now()): Promise<SweepReport> {
-      const report: SweepReport = { deleted: 0, batches: 0, longestBatchMs: 0, freePages: 0 };
+      const report: SweepReport = {
+        deleted: 0,
+        testRuns: 0,
+        batches: 0,
+        longestBatchMs: 0,
+        freePages: 0,
+      };
       let size = FIRST_BATCH;
       for (const { projectId, retentionDays } of await storage.retention.withRetention()) {
         const before = now - retentionDays * DAY_MS;
@@ -81,14 +95,25 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
             report.batches += 1;
             report.deleted += batch.deleted;
             report.longestBatchMs = Math.max(report.longestBatchMs, took);
-            size =
-              took > TARGET_BATCH_MS
-                ? Math.max(MIN_BATCH, Math.floor(size / 2))
-                : Math.min(MAX_BATCH, Math.ceil(size * 1.5));
+            size = nextSize(size, took);
             if (batch.done) break;
             after = batch.last;
             await turn();
           }
+        }
+      }
+      // Test results (docs/tests.md), a run's results at a time, oldest run first.
+      for (const { projectId, retentionDays } of await storage.retention.withRetention()) {
+        const before = now - retentionDays * DAY_MS;
+        for (;;) {
+          const batch = await storage.retention.deleteTestBatch(projectId, before, size);
+          report.batches += 1;
+          report.deleted += batch.deleted;
+          report.testRuns += batch.runs;
+          report.longestBatchMs = Math.max(report.longestBatchMs, batch.ms);
+          size = nextSize(size, batch.ms);
+          if (batch.done) break;
+          await turn();
         }
       }
       if (report.deleted > 0) {

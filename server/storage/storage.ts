@@ -851,6 +851,22 @@ export interface RetentionRepository {
    * space itself (autovacuum): nothing to do.
    */
   reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
+  /**
+   * Deletes up to `limit` test results of the project's oldest test runs made before `before`,
+   * and each run once it has none left, in one short transaction; `done` when no run before
+   * `before` remains.
+   */
+  deleteTestBatch(projectId: string, before: number, limit: number): Promise<TestRetentionBatch>;
+}
+
+/** What one batch of test-result retention did (RetentionRepository.deleteTestBatch). */
+export interface TestRetentionBatch {
+  /** Test results deleted. */
+  deleted: number;
+  /** Test runs deleted with their last results. */
+  runs: number;
+  done: boolean;
+  ms: number;
 }
 
 /** A record as exported (docs/export.md): its stored position, its columns as stored. */

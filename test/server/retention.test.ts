@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { selectColumn } from '../helpers/database.js';
 import { foldStatistics, seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { storeTestRun } from '../helpers/seed-tests.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { onPostgres } from '../helpers/test-database.js';
 
@@ -174,6 +175,72 @@ describe('retention', () => {
     // A second sweep has nothing left to delete.
     expect((await server.app.services.retention.sweep()).deleted).toBe(0);
   }, 120_000);
+
+  it('deletes test runs past it with their results, a run across several batches', async () => {
+    const now = Date.now();
+    const other = await server.account();
+    // 120 cases a run: more than a first batch (50), so a run's results span batches.
+    const cases = Array.from({ length: 120 }, (_, i) => ({
+      suite: 'kept',
+      name: `case ${i}`,
+      duration_ms: i,
+      status: i % 10 === 0 ? ('failed' as const) : ('passed' as const),
+    }));
+    for (const [build, daysAgo] of [
+      ['old-1', 40],
+      ['old-2', 35],
+      ['old-3', 31],
+      ['new-1', 5],
+      ['new-2', 0],
+    ] as const) {
+      await storeTestRun(server, me.projectId, now - daysAgo * DAY, build, cases);
+    }
+    // Another project, without retention: its old run stays.
+    await storeTestRun(server, other.projectId, now - 60 * DAY, 'theirs', cases);
+    expect(
+      (await post('/stats/set-retention', { projectId: me.projectId, retentionDays: 30 }))
+        .statusCode,
+    ).toBe(200);
+
+    const report = await server.app.services.retention.sweep(now);
+    expect(report.testRuns).toBe(3);
+    expect(report.deleted).toBe(3 * 120);
+    expect(report.longestBatchMs).toBeLessThan(50);
+    const runsOf = (projectId: string) =>
+      selectColumn(
+        server.database,
+        'SELECT build_id FROM test_runs WHERE project_id = ? ORDER BY created_at',
+        projectId,
+      );
+    expect(await runsOf(me.projectId)).toEqual(['new-1', 'new-2']);
+    expect(await runsOf(other.projectId)).toEqual(['theirs']);
+    const resultsOf = async (projectId: string) =>
+      Number(
+        (
+          await selectColumn(
+            server.database,
+            `SELECT count(*) FROM test_results r JOIN test_runs t ON t.id = r.run_id
+              WHERE t.project_id = ?`,
+            projectId,
+          )
+        )[0],
+      );
+    expect(await resultsOf(me.projectId)).toBe(2 * 120);
+    expect(await resultsOf(other.projectId)).toBe(120);
+    // No result is left without its run.
+    expect(
+      Number(
+        (
+          await selectColumn(
+            server.database,
+            'SELECT count(*) FROM test_results WHERE run_id NOT IN (SELECT id FROM test_runs)',
+          )
+        )[0],
+      ),
+    ).toBe(0);
+    // A second sweep has nothing left to delete.
+    expect((await server.app.services.retention.sweep(now)).deleted).toBe(0);
+  });
 
   it('refuses a bad retention or pin with 400 naming the field, and foreign projects with 403', async () => {
     for (const retentionDays of [0, -1, 1.5, 36_501, '30']) {

@@ -77,5 +77,32 @@ export function pgRetention(sql: Sql): RetentionRepository {
 
     // Autovacuum makes the deleted rows' space reusable; nothing to give back by hand.
     reclaim: async () => ({ freePages: 0, ms: 0 }),
+
+    async deleteTestBatch(projectId, before, limit) {
+      const start = performance.now();
+      const batch = { deleted: 0, runs: 0, done: false };
+      await sql.begin(async (tx) => {
+        while (batch.deleted < limit) {
+          const [run] = await tx<{ id: number }[]>`
+            SELECT id FROM test_runs WHERE project_id = ${projectId} AND created_at < ${before}
+             ORDER BY created_at, id LIMIT 1`;
+          if (!run) {
+            batch.done = true;
+            return;
+          }
+          const asked = limit - batch.deleted;
+          // A run's results are a range of the primary key (run_id, test_id): its first `asked`.
+          const removed = await tx`
+            DELETE FROM test_results WHERE run_id = ${run.id} AND test_id IN
+              (SELECT test_id FROM test_results WHERE run_id = ${run.id}
+                ORDER BY test_id LIMIT ${asked})`;
+          batch.deleted += removed.count;
+          if (removed.count === asked) return;
+          await tx`DELETE FROM test_runs WHERE id = ${run.id}`;
+          batch.runs += 1;
+        }
+      });
+      return { ...batch, ms: performance.now() - start };
+    },
   };
 }

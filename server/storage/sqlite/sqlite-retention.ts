@@ -2,7 +2,13 @@ import type { RecordTable, RetentionBatch, RetentionRepository } from '../storag
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const retentionWrites = ['setRetention', 'pin', 'deleteBatch', 'reclaim'] as const;
+export const retentionWrites = [
+  'setRetention',
+  'pin',
+  'deleteBatch',
+  'reclaim',
+  'deleteTestBatch',
+] as const;
 
 /** Retention on SQLite: records deleted in short batches once folded; freed pages given back. */
 export function sqliteRetention(db: Db): Sync<RetentionRepository> {
@@ -25,6 +31,18 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
   });
   const tables = { events: statements('events'), metrics: statements('metrics') };
   const freePages = db.prepare('PRAGMA freelist_count').pluck();
+  const oldestRun = db
+    .prepare(
+      `SELECT id FROM test_runs WHERE project_id = ? AND created_at < ?
+        ORDER BY created_at, id LIMIT 1`,
+    )
+    .pluck();
+  // A run's results are a range of the primary key (run_id, test_id): the first `limit` of it.
+  const removeResults = db.prepare(
+    `DELETE FROM test_results WHERE run_id = ? AND test_id IN
+       (SELECT test_id FROM test_results WHERE run_id = ? ORDER BY test_id LIMIT ?)`,
+  );
+  const removeRun = db.prepare('DELETE FROM test_runs WHERE id = ?');
 
   return {
     retentionOf: (projectId) => (retentionOf.get(projectId) as number | null | undefined) ?? null,
@@ -55,6 +73,25 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
         last = row.seq;
       }
       return { deleted, last, done: rows.length < limit, ms: performance.now() - start };
+    },
+
+    deleteTestBatch(projectId, before, limit) {
+      const start = performance.now();
+      const batch = { deleted: 0, runs: 0, done: false };
+      while (batch.deleted < limit) {
+        const run = oldestRun.get(projectId, before) as number | undefined;
+        if (run === undefined) {
+          batch.done = true;
+          break;
+        }
+        const asked = limit - batch.deleted;
+        const removed = removeResults.run(run, run, asked).changes;
+        batch.deleted += removed;
+        if (removed === asked) break;
+        removeRun.run(run);
+        batch.runs += 1;
+      }
+      return { ...batch, ms: performance.now() - start };
     },
 
     reclaim(pages) {
