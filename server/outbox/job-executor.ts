@@ -85,8 +85,10 @@ export function jobExecutor(executors: Executors) {
           const before = sent.facts ?? null;
           const now = event.facts ?? null;
           if (JSON.stringify(before) === JSON.stringify(now)) continue;
-          // Where a message cannot be edited, only a new regression is worth another message.
-          if (!canEdit(channel.kind) && (now?.regressionCount ?? 0) <= (before?.regressionCount ?? 0)) {
+          // Where a message cannot be edited (a chat's new message), only a new regression is
+          // worth another; a generic receiver keeps one record per run, so it hears of any.
+          const everyFact = canEdit(channel.kind) || channel.kind === 'webhook';
+          if (!everyFact && (now?.regressionCount ?? 0) <= (before?.regressionCount ?? 0)) {
             continue;
           }
           await channels.send(channel, event, `${job.messageId}_${index}`);

@@ -286,32 +286,24 @@ describe('Slack app channels on the page', () => {
     const form = await browser.get(editOf(channel.id));
     expect(form.body).toContain(`id="thread_id" name="thread_id" type="text" value="${THREAD}"`);
 
-    const bad = await browser.post(editOf(channel.id), {
-      name: 'Discord thread',
-      thread_id: '12ab',
-      'notify[]': ['builds'],
-    });
+    const saveThread = async (thread_id: string) => {
+      await browser.get(editOf(channel.id));
+      return browser.post(editOf(channel.id), {
+        name: 'Discord thread',
+        thread_id,
+        'notify[]': ['builds'],
+      });
+    };
+    const bad = await saveThread('12ab');
     expect(bad.statusCode).toBe(400);
     expect(errorOf(bad.body, 'thread_id')).toBe(
       'A Discord thread id (17 to 20 digits), for a Discord channel only.',
     );
     expect(await threads()).toEqual([{ kind: 'discord', thread_id: THREAD }]);
     const other = '112233445566778800';
-    await browser.get(editOf(channel.id));
-    const changed = await browser.post(editOf(channel.id), {
-      name: 'Discord thread',
-      thread_id: other,
-      'notify[]': ['builds'],
-    });
-    expect(changed.statusCode).toBe(303);
+    expect((await saveThread(other)).statusCode).toBe(303);
     expect(await threads()).toEqual([{ kind: 'discord', thread_id: other }]);
-    await browser.get(editOf(channel.id));
-    const removed = await browser.post(editOf(channel.id), {
-      name: 'Discord thread',
-      thread_id: '',
-      'notify[]': ['builds'],
-    });
-    expect(removed.statusCode).toBe(303);
+    expect((await saveThread('')).statusCode).toBe(303);
     expect(await threads()).toEqual([{ kind: 'discord', thread_id: null }]);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
@@ -9,6 +9,8 @@ import {
   DISCORD_URL,
   SLACK_URL,
 } from '../helpers/channel-server.js';
+import { fakeTeams } from '../helpers/fake-platforms.js';
+import { fakeSlackApi } from '../helpers/fake-slack-api.js';
 
 /**
  * A build message tells its run's duration against the base branch's median and the run's top
@@ -197,7 +199,9 @@ describe('a build message with its duration against the base and its regressions
     await settled(stand);
     await new Promise((resolve) => setTimeout(resolve, 300));
 
-    const slack = stand.slack.accepted().map((r) => r.body as { blocks: { text?: { text: string } }[] });
+    const slack = stand.slack
+      .accepted()
+      .map((r) => r.body as { blocks: { text?: { text: string } }[] });
     expect(slack).toHaveLength(3);
     expect(stand.slack.limited()).toBe(0);
     const texts = (i: number) => (slack[i]?.blocks ?? []).map((b) => b.text?.text ?? '');
@@ -219,6 +223,64 @@ describe('a build message with its duration against the base and its regressions
       regressions: [{ key: 't', value: 250, baseline: 100, change: 1.5 }],
       duration: { key: 'duration_ms', value: 62_000, baseBranch: 'main' },
     });
+  });
+});
+
+describe('the Slack app and Teams', () => {
+  it("a Slack app channel's message is updated with chat.update; Teams gets a new card for the regression", async () => {
+    const TOKEN = 'xoxb-1111111111-2222222222-bOtToKeNsEcReT0123456789';
+    const SLACK_CHANNEL = 'C0123ABCDEF';
+    const SIG = 'tEaMsSiG0123456789abcdef';
+    const slackApi = fakeSlackApi([TOKEN], [SLACK_CHANNEL]);
+    const teams = fakeTeams(SIG);
+    await slackApi.service.start();
+    await teams.service.start();
+    onTestFinished(async () => {
+      await slackApi.service.stop();
+      await teams.service.stop();
+    });
+    const stand = await channelStand('run-facts-app', {
+      SLACK_API_ORIGIN: slackApi.service.origin,
+      TEAMS_WEBHOOK_ORIGIN: teams.service.origin,
+    });
+    await stand.channel(
+      'slack-app',
+      `https://acme.slack.com/archives/${SLACK_CHANNEL}`,
+      { notify: ['builds'] },
+      { token: TOKEN },
+    );
+    await stand.channel(
+      'teams',
+      `https://prod-12.westeurope.logic.azure.com/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${SIG}`,
+      { notify: ['builds'] },
+    );
+    await base(stand);
+    await build(stand, 801, 'success');
+    await slackApi.service.waitFor(1);
+    await teams.service.waitFor(1);
+    await metrics(stand, 801, { t: 100, u: 40, duration_ms: 70_000 });
+    await alerts(stand, 1);
+    await teams.service.waitFor(2);
+    await settled(stand);
+
+    const [message] = slackApi.messages();
+    expect(slackApi.messages()).toHaveLength(1);
+    expect(message?.edits).toBe(1);
+    const texts = (message?.blocks ?? []).map(
+      (b) => (b.text as { text?: string } | undefined)?.text ?? '',
+    );
+    expect(texts).toContain('*Regressions (1)*\n• u: 40 (+300 %)');
+    const fields = (message?.blocks ?? []).flatMap(
+      (b) => (b.fields as { text: string }[] | undefined) ?? [],
+    );
+    expect(fields.some((f) => /^\*Duration\*\n1\.17 min \(\+/.test(f.text))).toBe(true);
+
+    // Teams cannot edit: the first card, then one with the regression.
+    const cards = teams.accepted().map((r) => JSON.stringify(r.body));
+    expect(cards).toHaveLength(2);
+    expect(cards[0]).not.toContain('Regressions');
+    expect(cards[1]).toContain('**Regressions (1)**\\n\\n- u: 40 (+300 %)');
+    expect(teams.limited()).toBe(0);
   });
 });
 
@@ -249,7 +311,12 @@ describe('Discord threads', () => {
     });
     expect(list.json().channels).toEqual([]);
 
-    const id = await stand.channel('discord', DISCORD_URL, { notify: ['builds'] }, { thread_id: THREAD });
+    const id = await stand.channel(
+      'discord',
+      DISCORD_URL,
+      { notify: ['builds'] },
+      { thread_id: THREAD },
+    );
     const listed = await server.call('GET', `${Paths.getChannels}?projectId=${me.projectId}`, {
       key: me.apiKey,
     });

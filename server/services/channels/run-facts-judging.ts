@@ -10,7 +10,12 @@ import {
 import { newRecordId } from '../../domain/ids.js';
 import { unitOf } from '../../domain/unit-format.js';
 import type { ChannelRunUpdateJob } from '../../outbox/outbox-jobs.js';
-import type { JudgedRecord, JudgedValue, Repositories, StoredChannel } from '../../storage/storage.js';
+import type {
+  JudgedRecord,
+  JudgedValue,
+  Repositories,
+  StoredChannel,
+} from '../../storage/storage.js';
 import { projectDurationKey } from '../project-page/headline-service.js';
 import { readSeries } from '../stats-service.js';
 
