@@ -20,6 +20,11 @@ import { projectDurationKey } from '../project-page/headline-service.js';
 import { readSeries } from '../stats-service.js';
 
 const DAY_MS = 86_400_000;
+
+/** The rules that send build messages (releases, alerts, flaky tests and digests tell no run). */
+const BUILD_RULES: ReadonlySet<string> = new Set(['builds', 'failures', 'changes']);
+const hearsOfBuilds = (channel: StoredChannel) =>
+  channel.rules.notify.some((choice) => BUILD_RULES.has(choice));
 /** How long a run's facts are kept for its messages (as long as the messages' ids). */
 export const RUN_FACTS_DAYS = 30;
 
@@ -115,7 +120,8 @@ export async function recordRunFacts(
     now,
     now - RUN_FACTS_DAYS * DAY_MS,
   );
-  for (const channel of ctx.channels) {
+  // Only a channel that may have heard of the build has a message to update.
+  for (const channel of ctx.channels.filter(hearsOfBuilds)) {
     const job: ChannelRunUpdateJob = {
       kind: 'channel-run-update',
       channelId: channel.id,
