@@ -98,6 +98,14 @@ const botToken = z
     z.regex(/^xoxb-[A-Za-z0-9-]{10,250}$/, { message: 'must be a Slack bot token (xoxb-…)' }),
   );
 
+/**
+ * A Discord thread (or forum post) to post in: its id, a Discord snowflake (17 to 20 digits,
+ * the thread's "Copy ID"); the webhook must belong to the thread's channel.
+ */
+export const DiscordThreadId = z
+  .string()
+  .check(z.regex(/^\d{17,20}$/, { message: 'must be a Discord thread id (17 to 20 digits)' }));
+
 /** POST /stats/create-channel. */
 export const CreateChannelRequest = z
   .strictObject({
@@ -108,11 +116,17 @@ export const CreateChannelRequest = z
     rules: ChannelRules,
     /** A `slack-app` channel's bot token: required for that kind, refused for the others. */
     token: z.optional(botToken),
+    /** A `discord` channel's thread: every message and edit goes there (`?thread_id=`). */
+    thread_id: z.optional(DiscordThreadId),
   })
   .check(
     z.refine((request) => (request.kind === 'slack-app') === (request.token !== undefined), {
       path: ['token'],
       message: 'is required for a slack-app channel, and only for one',
+    }),
+    z.refine((request) => request.thread_id === undefined || request.kind === 'discord', {
+      path: ['thread_id'],
+      message: 'is for discord channels only',
     }),
   );
 export type CreateChannelRequest = z.infer<typeof CreateChannelRequest>;
@@ -125,6 +139,8 @@ export const UpdateChannelRequest = z.strictObject({
   rules: z.optional(ChannelRules),
   /** A new bot token (`slack-app` channels only); absent: the stored one is kept. */
   token: z.optional(botToken),
+  /** A Discord channel's thread (`discord` channels only); null: none; absent: kept. */
+  thread_id: z.optional(z.nullable(DiscordThreadId)),
 });
 export type UpdateChannelRequest = z.infer<typeof UpdateChannelRequest>;
 
@@ -140,6 +156,8 @@ export interface ChannelInfo {
   /** The host and the start of the path, e.g. `hooks.slack.com/services/T0/B0/…`. */
   target: string;
   rules: ChannelRules;
+  /** A `discord` channel's thread id; null: none (or the one its URL names, not shown). */
+  thread_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -47,6 +47,7 @@ export const OwnError = {
   channelUrl:
     "url is not a webhook of this kind: Discord https://discord.com/api/webhooks/<id>/<token>, Slack https://hooks.slack.com/services/…, slack-app the channel's link https://<workspace>.slack.com/archives/<channel id>, Teams a workflow URL (*.logic.azure.com, *.environment.api.powerplatform.com), webhook an https:// URL.",
   channelToken: 'token is for slack-app channels only.',
+  channelThread: 'thread_id is for discord channels only.',
   recordNotFound: 'Record not found.',
   testNotFound: 'Test not found.',
   methodNotAllowed: 'Method not allowed.',

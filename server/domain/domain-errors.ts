@@ -66,6 +66,7 @@ export class Invalid extends DomainError<
   | 'range'
   | 'channel-url'
   | 'channel-token'
+  | 'channel-thread'
   | 'read-budget'
 > {
   readonly kind = 'invalid';

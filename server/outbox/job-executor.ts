@@ -1,4 +1,6 @@
 import { wants } from '../domain/channels/channel-rules.js';
+import type { EventSummary } from '../domain/channels/event-summary.js';
+import { canEdit, withRunFacts } from '../domain/channels/run-facts.js';
 import { DeliveryError } from '../outbound/delivery-error.js';
 import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
@@ -37,6 +39,12 @@ export function jobExecutor(executors: Executors) {
   const { discord, forwarding, contacts, channels, storage } = executors;
   const durations = digestDurations(storage);
   const checkFlaky = flakyCheck(storage, executors.publicUrl);
+  /** A build's summary with what judging found on its run's metric records so far. */
+  const factsAdded = async (event: EventSummary): Promise<EventSummary> => {
+    const ref = event.run?.ref;
+    if (!ref) return event;
+    return withRunFacts(event, await storage.channels.runFacts(event.projectId, ref));
+  };
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
@@ -61,7 +69,31 @@ export function jobExecutor(executors: Executors) {
         const channel = await storage.channels.get(job.channelId);
         if (!channel) throw new DeliveryError('the channel was deleted', false);
         if (!wants(channel.rules, job.event)) return;
-        return channels.send(channel, job.event, job.messageId);
+        return channels.send(channel, await factsAdded(job.event), job.messageId);
+      }
+      case 'channel-run-update': {
+        const channel = await storage.channels.get(job.channelId);
+        // Gone: its messages went with it.
+        if (!channel) return;
+        const facts = await storage.channels.runFacts(job.projectId, job.runRef);
+        if (facts === undefined) return;
+        const messages = await storage.channels.runMessages(channel.id, job.runRef);
+        for (const [index, message] of messages.entries()) {
+          const sent = JSON.parse(message.event) as EventSummary;
+          if (!wants(channel.rules, sent)) continue;
+          const event = withRunFacts(sent, facts);
+          const before = sent.facts ?? null;
+          const now = event.facts ?? null;
+          if (JSON.stringify(before) === JSON.stringify(now)) continue;
+          // Where a message cannot be edited (a chat's new message), only a new regression is
+          // worth another; a generic receiver keeps one record per run, so it hears of any.
+          const everyFact = canEdit(channel.kind) || channel.kind === 'webhook';
+          if (!everyFact && (now?.regressionCount ?? 0) <= (before?.regressionCount ?? 0)) {
+            continue;
+          }
+          await channels.send(channel, event, `${job.messageId}_${index}`);
+        }
+        return;
       }
       case 'channel-digest': {
         const channel = await storage.channels.get(job.channelId);

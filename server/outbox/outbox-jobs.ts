@@ -48,6 +48,21 @@ export interface ChannelMessageJob {
 }
 
 /**
+ * Judging found new facts on a run's metric records (its duration against the base, its
+ * regressions; issue 30): the run's messages on the channel are sent again with them, edited
+ * where the platform can edit. Queued in the channel's lane, behind the run's build message.
+ */
+export interface ChannelRunUpdateJob {
+  kind: 'channel-run-update';
+  channelId: string;
+  projectId: string;
+  /** The run without its event type (RunIdentity's `ref`). */
+  runRef: string;
+  /** The base of the messages' ids (a generic webhook's `webhook-id`), the same on every retry. */
+  messageId: string;
+}
+
+/**
  * A channel's digest for the period ending at `dueAt` (issue 30): its figures are read when it
  * is sent, from the events of that period and the one before, with the channel's rules then.
  */
@@ -73,6 +88,7 @@ export type OutboxJob =
   | RemoveAliasJob
   | UpsertContactJob
   | ChannelMessageJob
+  | ChannelRunUpdateJob
   | ChannelDigestJob;
 
 /**

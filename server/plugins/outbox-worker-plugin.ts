@@ -25,7 +25,9 @@ export const outboxWorkerPlugin = fp(
       laneOf: (job) =>
         job.kind === 'chat-notification'
           ? `discord:${job.webhook.webhookId}`
-          : job.kind === 'channel-message' || job.kind === 'channel-digest'
+          : job.kind === 'channel-message' ||
+              job.kind === 'channel-digest' ||
+              job.kind === 'channel-run-update'
             ? `channel:${job.channelId}`
             : job.kind === 'flaky-check'
               ? `flaky:${job.projectId}`
@@ -33,13 +35,16 @@ export const outboxWorkerPlugin = fp(
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
       // A run's queued reports to one channel: only the latest is sent (it tells the latest
       // state, and edits the run's message where the platform can).
+      // A run's queued updates (new facts judged on its metrics): the latest reads them all.
       // A project's queued flaky checks: one judges every result stored before it ran.
       coalesceKey: (job) =>
         job.kind === 'channel-message' && job.event.run
           ? job.event.run.key
-          : job.kind === 'flaky-check'
-            ? 'flaky'
-            : undefined,
+          : job.kind === 'channel-run-update'
+            ? `update:${job.runRef}`
+            : job.kind === 'flaky-check'
+              ? 'flaky'
+              : undefined,
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

@@ -14,6 +14,7 @@ export interface ChannelRow {
   rules: string;
   createdAt: string;
   updatedAt: string;
+  threadId: string | null;
 }
 
 export const channelOf = (row: ChannelRow): StoredChannel => ({

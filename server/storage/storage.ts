@@ -373,6 +373,8 @@ export interface StoredChannel {
   updatedAt: string;
   /** When its next digest is due (epoch ms), stored on create; null: no digest. */
   nextDigestAt?: number | null;
+  /** A Discord channel's thread (a snowflake), sent as `?thread_id=`; null: none. */
+  threadId?: string | null;
 }
 
 /** What update-channel may change. */
@@ -384,6 +386,17 @@ export interface ChannelChange {
   secret?: string | undefined;
   /** New rules come with when their digest is next due (null: none). */
   rules?: { rules: ChannelRules; nextDigestAt: number | null } | undefined;
+  /** A Discord channel's thread: null removes it, undefined keeps it. */
+  threadId?: string | null | undefined;
+}
+
+/** The message a run has on a channel, with the summary last sent in it (issue 30). */
+export interface RunMessage {
+  runKey: string;
+  /** The platform's id of the message ('' where the platform cannot edit). */
+  messageId: string;
+  /** The EventSummary last sent, as JSON. */
+  event: string;
 }
 
 /** How many of a project's events had this branch, type and status in a period. */
@@ -440,6 +453,20 @@ export interface ChannelRepository {
     channelId: string,
     runKey: string,
     messageId: string,
+    at: number,
+    forgetBefore: number,
+    /** The run without its event type, and the summary sent (JSON), for later refreshes. */
+    sent?: { runRef: string; event: string },
+  ): Promise<void>;
+  /** The messages the run `runRef` has on the channel, with the summaries sent in them. */
+  runMessages(channelId: string, runRef: string): Promise<RunMessage[]>;
+  /** What judging found on a run's metric records (JSON), if anything. */
+  runFacts(projectId: string, runRef: string): Promise<string | undefined>;
+  /** Stores (or replaces) a run's facts; the project's older than `forgetBefore` go. */
+  storeRunFacts(
+    projectId: string,
+    runRef: string,
+    facts: string,
     at: number,
     forgetBefore: number,
   ): Promise<void>;

@@ -27,7 +27,12 @@ export interface ChannelStand {
   /** The generic receiver's URL for `path` (allowed as a private host for the test). */
   receiverUrl: (path: string) => string;
   /** Adds a channel to the account's project (201 expected); its id. */
-  channel: (kind: string, url: string, rules: Record<string, unknown>) => Promise<string>;
+  channel: (
+    kind: string,
+    url: string,
+    rules: Record<string, unknown>,
+    extra?: Record<string, unknown>,
+  ) => Promise<string>;
   /** The outbox jobs of a kind, in the order queued, with their status. */
   jobs: (kind: string) => Promise<Record<string, unknown>[]>;
   /** Waits until at least `count` jobs of the kind are queued and none is pending. */
@@ -38,9 +43,14 @@ export interface ChannelStand {
 export async function channelStand(
   name: string,
   env: Record<string, string> = {},
+  /** The Discord webhook's channel's threads, when the fake is to enforce them. */
+  discordThreads?: readonly string[],
 ): Promise<ChannelStand> {
   const slack = fakeSlack([SLACK_PATH]);
-  const discord = fakeDiscord({ [DISCORD_ID]: DISCORD_TOKEN });
+  const discord = fakeDiscord(
+    { [DISCORD_ID]: DISCORD_TOKEN },
+    discordThreads ? { [DISCORD_ID]: discordThreads } : {},
+  );
   const receiver = new FakeService().fallback({ status: 204 });
   const fakes = [slack.service, discord.service, receiver];
   for (const fake of fakes) await fake.start();
@@ -69,10 +79,10 @@ export async function channelStand(
     discord,
     receiver,
     receiverUrl: (path) => `http://127.0.0.1:${receiver.port}${path}`,
-    async channel(kind, url, rules) {
+    async channel(kind, url, rules, extra = {}) {
       const res = await server.call('POST', Paths.createChannel, {
         key: me.apiKey,
-        body: { projectId: me.projectId, kind, name: kind, url, rules },
+        body: { projectId: me.projectId, kind, name: kind, url, rules, ...extra },
       });
       expect(res.statusCode, res.body).toBe(201);
       return (res.json() as { id: string }).id;

@@ -47,10 +47,15 @@ export interface FakeDiscord extends FakePlatform {
  * most 5 requests per 2 s per webhook, posts and edits together (else 429 with `retry_after`, and
  * after 10 of those a ban: 403 for good). A post answers 204 with no body unless `?wait=true`,
  * which answers the message (its id); an edit answers the message, or 404 Unknown Message (10008)
- * for a message that is not this webhook's (or was deleted). Every answer has the X-RateLimit
- * headers.
+ * for a message that is not this webhook's (or was deleted), or not in the `thread_id` the edit
+ * names. A `thread_id` must be a snowflake (else 400, 50035) and, for a webhook given `threads`,
+ * one of its channel's threads (else 400 Unknown Channel, 10003). Every answer has the
+ * X-RateLimit headers.
  */
-export function fakeDiscord(tokens: Record<string, string>): FakeDiscord {
+export function fakeDiscord(
+  tokens: Record<string, string>,
+  threads: Record<string, readonly string[]> = {},
+): FakeDiscord {
   const WINDOW_MS = 2_000;
   const LIMIT = 5;
   const sent = new Map<string, number[]>();
@@ -87,6 +92,13 @@ export function fakeDiscord(tokens: Record<string, string>): FakeDiscord {
       'x-ratelimit-bucket': `webhook-${id}`,
     };
     const threadId = request.query.get('thread_id');
+    if (threadId !== null && !/^\d{17,20}$/.test(threadId)) {
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 }, headers: limits };
+    }
+    const known = threads[id];
+    if (threadId !== null && known !== undefined && !known.includes(threadId)) {
+      return { status: 400, body: { message: 'Unknown Channel', code: 10003 }, headers: limits };
+    }
     const target = editing === undefined ? undefined : messages.get(editing);
     if (editing !== undefined && (target?.webhookId !== id || target.threadId !== threadId)) {
       return { status: 404, body: { message: 'Unknown Message', code: 10008 }, headers: limits };

@@ -252,4 +252,58 @@ describe('Slack app channels on the page', () => {
     expect(after?.secret).not.toEqual(before?.secret);
     expect(String(after?.secret)).not.toContain('nEwPaGeToKeN');
   });
+
+  it("a Discord channel's thread id: added on the Add form, shown and changed on its edit form, refused beside its field when no snowflake, blank removes it", async () => {
+    const THREAD = '998877665544332211';
+    const discordUrl =
+      'https://discord.com/api/webhooks/112233445566778899/dIsCoRdToKeN_0123456789-abcdefghijklmnopqrstuvwxyz';
+    await browser.get(list());
+    // On the Add form, a thread for a Slack channel is refused beside its field.
+    const onSlack = await browser.post(list(), {
+      kind: 'slack',
+      name: 'Slack',
+      url: SLACK_URL,
+      thread_id: THREAD,
+      'notify[]': ['builds'],
+    });
+    expect(onSlack.statusCode).toBe(400);
+    expect(errorOf(onSlack.body, 'thread_id')).toBeDefined();
+    const added = await browser.post(list(), {
+      kind: 'discord',
+      name: 'Discord thread',
+      url: discordUrl,
+      thread_id: THREAD,
+      'notify[]': ['builds'],
+    });
+    expect(added.statusCode).toBe(201);
+    const threads = () => selectRows(server.database, 'SELECT kind, thread_id FROM channels');
+    expect(await threads()).toEqual([{ kind: 'discord', thread_id: THREAD }]);
+    const [channel] = (
+      await server.call('GET', `${Paths.getChannels}?projectId=${me.projectId}`, {
+        key: me.apiKey,
+      })
+    ).json().channels;
+    const form = await browser.get(editOf(channel.id));
+    expect(form.body).toContain(`id="thread_id" name="thread_id" type="text" value="${THREAD}"`);
+
+    const saveThread = async (thread_id: string) => {
+      await browser.get(editOf(channel.id));
+      return browser.post(editOf(channel.id), {
+        name: 'Discord thread',
+        thread_id,
+        'notify[]': ['builds'],
+      });
+    };
+    const bad = await saveThread('12ab');
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad.body, 'thread_id')).toBe(
+      'A Discord thread id (17 to 20 digits), for a Discord channel only.',
+    );
+    expect(await threads()).toEqual([{ kind: 'discord', thread_id: THREAD }]);
+    const other = '112233445566778800';
+    expect((await saveThread(other)).statusCode).toBe(303);
+    expect(await threads()).toEqual([{ kind: 'discord', thread_id: other }]);
+    expect((await saveThread('')).statusCode).toBe(303);
+    expect(await threads()).toEqual([{ kind: 'discord', thread_id: null }]);
+  });
 });

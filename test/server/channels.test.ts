@@ -62,6 +62,7 @@ describe('channels', () => {
       name: 'slack channel',
       target: 'hooks.slack.com/services/T0001AAAA/B0002BBBB/…',
       rules: RULES,
+      thread_id: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

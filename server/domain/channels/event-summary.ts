@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../../contract/json.js';
 import type { DigestSummary } from './digest-summary.js';
+import type { RunFacts } from './run-facts.js';
 
 /**
  * What a channel's message tells of an event, read once at ingest from the event and its
@@ -45,6 +46,11 @@ export interface EventSummary {
   digest?: DigestSummary | null;
   /** Tests that became flaky (the `flaky` rule), when this summary tells of them. */
   flaky?: FlakySummary | null;
+  /**
+   * What judging found on the run's metric records (its duration against the base, its
+   * regressions), added when the message is sent; never stored in the outbox job.
+   */
+  facts?: RunFacts | null;
 }
 
 /** The tests a run's results made flaky (docs/tests.md's flakiness), the flakiest first. */
@@ -72,6 +78,11 @@ export interface AlertSummary {
 export interface RunIdentity {
   key: string;
   attempt: number | null;
+  /**
+   * The run without the event type (repository, build id, job): what its metric records name
+   * too, so the facts judged on them find the run's messages (absent in older jobs).
+   */
+  ref?: string;
 }
 
 export interface TestSummary {
@@ -167,7 +178,32 @@ function runOf(
   const build = str(ci.build_id) ?? (runId === null ? null : String(runId));
   if (build === null) return null;
   const key = JSON.stringify([repository, build, eventType, job]);
-  return { key, attempt: num(github.run_attempt) };
+  const ref = JSON.stringify([repository, build, job]);
+  return { key, attempt: num(github.run_attempt), ref };
+}
+
+/** The repository, the commit and the workflow and job a payload's `ci` and `github` name. */
+function placeOf(ci: Record<string, unknown>, github: Record<string, unknown>) {
+  const job = [str(github.workflow), str(ci.job) ?? str(github.job)]
+    .filter((part): part is string => part !== null)
+    .filter((part, i, all) => all.indexOf(part) === i)
+    .join(' · ');
+  return {
+    repository: str(ci.repository) ?? str(github.repository),
+    commit: str(ci.commit) ?? str(github.sha),
+    job: job === '' ? null : job,
+  };
+}
+
+/**
+ * The run a metric record was reported from (the same `ref` and attempt as its event's run),
+ * or null when its payload names no build.
+ */
+export function recordRunOf(payload: Record<string, unknown>): RunIdentity | null {
+  const ci = obj(payload.ci);
+  const github = obj(payload.github);
+  const { repository, job } = placeOf(ci, github);
+  return runOf('', ci, github, repository, job);
 }
 
 export function summarize(input: SummaryInput): EventSummary {
@@ -175,12 +211,7 @@ export function summarize(input: SummaryInput): EventSummary {
   const ci = obj(payload.ci);
   const github = obj(payload.github);
   const runUrl = link(ci.build_url);
-  const repository = str(ci.repository) ?? str(github.repository);
-  const commit = str(ci.commit) ?? str(github.sha);
-  const job = [str(github.workflow), str(ci.job) ?? str(github.job)]
-    .filter((part): part is string => part !== null)
-    .filter((part, i, all) => all.indexOf(part) === i)
-    .join(' · ');
+  const { repository, commit, job } = placeOf(ci, github);
   const isRelease = RELEASE_TYPES.has(input.eventType);
   return {
     projectId: input.projectId,
@@ -193,7 +224,7 @@ export function summarize(input: SummaryInput): EventSummary {
     commit,
     commitUrl: commitUrl(runUrl, repository, commit),
     repository,
-    job: job === '' ? null : job,
+    job,
     runUrl,
     buildNumber: str(ci.build_number),
     tests: tests(payload.tests),
@@ -207,6 +238,6 @@ export function summarize(input: SummaryInput): EventSummary {
       : null,
     createdAt: new Date(input.createdAt).toISOString(),
     pageUrl: input.pageUrl,
-    run: runOf(input.eventType, ci, github, repository, job === '' ? null : job),
+    run: runOf(input.eventType, ci, github, repository, job),
   };
 }

@@ -35,6 +35,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'too-many-channels': OwnError.tooManyChannels,
   'channel-url': OwnError.channelUrl,
   'channel-token': OwnError.channelToken,
+  'channel-thread': OwnError.channelThread,
   record: OwnError.recordNotFound,
   test: OwnError.testNotFound,
   threshold: VerdictText.thresholdNotFound,

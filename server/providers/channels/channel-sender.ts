@@ -86,7 +86,9 @@ export function channelSender(options: ChannelSenderOptions) {
         const target = parseDiscordWebhookUrl(url);
         if (!target) throw new DeliveryError('Discord: the stored URL is no webhook URL', false);
         const query = new URLSearchParams({ wait: 'true' });
-        if (target.threadId) query.set('thread_id', target.threadId);
+        // The channel's thread, else the one its URL names: on the execute and on every edit.
+        const threadId = channel.threadId ?? target.threadId;
+        if (threadId) query.set('thread_id', threadId);
         return {
           via: options.http,
           req: {
@@ -227,6 +229,7 @@ export function channelSender(options: ChannelSenderOptions) {
       url.searchParams.delete('wait');
       try {
         await sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
+        await remember(channel, event, existing);
         return;
       } catch (error) {
         if (!(error instanceof DeliveryError) || error.status !== 404) throw error;
@@ -239,14 +242,26 @@ export function channelSender(options: ChannelSenderOptions) {
     if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id);
   }
 
-  /** Remembers the platform's id of a run's message, for the run's later reports to edit. */
+  /**
+   * Remembers the platform's id of a run's message, for the run's later reports to edit, and
+   * the summary sent in it, for the facts judged later on the run's metrics to send it again
+   * with them ('' for a platform that cannot edit: a new message then).
+   */
   async function remember(channel: StoredChannel, event: EventSummary, id: string) {
     if (!event.run) return;
     const now = Date.now();
+    const ref = event.run.ref;
     // Not remembered (the database away): the run's next report posts a new message, which
     // is better than failing, and sending again, one the platform accepted.
     await storage.channels
-      .rememberRunMessage(channel.id, event.run.key, id, now, now - RUN_MESSAGE_DAYS * 86_400_000)
+      .rememberRunMessage(
+        channel.id,
+        event.run.key,
+        id,
+        now,
+        now - RUN_MESSAGE_DAYS * 86_400_000,
+        ref === undefined ? undefined : { runRef: ref, event: JSON.stringify(event) },
+      )
       .catch(() => undefined);
   }
 
@@ -269,6 +284,7 @@ export function channelSender(options: ChannelSenderOptions) {
       const json = { ...(req.json as Record<string, unknown>), ts: existing };
       try {
         slackAnswer(await sendNow(channel, { ...req, url, json }, via));
+        await remember(channel, event, existing);
         return;
       } catch (error) {
         if (!(error instanceof SlackApiError) || !GONE.has(error.code)) throw error;
@@ -293,6 +309,7 @@ export function channelSender(options: ChannelSenderOptions) {
     if (channel.kind === 'discord') return sendDiscord(channel, event, req, via);
     if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via);
     await sendNow(channel, req, via);
+    if (event.run?.ref) await remember(channel, event, '');
   }
 
   return {

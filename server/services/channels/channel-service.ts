@@ -42,6 +42,7 @@ export const infoOf = (channel: StoredChannel): ChannelInfo => ({
   name: channel.name,
   target: channel.hint,
   rules: channel.rules,
+  thread_id: channel.threadId ?? null,
   created_at: channel.createdAt,
   updated_at: channel.updatedAt,
 });
@@ -101,6 +102,7 @@ export function channelService(
         createdAt: at,
         updatedAt: at,
         nextDigestAt: digestDue(request.rules),
+        threadId: request.thread_id ?? null,
       };
       if (!(await storage.channels.create(channel, ChannelLimits.channelsPerProject))) {
         throw new Conflict('too-many-channels');
@@ -120,6 +122,9 @@ export function channelService(
       if (request.token !== undefined && channel.kind !== 'slack-app') {
         throw new Invalid('channel-token');
       }
+      if (request.thread_id !== undefined && channel.kind !== 'discord') {
+        throw new Invalid('channel-thread');
+      }
       const updated = await storage.channels.update(
         channel.id,
         accountId,
@@ -129,6 +134,7 @@ export function channelService(
           hint: target?.hint,
           target: target && secrets.seal(target.url, targetContext(channel.id)),
           secret: request.token && secrets.seal(request.token, secretContext(channel.id)),
+          threadId: request.thread_id,
         },
         nowIso(),
       );

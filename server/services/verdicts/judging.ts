@@ -30,11 +30,12 @@ import type {
   ThresholdRow,
 } from '../../storage/storage.js';
 import { alertMessages } from '../channels/alert-messages.js';
+import { type RunFactsContext, recordRunFacts } from '../channels/run-facts-judging.js';
 import { type TouchedSeries, updateSeriesChangePoints } from './change-point-update.js';
 import { defaultBranchOf } from './default-branch.js';
 
 /** What judging needs of a project, read once per batch. */
-export interface ProjectContext {
+export interface ProjectContext extends RunFactsContext {
   name: string;
   directions: Map<string, Direction>;
   thresholds: ThresholdRow[];
@@ -44,7 +45,7 @@ export interface ProjectContext {
   /** The default branch in force, read once per batch (again after a record of main or master). */
   defaultBranch: string | undefined;
   webhook: DiscordWebhookTarget | null;
-  /** The project's channels, read at its first alert of the batch (the `alerts` rule). */
+  /** The project's channels, read at its first alert or run of the batch (issue 30). */
   channels?: StoredChannel[];
 }
 
@@ -344,6 +345,15 @@ async function judgeRecord(
       for (const job of jobs) await tx.outbox.enqueue(job);
     }
   }
+  // The run's build messages tell its duration against the base and its regressions.
+  const pr = pullRequestOf(payload);
+  await recordRunFacts(tx, ctx, {
+    record,
+    payload,
+    values,
+    regressions: alerts.map((alert) => alert.row),
+    baseBranch: pr !== undefined && pr.target !== record.branch ? pr.target : defaultBranch,
+  });
   const earliest = { at: record.createdAt, seq: record.seq };
   const touched = onDefault
     ? values.map((v) => ({

@@ -1,5 +1,5 @@
 import { type ChannelRow, channelOf } from '../channel-rows.js';
-import type { ChannelRepository } from '../storage.js';
+import type { ChannelRepository, RunMessage } from '../storage.js';
 import type { Sql } from './pg-database.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Sql } from './pg-database.js';
  */
 export function pgChannels(sql: Sql): ChannelRepository {
   const columns = sql`id, project_id AS "projectId", kind, name, hint, target, secret, rules,
-                      created_at AS "createdAt", updated_at AS "updatedAt"`;
+                      created_at AS "createdAt", updated_at AS "updatedAt", thread_id AS "threadId"`;
   const owned = (id: string, accountId: string) =>
     sql`id = ${id} AND project_id IN (SELECT id FROM projects WHERE account_id = ${accountId})`;
   return {
@@ -18,10 +18,11 @@ export function pgChannels(sql: Sql): ChannelRepository {
       const rows = await sql`
         INSERT INTO channels
           (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at,
-           next_digest_at)
+           next_digest_at, thread_id)
         SELECT ${channel.id}, ${channel.projectId}, ${channel.kind}, ${channel.name}, ${channel.hint},
                ${channel.target}, ${channel.secret}, ${JSON.stringify(channel.rules)}, 0,
-               ${channel.createdAt}, ${channel.updatedAt}, ${channel.nextDigestAt ?? null}
+               ${channel.createdAt}, ${channel.updatedAt}, ${channel.nextDigestAt ?? null},
+               ${channel.threadId ?? null}
          WHERE (SELECT count(*) FROM channels WHERE project_id = ${channel.projectId}) < ${max}
         RETURNING id`;
       return rows.length > 0;
@@ -47,6 +48,8 @@ export function pgChannels(sql: Sql): ChannelRepository {
                rules = coalesce(${change.rules === undefined ? null : JSON.stringify(change.rules.rules)}, rules),
                next_digest_at = CASE WHEN ${change.rules !== undefined} THEN ${change.rules?.nextDigestAt ?? null}::bigint
                                      ELSE next_digest_at END,
+               thread_id = CASE WHEN ${change.threadId !== undefined} THEN ${change.threadId ?? null}::text
+                                ELSE thread_id END,
                updated_at = ${updatedAt}
          WHERE ${owned(id, accountId)}
         RETURNING ${columns}`;
@@ -114,15 +117,40 @@ export function pgChannels(sql: Sql): ChannelRepository {
       return row?.message_id;
     },
 
-    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
+    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent) {
       await sql`
         DELETE FROM channel_messages WHERE channel_id = ${channelId} AND created_at < ${forgetBefore}`;
       // A channel deleted meanwhile has nothing to remember (its messages went with it).
       await sql`
-        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
-        SELECT ${channelId}, ${runKey}, ${messageId}, ${at}
+        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at, run_ref, event)
+        SELECT ${channelId}, ${runKey}, ${messageId}, ${at}, ${sent?.runRef ?? null},
+               ${sent?.event ?? null}
          WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
-        ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`;
+        ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
+          run_ref = coalesce(excluded.run_ref, channel_messages.run_ref),
+          event = coalesce(excluded.event, channel_messages.event)`;
+    },
+
+    async runMessages(channelId, runRef) {
+      return sql<RunMessage[]>`
+        SELECT run_key AS "runKey", message_id AS "messageId", event FROM channel_messages
+         WHERE channel_id = ${channelId} AND run_ref = ${runRef} AND event IS NOT NULL
+         ORDER BY run_key`;
+    },
+
+    async runFacts(projectId, runRef) {
+      const [row] = await sql<{ facts: string }[]>`
+        SELECT facts FROM run_facts WHERE project_id = ${projectId} AND run_ref = ${runRef}`;
+      return row?.facts;
+    },
+
+    async storeRunFacts(projectId, runRef, facts, at, forgetBefore) {
+      await sql`
+        INSERT INTO run_facts (project_id, run_ref, facts, updated_at)
+        VALUES (${projectId}, ${runRef}, ${facts}, ${at})
+        ON CONFLICT (project_id, run_ref) DO UPDATE SET facts = excluded.facts,
+          updated_at = excluded.updated_at`;
+      await sql`DELETE FROM run_facts WHERE project_id = ${projectId} AND updated_at < ${forgetBefore}`;
     },
   };
 }

@@ -627,4 +627,24 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX change_point_states_stale ON change_point_states(project_id) WHERE stale;
     `,
   },
+  {
+    version: 20,
+    name: "channels: a Discord channel's thread, a run's facts, a run's message refreshed",
+    sql: `
+      -- As SQLite's migration 22 (see there), with PostgreSQL's types.
+      ALTER TABLE channels ADD COLUMN thread_id TEXT;
+      ALTER TABLE channel_messages ADD COLUMN run_ref TEXT;
+      ALTER TABLE channel_messages ADD COLUMN event TEXT;
+      CREATE INDEX channel_messages_by_ref ON channel_messages(channel_id, run_ref)
+        WHERE run_ref IS NOT NULL;
+      CREATE TABLE run_facts (
+        project_id TEXT NOT NULL,
+        run_ref    TEXT NOT NULL,
+        facts      TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (project_id, run_ref)
+      );
+      CREATE INDEX run_facts_by_age ON run_facts(project_id, updated_at);
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import { type ChannelRow, channelOf } from '../channel-rows.js';
-import type { ChannelRepository } from '../storage.js';
+import type { ChannelRepository, RunMessage } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
@@ -10,11 +10,12 @@ export const channelWrites = [
   'reserveSlot',
   'holdUntil',
   'rememberRunMessage',
+  'storeRunFacts',
   'takeDigest',
 ] as const;
 
 const COLUMNS = `id, project_id AS projectId, kind, name, hint, target, secret, rules,
-                 created_at AS createdAt, updated_at AS updatedAt`;
+                 created_at AS createdAt, updated_at AS updatedAt, thread_id AS threadId`;
 
 /** A project's notification channels (issue 30), and each channel's sending slots. */
 export function sqliteChannels(db: Db): Sync<ChannelRepository> {
@@ -22,8 +23,8 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const insert = db.prepare(
     `INSERT INTO channels
        (id, project_id, kind, name, hint, target, secret, rules, next_send_at, created_at, updated_at,
-        next_digest_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+        next_digest_at, thread_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
   );
   const list = db.prepare(`SELECT ${COLUMNS} FROM channels WHERE project_id = ? ORDER BY seq`);
   const get = db.prepare(`SELECT ${COLUMNS} FROM channels WHERE id = ?`);
@@ -31,7 +32,8 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const update = db.prepare(
     `UPDATE channels SET name = coalesce(?, name), hint = coalesce(?, hint),
             target = coalesce(?, target), secret = coalesce(?, secret), rules = coalesce(?, rules),
-            next_digest_at = CASE WHEN ? THEN ? ELSE next_digest_at END, updated_at = ?
+            next_digest_at = CASE WHEN ? THEN ? ELSE next_digest_at END,
+            thread_id = CASE WHEN ? THEN ? ELSE thread_id END, updated_at = ?
       WHERE ${owned}`,
   );
   const remove = db.prepare(`DELETE FROM channels WHERE ${owned}`);
@@ -65,10 +67,24 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     .pluck();
   // A channel deleted meanwhile has nothing to remember (its messages went with it).
   const remember = db.prepare(
-    `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
-     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
-     ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id`,
+    `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at, run_ref, event)
+     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+     ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
+       run_ref = coalesce(excluded.run_ref, run_ref), event = coalesce(excluded.event, event)`,
   );
+  const messagesOfRun = db.prepare(
+    `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
+      WHERE channel_id = ? AND run_ref = ? AND event IS NOT NULL ORDER BY run_key`,
+  );
+  const factsOf = db
+    .prepare('SELECT facts FROM run_facts WHERE project_id = ? AND run_ref = ?')
+    .pluck();
+  const storeFacts = db.prepare(
+    `INSERT INTO run_facts (project_id, run_ref, facts, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (project_id, run_ref) DO UPDATE SET facts = excluded.facts,
+       updated_at = excluded.updated_at`,
+  );
+  const forgetFacts = db.prepare('DELETE FROM run_facts WHERE project_id = ? AND updated_at < ?');
   const forget = db.prepare('DELETE FROM channel_messages WHERE channel_id = ? AND created_at < ?');
 
   return {
@@ -86,6 +102,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         channel.createdAt,
         channel.updatedAt,
         channel.nextDigestAt ?? null,
+        channel.threadId ?? null,
       );
       return true;
     },
@@ -103,6 +120,8 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         change.rules === undefined ? null : JSON.stringify(change.rules.rules),
         change.rules === undefined ? 0 : 1,
         change.rules?.nextDigestAt ?? null,
+        change.threadId === undefined ? 0 : 1,
+        change.threadId ?? null,
         updatedAt,
         id,
         accountId,
@@ -128,9 +147,23 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     activeAlerts: (projectId) => alerts.get(projectId) as number,
     newFlaky: (projectId, from, to) => flakyNews.get(projectId, from, to) as number,
     runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
-    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore) {
-      remember.run(channelId, runKey, messageId, at, channelId);
+    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent) {
+      remember.run(
+        channelId,
+        runKey,
+        messageId,
+        at,
+        sent?.runRef ?? null,
+        sent?.event ?? null,
+        channelId,
+      );
       forget.run(channelId, forgetBefore);
+    },
+    runMessages: (channelId, runRef) => messagesOfRun.all(channelId, runRef) as RunMessage[],
+    runFacts: (projectId, runRef) => factsOf.get(projectId, runRef) as string | undefined,
+    storeRunFacts(projectId, runRef, facts, at, forgetBefore) {
+      storeFacts.run(projectId, runRef, facts, at);
+      forgetFacts.run(projectId, forgetBefore);
     },
   };
 }

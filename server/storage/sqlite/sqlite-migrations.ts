@@ -682,4 +682,31 @@ export const migrations: Migration[] = [
       CREATE INDEX change_point_states_stale ON change_point_states(project_id) WHERE stale = 1;
     `,
   },
+  {
+    version: 22,
+    name: "channels: a Discord channel's thread, a run's facts, a run's message refreshed",
+    sql: `
+      -- A Discord channel's thread (forum post or thread), sent as ?thread_id= on every execute
+      -- and edit; NULL: the channel itself (or the thread the URL names).
+      ALTER TABLE channels ADD COLUMN thread_id TEXT;
+      -- The run a message tells of without its event type (repository, build, job: what a
+      -- metric record of the run names too), and the summary last sent for it: a regression
+      -- judged later on the run's metrics sends that summary again with the run's facts.
+      ALTER TABLE channel_messages ADD COLUMN run_ref TEXT;
+      ALTER TABLE channel_messages ADD COLUMN event TEXT;
+      CREATE INDEX channel_messages_by_ref ON channel_messages(channel_id, run_ref)
+        WHERE run_ref IS NOT NULL;
+      -- What judging found on a run's metric records, for its build messages: the duration
+      -- against the base and the regressions (JSON), per attempt. Written by judging (only for a
+      -- project with channels), kept 30 days.
+      CREATE TABLE run_facts (
+        project_id TEXT NOT NULL,
+        run_ref    TEXT NOT NULL,
+        facts      TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (project_id, run_ref)
+      ) WITHOUT ROWID;
+      CREATE INDEX run_facts_by_age ON run_facts(project_id, updated_at);
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, lookOf, titleOf } from './message-parts.js';
+import { bodyOf, cut, factsOf, listed, lookOf, regressionsOf, titleOf } from './message-parts.js';
 
 /** Discord's documented limits: embed texts, 25 fields, 6,000 characters in all embeds. */
 export const DiscordEmbedLimits = {
@@ -47,6 +47,14 @@ export function discordMessage(event: EventSummary, mention: string | null) {
       inline: false,
     });
   }
+  const regressions = regressionsOf(event);
+  if (regressions) {
+    fields.push({
+      name: regressions.title,
+      value: cut(regressions.lines.map((line) => `• ${line}`).join('\n'), L.fieldValue),
+      inline: false,
+    });
+  }
   if (event.pageUrl) {
     fields.push({
       name: 'Project',
@@ -57,10 +65,17 @@ export function discordMessage(event: EventSummary, mention: string | null) {
   const title = cut(titleOf(event), L.title);
   const footer = { text: cut(`ci-stats · ${event.eventType}`, L.footer) };
   const kept = fields.slice(0, L.fields);
-  const used =
+  let used =
     title.length +
     footer.text.length +
     kept.reduce((n, f) => n + f.name.length + f.value.length, 0);
+  // Over the 6,000 characters of an embed: the longest field is cut until it fits.
+  while (used > L.total) {
+    const longest = kept.reduce((a, b) => (b.value.length > a.value.length ? b : a));
+    const value = cut(longest.value, Math.max(longest.value.length - (used - L.total), 1));
+    used -= longest.value.length - value.length;
+    longest.value = value;
+  }
   const body = bodyOf(event);
   const room = Math.min(L.description, L.total - used);
   const url = event.runUrl ?? event.release?.url ?? event.pageUrl;

@@ -1,5 +1,6 @@
 import { digestFacts } from '../digest-facts.js';
 import type { EventSummary, TestSummary } from '../event-summary.js';
+import { regressionLines, runDurationText } from '../run-facts.js';
 
 /** What every platform's message says, before its own format: the same words everywhere. */
 
@@ -131,7 +132,20 @@ export function factsOf(event: EventSummary): Fact[] {
     });
   }
   if (event.tests) facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
+  if (event.facts?.duration) {
+    facts.push({ label: 'Duration', value: runDurationText(event.facts.duration), url: null });
+  }
   return facts;
+}
+
+/**
+ * The run's regressions as a titled list (`Regressions (7)`, the largest changes first, then
+ * `… and N more`), or null when its metrics showed none.
+ */
+export function regressionsOf(event: EventSummary): { title: string; lines: string[] } | null {
+  const facts = event.facts;
+  if (!facts || facts.regressionCount === 0) return null;
+  return { title: `Regressions (${facts.regressionCount})`, lines: regressionLines(facts) };
 }
 
 /** ` (attempt 2)` for a re-run, so an edited message says which attempt it tells of. */

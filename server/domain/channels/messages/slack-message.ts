@@ -1,5 +1,5 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, titleOf } from './message-parts.js';
+import { bodyOf, cut, factsOf, listed, regressionsOf, titleOf } from './message-parts.js';
 
 /** Slack's documented limits: 50 blocks, a header's 150 characters, a section's 3,000, 10 fields. */
 export const SlackLimits = {
@@ -52,6 +52,14 @@ export function slackMessage(event: EventSummary, mention: string | null) {
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: cut(`*Failed tests*\n${lines.join('\n')}`, L.sectionText) },
+    });
+  }
+  const regressions = regressionsOf(event);
+  if (regressions) {
+    const lines = regressions.lines.map((line) => `• ${mrkdwn(line)}`).join('\n');
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: cut(`*${regressions.title}*\n${lines}`, L.sectionText) },
     });
   }
   const links = [

@@ -1,5 +1,5 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, lookOf, titleOf } from './message-parts.js';
+import { bodyOf, cut, factsOf, listed, lookOf, regressionsOf, titleOf } from './message-parts.js';
 
 /** Teams refuses a message over 28 KB; texts are kept well within it. */
 export const TeamsLimits = { bytes: 28 * 1024, text: 4000 } as const;
@@ -38,6 +38,15 @@ export function teamsMessage(event: EventSummary) {
     body.push({
       type: 'TextBlock',
       text: cut(`**Failed tests**\n\n${lines.join('\n')}`, TeamsLimits.text),
+      wrap: true,
+    });
+  }
+  const regressions = regressionsOf(event);
+  if (regressions) {
+    const lines = regressions.lines.map((line) => `- ${line}`).join('\n');
+    body.push({
+      type: 'TextBlock',
+      text: cut(`**${regressions.title}**\n\n${lines}`, TeamsLimits.text),
       wrap: true,
     });
   }

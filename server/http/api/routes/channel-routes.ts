@@ -21,6 +21,7 @@ const CHANNEL: ChannelInfo = {
   name: 'CI in #builds',
   target: 'hooks.slack.com/services/T0001/B0001/…',
   rules: { notify: ['failures', 'changes'], branches: ['main'], mention: '<!here>' },
+  thread_id: null,
   created_at: AT,
   updated_at: AT,
 };
@@ -75,13 +76,18 @@ export const channelRoutes: FastifyPluginAsyncZod = async (app) => {
     within(Areas.stats, Paths.updateChannel),
     {
       schema: {
-        summary: "Change a channel's name, URL or rules",
+        summary: "Change a channel's name, URL, rules, bot token or Discord thread",
         body: UpdateChannelRequest,
       },
       config: {
         docs: {
           success: { example: CHANNEL },
-          throws: [NO_CHANNEL, new Invalid('channel-url'), new Invalid('channel-token')],
+          throws: [
+            NO_CHANNEL,
+            new Invalid('channel-url'),
+            new Invalid('channel-token'),
+            new Invalid('channel-thread'),
+          ],
         },
       },
     },

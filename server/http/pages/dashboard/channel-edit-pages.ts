@@ -82,6 +82,7 @@ export function channelEditPages(chrome: Chrome) {
         rules: rulesOf(submitted),
         ...(submitted.url.trim() === '' ? {} : { url: submitted.url }),
         ...(submitted.token === '' ? {} : { token: submitted.token }),
+        ...(channel.kind === 'discord' ? { thread_id: submitted.threadId || null } : {}),
       });
       if (!parsed.success) {
         const errors = fieldErrors(parsed.error.issues, fieldOf, FORM_TEXTS);

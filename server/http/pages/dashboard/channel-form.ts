@@ -18,6 +18,7 @@ export function formOf(body: unknown): ChannelForm {
     name: textOf(form.name),
     url: textOf(form.url),
     token: textOf(form.token).trim(),
+    threadId: textOf(form.thread_id).trim(),
     notify: notify.filter((choice) =>
       (NOTIFY_CHOICES as readonly string[]).includes(choice),
     ) as ChannelForm['notify'],
@@ -46,6 +47,7 @@ export function formOfChannel(channel: {
   kind: string;
   name: string;
   rules: ChannelRules;
+  thread_id?: string | null;
 }): ChannelForm {
   const { rules } = channel;
   return {
@@ -54,6 +56,7 @@ export function formOfChannel(channel: {
     // Write-only: never shown; blank keeps the stored one.
     url: '',
     token: '',
+    threadId: channel.thread_id ?? '',
     notify: rules.notify,
     branches: (rules.branches ?? []).join(', '),
     mention: rules.mention ?? '',
@@ -68,6 +71,7 @@ export const FORM_TEXTS = {
   digest: 'Give the digest time as HH:MM, UTC.',
   mention: 'A Discord <@&role> or <@user>, or a Slack <!subteam^ID>, <!here> or <@user>.',
   token: "A Slack app's bot token (xoxb-…), for a Slack app channel only.",
+  thread_id: 'A Discord thread id (17 to 20 digits), for a Discord channel only.',
 };
 
 /** A schema issue's path (`rules.notify`) as the form field it belongs to. */

@@ -95,6 +95,7 @@ export function channelPages(chrome: Chrome) {
         url: submitted.url,
         rules: rulesOf(submitted),
         ...(submitted.token === '' ? {} : { token: submitted.token }),
+        ...(submitted.threadId === '' ? {} : { thread_id: submitted.threadId }),
       });
       if (!parsed.success) {
         return page(req, reply, {

@@ -10,6 +10,8 @@ export interface ChannelForm {
   url: string;
   /** A Slack app's bot token; never shown again, blank on the edit form keeps it. */
   token: string;
+  /** A Discord channel's thread id; blank: none. */
+  threadId: string;
   notify: NotifyChoice[];
   branches: string;
   mention: string;

@@ -22,6 +22,7 @@ export function TargetFields({
   editing?: { kind: string } | undefined;
 }) {
   const tokenField = editing === undefined || editing.kind === 'slack-app';
+  const threadField = editing === undefined || editing.kind === 'discord';
   return (
     <>
       <TextField
@@ -60,6 +61,17 @@ export function TargetFields({
               ? KEEP
               : 'xoxb-…, with the chat:write scope, the app added to the channel. Stored sealed, never shown again.'
           }
+        />
+      )}
+      {threadField && (
+        <TextField
+          name="thread_id"
+          label={editing ? 'Thread id' : 'Thread id (Discord only)'}
+          value={form?.threadId}
+          error={errors.thread_id}
+          maxLength={20}
+          autocomplete="off"
+          hint="To post in a thread or forum post of the webhook's channel: its id (Copy ID, 17 to 20 digits). Empty: the channel itself."
         />
       )}
     </>
