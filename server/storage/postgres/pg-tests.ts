@@ -1,6 +1,8 @@
 import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js';
 import type { TestBatch, TestRepository } from '../tests/test-repository.js';
 import {
+  AGGREGATED_RESULTS,
+  aggregatedResults,
   containsPattern,
   FLAGGED,
   MERGE_STATUS,
@@ -18,6 +20,11 @@ import {
 import { integerArray, type Sql, type TransactionSql } from './pg-database.js';
 
 type Row = Record<string, unknown>;
+
+const PG_AGGREGATED = AGGREGATED_RESULTS(
+  (column) => `string_agg(coalesce(${column}::text, ''), ',' ORDER BY run_id)`,
+  "string_agg(status::text, '' ORDER BY run_id)",
+);
 const json = (rows: unknown) => JSON.stringify(rows);
 
 /**
@@ -163,21 +170,23 @@ export function pgTests(sql: Sql): TestRepository {
     },
 
     async resultsOfTests(testIds, firstRunId, lastRunId) {
+      // A row per test (test-rows.ts), each list in run order.
       const rows = await sql<Row[]>`
-        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+        SELECT ${sql.unsafe(PG_AGGREGATED)} FROM test_results
          WHERE test_id = ANY(${integerArray(testIds)}::bigint[])
            AND run_id BETWEEN ${firstRunId} AND ${lastRunId}
-         ORDER BY test_id, run_id`;
-      return rows.map(resultOf);
+         GROUP BY test_id ORDER BY test_id`;
+      return aggregatedResults(rows);
     },
 
-    async testCount(projectId, runIds) {
-      const [row] = await sql<{ n: string }[]>`
-        SELECT count(*) AS n FROM test_cases c WHERE c.project_id = ${projectId} AND EXISTS (
+    async ranTests(projectId, runIds) {
+      const rows = await sql<{ id: string }[]>`
+        SELECT c.id FROM test_cases c WHERE c.project_id = ${projectId} AND EXISTS (
           SELECT 1 FROM test_results r WHERE r.test_id = c.id
              AND r.run_id BETWEEN ${runIds[0] ?? 0} AND ${runIds.at(-1) ?? 0}
-             AND r.run_id = ANY(${integerArray(runIds)}::bigint[]))`;
-      return Number(row?.n ?? 0);
+             AND r.run_id = ANY(${integerArray(runIds)}::bigint[]))
+         ORDER BY c.id`;
+      return rows.map((row) => Number(row.id));
     },
 
     async tests(projectId, ids) {
