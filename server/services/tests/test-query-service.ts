@@ -61,11 +61,13 @@ const rowOf = (test: StoredTest, s: TestSummary, quarantined: boolean): TestRow 
   quarantined,
 });
 
+/** localeCompare's order, one collator for all (20,000 names sort in a fraction of the time). */
+const collate = new Intl.Collator().compare;
 const byName = (a: StoredTest, b: StoredTest) =>
-  a.suite.localeCompare(b.suite) ||
-  (a.classname ?? '').localeCompare(b.classname ?? '') ||
-  a.name.localeCompare(b.name) ||
-  a.key.localeCompare(b.key);
+  collate(a.suite, b.suite) ||
+  collate(a.classname ?? '', b.classname ?? '') ||
+  collate(a.name, b.name) ||
+  collate(a.key, b.key);
 
 /** A column's value for `order` (null: no value, listed last either way). */
 const COLUMN: Record<Exclude<TestOrder, 'name'>, (s: TestSummary) => number | null> = {
@@ -140,7 +142,19 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     const results = await resultsFor(storage, runs, scope);
     const branch = query.branch ?? defaultBranch(runs);
     const summaries = analyseTests(runs, results, branch);
-    return { projectId, from, to, runs, results, branch, summaries, scope };
+    let ran: Promise<number[]> | undefined;
+    /** The tests that ran in these runs (asked once: the headline and a list by name need them). */
+    const ranTests = () => {
+      ran ??=
+        runs.length === 0
+          ? Promise.resolve([])
+          : storage.tests.ranTests(
+              projectId,
+              runs.map((run) => run.id),
+            );
+      return ran;
+    };
+    return { projectId, from, to, runs, results, branch, summaries, scope, ranTests };
   }
 
   /**
@@ -164,7 +178,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
    * runs' counts (made again from their results with each batch: the same sums as over every
    * result), the tests that ran counted by the database when not every test was analysed.
    */
-  async function figures({ projectId, runs, summaries, scope }: Analysis): Promise<TestFigures> {
+  async function figures({ runs, summaries, scope, ranTests }: Analysis): Promise<TestFigures> {
     let passed = 0;
     let failed = 0;
     let flaky = 0;
@@ -174,15 +188,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     }
     for (const s of summaries.values()) if (s.flaky) flaky += 1;
     const durations = runs.map((run) => run.durationMs).sort((a, b) => a - b);
-    const tests =
-      scope === 'all' || runs.length === 0
-        ? summaries.size
-        : (
-            await storage.tests.ranTests(
-              projectId,
-              runs.map((run) => run.id),
-            )
-          ).length;
+    const tests = scope === 'all' ? summaries.size : (await ranTests()).length;
     return {
       runs: runs.length,
       tests,
@@ -246,14 +252,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
    */
   async function namedListOf(query: TestsQuery, analysis: Analysis): Promise<TestList> {
     const { runs, branch } = analysis;
-    const ran =
-      runs.length === 0
-        ? []
-        : await storage.tests.ranTests(
-            query.projectId,
-            runs.map((run) => run.id),
-          );
-    const ids = await searched(query.projectId, ran, query.q);
+    const ids = await searched(query.projectId, await analysis.ranTests(), query.q);
     const tests = (await storage.tests.tests(query.projectId, ids)).sort(byName);
     if (query.dir === 'desc') tests.reverse();
     const offset = offsetOf(query.cursor);

@@ -22,8 +22,8 @@ import { integerArray, type Sql, type TransactionSql } from './pg-database.js';
 type Row = Record<string, unknown>;
 
 const PG_AGGREGATED = AGGREGATED_RESULTS(
-  (column) => `string_agg(coalesce(${column}::text, ''), ',' ORDER BY run_id)`,
-  "string_agg(status::text, '' ORDER BY run_id)",
+  (column) => `string_agg(coalesce(${column}::text, ''), ',')`,
+  "string_agg(status::text, '')",
 );
 const json = (rows: unknown) => JSON.stringify(rows);
 
@@ -170,7 +170,9 @@ export function pgTests(sql: Sql): TestRepository {
     },
 
     async resultsOfTests(testIds, firstRunId, lastRunId) {
-      // A row per test (test-rows.ts), each list in run order.
+      // A row per test (test-rows.ts). No ORDER BY in the aggregates: sorting each group again
+      // cost 1 s of 1.2 at 300,000 results; the lists keep one order among them, which is all
+      // the analysis needs (it orders each test's results by run itself).
       const rows = await sql<Row[]>`
         SELECT ${sql.unsafe(PG_AGGREGATED)} FROM test_results
          WHERE test_id = ANY(${integerArray(testIds)}::bigint[])
@@ -180,11 +182,20 @@ export function pgTests(sql: Sql): TestRepository {
     },
 
     async ranTests(projectId, runIds) {
+      const first = runIds[0] ?? 0;
+      const last = runIds.at(-1) ?? 0;
+      // When the runs are all of the project's between the first and the last (no branch
+      // asked, or one branch alone), a result in that id range is in them: the probe skips the
+      // list, which PostgreSQL otherwise prepares again for each of the 20,000 probes.
+      const [between] = await sql<{ n: string }[]>`
+        SELECT count(*) AS n FROM test_runs
+         WHERE project_id = ${projectId} AND id BETWEEN ${first} AND ${last}`;
+      const every = Number(between?.n) === runIds.length;
       const rows = await sql<{ id: string }[]>`
         SELECT c.id FROM test_cases c WHERE c.project_id = ${projectId} AND EXISTS (
           SELECT 1 FROM test_results r WHERE r.test_id = c.id
-             AND r.run_id BETWEEN ${runIds[0] ?? 0} AND ${runIds.at(-1) ?? 0}
-             AND r.run_id = ANY(${integerArray(runIds)}::bigint[]))
+             AND r.run_id BETWEEN ${first} AND ${last}
+             ${every ? sql`` : sql`AND r.run_id = ANY(${integerArray(runIds)}::bigint[])`})
          ORDER BY c.id`;
       return rows.map((row) => Number(row.id));
     },

@@ -110,11 +110,14 @@ export function sqliteTests(
   );
   const ranTestsOf = db
     .prepare(
-      `SELECT c.id FROM test_cases c WHERE c.project_id = ? AND EXISTS (
-         SELECT 1 FROM test_results r WHERE r.test_id = c.id AND r.run_id BETWEEN ? AND ?
-            AND r.run_id IN (SELECT value FROM json_each(?)))
+      `SELECT c.id FROM test_cases c WHERE c.project_id = @project AND EXISTS (
+         SELECT 1 FROM test_results r WHERE r.test_id = c.id AND r.run_id BETWEEN @first AND @last
+            AND (@every OR r.run_id IN (SELECT value FROM json_each(@runs))))
         ORDER BY c.id`,
     )
+    .pluck();
+  const runsBetween = db
+    .prepare('SELECT count(*) FROM test_runs WHERE project_id = ? AND id BETWEEN ? AND ?')
     .pluck();
   const testsOf = db.prepare(
     `SELECT ${TEST_COLUMNS} FROM test_cases
@@ -265,8 +268,20 @@ export function sqliteTests(
         resultsOfTests.all(JSON.stringify(testIds), firstRunId, lastRunId) as Row[],
       ),
 
-    ranTests: (projectId, runIds) =>
-      ranTestsOf.all(projectId, runIds[0], runIds.at(-1), JSON.stringify(runIds)) as number[],
+    ranTests(projectId, runIds) {
+      const first = runIds[0] ?? 0;
+      const last = runIds.at(-1) ?? 0;
+      // As on PostgreSQL (pg-tests.ts): the list is checked only when other runs of the
+      // project are between the first and the last.
+      const every = runsBetween.get(projectId, first, last) === runIds.length;
+      return ranTestsOf.all({
+        project: projectId,
+        first,
+        last,
+        every: every ? 1 : 0,
+        runs: JSON.stringify(runIds),
+      }) as number[];
+    },
 
     tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
 
