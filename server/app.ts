@@ -44,6 +44,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       : { logger: false }),
     ...transportOptions(config),
     bodyLimit: config.bodyLimit,
+    // No limit on a plugin's start: the storage plugin migrates the schema, which on a large
+    // database takes minutes (an index rebuilt over 50 M test results: about 2 min, BENCHMARKS.md),
+    // and Fastify's default of 10 s made such a start fail and roll back at every attempt. The
+    // server answers nothing (not even /healthz) until it has started, as before.
+    pluginTimeout: 0,
     ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
   });
   app.decorate('config', config);

@@ -15,12 +15,28 @@ const range = {
 const ORDER = { path: ['to'], message: 'to must be after from' };
 
 export const TEST_SORTS = ['flaky', 'failing', 'slowest', 'name'] as const;
+/**
+ * The columns get-tests' list can be ordered by, instead of its sort's own order: the sort still
+ * chooses the tests (flaky ones, ones with a failure, or all).
+ */
+export const TEST_ORDERS = [
+  'name',
+  'runs',
+  'failure_rate',
+  'flaky_score',
+  'last_flaky_at',
+  'p50',
+  'p95',
+] as const;
+export type TestOrder = (typeof TEST_ORDERS)[number];
 
 /** GET /stats/get-tests: the project's tests over a range and branch, sorted, paged. */
 export const TestsQuery = z
   .object({
     ...range,
     sort: z._default(z.enum(TEST_SORTS), 'flaky'),
+    order: z.optional(z.enum(TEST_ORDERS)),
+    dir: z.optional(z.enum(['asc', 'desc'])),
     q: z.optional(requiredText(TestLimits.queryLength)),
   })
   .check(z.refine(rangeOrdered, ORDER));

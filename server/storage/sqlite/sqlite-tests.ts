@@ -1,5 +1,7 @@
 import type { TestRepository } from '../tests/test-repository.js';
 import {
+  AGGREGATED_RESULTS,
+  aggregatedResults,
   containsPattern,
   FLAGGED,
   MERGE_STATUS,
@@ -99,17 +101,23 @@ export function sqliteTests(
         WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED} ORDER BY test_id`,
     )
     .pluck();
+  // A row per test (test-rows.ts); group_concat takes the rows in the covering index's order.
   const resultsOfTests = db.prepare(
-    `SELECT ${RESULT_COLUMNS} FROM test_results
+    `SELECT ${AGGREGATED_RESULTS((column) => `group_concat(coalesce(${column}, ''))`, "group_concat(status, '')")}
+       FROM test_results
       WHERE test_id IN (SELECT value FROM json_each(?)) AND run_id BETWEEN ? AND ?
-      ORDER BY test_id, run_id`,
+      GROUP BY test_id ORDER BY test_id`,
   );
-  const testCountOf = db
+  const ranTestsOf = db
     .prepare(
-      `SELECT count(*) FROM test_cases c WHERE c.project_id = ? AND EXISTS (
-         SELECT 1 FROM test_results r WHERE r.test_id = c.id AND r.run_id BETWEEN ? AND ?
-            AND r.run_id IN (SELECT value FROM json_each(?)))`,
+      `SELECT c.id FROM test_cases c WHERE c.project_id = @project AND EXISTS (
+         SELECT 1 FROM test_results r WHERE r.test_id = c.id AND r.run_id BETWEEN @first AND @last
+            AND (@every OR r.run_id IN (SELECT value FROM json_each(@runs))))
+        ORDER BY c.id`,
     )
+    .pluck();
+  const runsBetween = db
+    .prepare('SELECT count(*) FROM test_runs WHERE project_id = ? AND id BETWEEN ? AND ?')
     .pluck();
   const testsOf = db.prepare(
     `SELECT ${TEST_COLUMNS} FROM test_cases
@@ -256,10 +264,24 @@ export function sqliteTests(
     flagged: (runIds) => flaggedOf.all(JSON.stringify(runIds)) as number[],
 
     resultsOfTests: (testIds, firstRunId, lastRunId) =>
-      (resultsOfTests.all(JSON.stringify(testIds), firstRunId, lastRunId) as Row[]).map(resultOf),
+      aggregatedResults(
+        resultsOfTests.all(JSON.stringify(testIds), firstRunId, lastRunId) as Row[],
+      ),
 
-    testCount: (projectId, runIds) =>
-      testCountOf.get(projectId, runIds[0], runIds.at(-1), JSON.stringify(runIds)) as number,
+    ranTests(projectId, runIds) {
+      const first = runIds[0] ?? 0;
+      const last = runIds.at(-1) ?? 0;
+      // As on PostgreSQL (pg-tests.ts): the list is checked only when other runs of the
+      // project are between the first and the last.
+      const every = runsBetween.get(projectId, first, last) === runIds.length;
+      return ranTestsOf.all({
+        project: projectId,
+        first,
+        last,
+        every: every ? 1 : 0,
+        runs: JSON.stringify(runIds),
+      }) as number[];
+    },
 
     tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
 

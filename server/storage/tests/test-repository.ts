@@ -106,10 +106,10 @@ export interface TestRepository {
     lastRunId: number,
   ): Promise<StoredTestResult[]>;
   /**
-   * How many of the project's tests have a result in these runs (ascending ids): one probe per
+   * The project's tests with a result in these runs (ascending run ids), ascending: one probe per
    * test through the index by test, not a pass over every result.
    */
-  testCount(projectId: string, runIds: readonly number[]): Promise<number>;
+  ranTests(projectId: string, runIds: readonly number[]): Promise<number[]>;
   /** Tests by storage id. */
   tests(projectId: string, ids: readonly number[]): Promise<StoredTest[]>;
   findTest(projectId: string, key: string): Promise<StoredTest | undefined>;

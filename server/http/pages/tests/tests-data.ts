@@ -1,6 +1,6 @@
 import { Limits } from '../../../../contract/limits.js';
 import type { TestQueryService } from '../../../services/tests/test-query-service.js';
-import type { TestsPageQuery } from './tests-query.js';
+import { sortOfTab, type TestsPageQuery } from './tests-query.js';
 
 /**
  * What the Tests pages read, for the owner's dashboard and a share link alike (the share link
@@ -19,7 +19,9 @@ export async function testsViewData(
     branch: query.branch,
     from: query.range.from,
     to: query.range.to,
-    sort: query.tab,
+    sort: sortOfTab(query.tab),
+    order: query.order,
+    dir: query.dir,
     q: query.q,
     limit: Limits.pageSizeDefault,
     cursor: query.cursor,

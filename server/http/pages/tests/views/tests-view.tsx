@@ -1,4 +1,4 @@
-import type { TestList, TestRow } from '../../../../../contract/tests/test-queries.js';
+import type { TestList, TestOrder, TestRow } from '../../../../../contract/tests/test-queries.js';
 import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { TestFigures } from '../../../../services/tests/test-query-service.js';
 import { formatNumber, formatTime } from '../../project-stats/views/format.js';
@@ -20,7 +20,52 @@ const TAB_LABELS: Record<Tab, string> = {
   flaky: 'Flaky',
   failing: 'Most failing',
   slowest: 'Slowest',
+  all: 'All tests',
 };
+
+/** Each tab's own order: the column and the way its list is ranked without `order`. */
+const TAB_ORDER: Record<Tab, { order: TestOrder; dir: 'asc' | 'desc' }> = {
+  flaky: { order: 'flaky_score', dir: 'desc' },
+  failing: { order: 'failure_rate', dir: 'desc' },
+  slowest: { order: 'p95', dir: 'desc' },
+  all: { order: 'name', dir: 'asc' },
+};
+
+/** The list's order as shown: the column asked for, else the tab's own. */
+function shownOrder(query: TestsPageQuery) {
+  if (query.order === undefined) return TAB_ORDER[query.tab];
+  return { order: query.order, dir: query.dir ?? (query.order === 'name' ? 'asc' : 'desc') };
+}
+
+/**
+ * A column's head: a link that orders the list by it (the name A to Z, numbers largest first)
+ * or, when it already does, the other way; `aria-sort` says which way it is now.
+ */
+function SortableHead({
+  label,
+  order,
+  path,
+  query,
+}: {
+  label: string;
+  order: TestOrder;
+  path: string;
+  query: TestsPageQuery;
+}) {
+  const shown = shownOrder(query);
+  const current = shown.order === order;
+  const first = order === 'name' ? 'asc' : 'desc';
+  const dir = current ? (shown.dir === 'asc' ? 'desc' : 'asc') : first;
+  const sorted = shown.dir === 'asc' ? 'ascending' : 'descending';
+  return (
+    <th scope="col" aria-sort={current ? sorted : undefined}>
+      <a href={testsHref(path, query, { order, dir, cursorText: undefined })}>
+        {label}
+        {current ? (shown.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+      </a>
+    </th>
+  );
+}
 
 export const percent = (rate: number | null) =>
   rate === null ? '–' : `${formatNumber(Math.round(rate * 1000) / 10)} %`;
@@ -85,6 +130,8 @@ function Filters({ path, query }: { path: string; query: TestsPageQuery }) {
   return (
     <form method="get" action={path} class="card filters">
       <input type="hidden" name="tab" value={query.tab} />
+      {query.order !== undefined && <input type="hidden" name="order" value={query.order} />}
+      {query.dir !== undefined && <input type="hidden" name="dir" value={query.dir} />}
       <div class="field">
         <label for="range">Time range</label>
         <select id="range" name="range">
@@ -155,8 +202,8 @@ export const projectHref = (projectPath: string, query: TestsPageQuery) =>
   statsHref(projectPath, { range: query.range, branch: query.branch });
 
 /**
- * /dashboard/projects/<id>/tests and /share/<token>/tests: flaky, most failing and slowest
- * tests, with a search.
+ * /dashboard/projects/<id>/tests and /share/<token>/tests: flaky, most failing, slowest and all
+ * tests, each list ordered by any of its columns, with a search.
  */
 export function TestsView(props: TestsViewProps) {
   const { frame, projectPath, query, headline, list } = props;
@@ -211,17 +258,23 @@ export function TestsView(props: TestsViewProps) {
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Test</th>
-                    <th scope="col">Runs</th>
-                    <th scope="col">Failure rate</th>
-                    {query.tab === 'flaky' && (
-                      <>
-                        <th scope="col">Flaky score</th>
-                        <th scope="col">Last flaked</th>
-                      </>
-                    )}
-                    <th scope="col">p50</th>
-                    <th scope="col">p95</th>
+                    {(
+                      [
+                        ['Test', 'name'],
+                        ['Runs', 'runs'],
+                        ['Failure rate', 'failure_rate'],
+                        ...(query.tab === 'flaky'
+                          ? [
+                              ['Flaky score', 'flaky_score'],
+                              ['Last flaked', 'last_flaky_at'],
+                            ]
+                          : []),
+                        ['p50', 'p50'],
+                        ['p95', 'p95'],
+                      ] as [string, TestOrder][]
+                    ).map(([label, order]) => (
+                      <SortableHead label={label} order={order} path={path} query={query} />
+                    ))}
                   </tr>
                 </thead>
                 <tbody>
