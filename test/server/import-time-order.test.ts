@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
+import { selectColumn } from '../helpers/database.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -9,7 +11,7 @@ import { eachTestServer, type TestAccount, type TestServer } from '../helpers/se
  * record lists (get-events, get-metrics, their `from`/`to` and cursors) order and filter by
  * (created_at, seq), so an imported record is listed at its time and not above newer ones; the
  * latest status (the overview's, the badges') is the latest by time; a re-evaluation's range
- * holds the imported records of that range.
+ * holds the imported records of that range; background judging waits while an import runs.
  */
 
 let server: TestServer;
@@ -175,5 +177,54 @@ describe('imported records read back by time', () => {
     });
     // The whole project: the imported records and the stored ones, in time order.
     expect(await asked({})).toMatchObject({ records: days.length + 2, next_from: null });
+  });
+
+  it('judging waits while an import runs, and judges what was stored meanwhile once it ends', async () => {
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(server.app.server.address() as AddressInfo).port}`;
+    const judged = async () =>
+      Number((await selectColumn(server.database, 'SELECT COUNT(*) FROM judged_records'))[0]);
+    // An import whose body is still being sent: the server has begun it.
+    let finish = () => {};
+    const rest = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const encoder = new TextEncoder();
+    const header = JSON.stringify({ format: 'ci-stats-records', version: 1, kind: 'metrics' });
+    const line = JSON.stringify({ id: 'late', created_at: iso(day(1)), payload: { t: 1 } });
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode(`${header}\n`));
+        await rest;
+        controller.enqueue(encoder.encode(`${line}\n`));
+        controller.close();
+      },
+    });
+    const answer = fetch(`${url}/stats/import-records?projectId=${me.projectId}`, {
+      method: 'POST',
+      headers: { 'x-api-key': me.apiKey, 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    // A metric ingested meanwhile (E8) is stored, and not judged while the import runs.
+    const sent = await server.call('POST', Paths.ingestMetrics, {
+      key: me.apiKey,
+      body: { projectId: me.projectId, payload: { t: 5, directions: { t: 'lower' } } },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+    // Longer than the worker's start delay (20 ms) and its poll (1 s).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const judgedDuring = await judged();
+    finish();
+    expect(judgedDuring).toBe(0);
+    const imported = await answer;
+    expect(imported.status).toBe(200);
+    expect(await imported.json()).toMatchObject({ imported: 1, skipped: 0 });
+    // Then both are judged in the background, without a read that waits for them.
+    const deadline = Date.now() + 20_000;
+    while ((await judged()) < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await judged()).toBe(2);
   });
 });
