@@ -22,6 +22,42 @@ export function decodeCursor(cursor: string): number | undefined {
   return SEQUENCE.test(text) ? Number(text) : undefined;
 }
 
+/** A record's place in the newest-first lists: its time (epoch ms), then its `seq`. */
+export interface RecordPosition {
+  at: number;
+  seq: number;
+}
+
+const POSITION = /^(0|[1-9]\d{0,15})\.([1-9]\d{0,15})$/;
+
+/**
+ * The cursor of GET /stats/get-events and /stats/get-metrics (and the project page's timeline):
+ * the last record's time and `seq` (records are listed by time, and imported ones are older than
+ * their `seq`), as `<at>.<seq>` in base64url without padding.
+ */
+export function encodeRecordCursor(position: RecordPosition): string {
+  return btoa(`${position.at}.${position.seq}`)
+    .replace(/=+$/, '')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
+}
+
+/** The position of a record cursor, or undefined when it is not one of ours. */
+export function decodeRecordCursor(cursor: string): RecordPosition | undefined {
+  if (!BASE64URL.test(cursor)) return undefined;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return undefined;
+  }
+  const match = POSITION.exec(text);
+  if (!match) return undefined;
+  const at = Number(match[1]);
+  const seq = Number(match[2]);
+  return Number.isSafeInteger(at) && Number.isSafeInteger(seq) ? { at, seq } : undefined;
+}
+
 /**
  * The cursor of GET /stats/get-metric-keys: the last key of the page before, its UTF-8 bytes in
  * base64url without padding (keys are ordered by those bytes on both backends).

@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import { decodeCursor, decodeKeyCursor } from './cursor.js';
+import {
+  decodeCursor,
+  decodeKeyCursor,
+  decodeRecordCursor,
+  type RecordPosition,
+} from './cursor.js';
 import { SpecError } from './error-texts.js';
 import { concerns, pickErrorText, requiredText } from './fields.js';
 import { Limits } from './limits.js';
@@ -27,20 +32,27 @@ export const PageSize = z.pipe(
   z.transform(Number),
 );
 
-/** `cursor`: the opaque `nextCursor` of the previous page, as the position it encodes. */
-export const Cursor = z.pipe(
-  plainString(),
-  z.transform((cursor, ctx) => {
-    const seq = decodeCursor(cursor);
-    if (seq === undefined)
-      ctx.issues.push({
-        code: 'custom',
-        input: cursor,
-        message: 'must be the nextCursor of a previous page',
-      });
-    return seq ?? 0;
-  }),
-);
+/** A page cursor: the opaque `nextCursor` of the previous page, as what `decode` reads in it. */
+const pageCursor = <T>(decode: (cursor: string) => T | undefined, none: T) =>
+  z.pipe(
+    plainString(),
+    z.transform((cursor, ctx) => {
+      const decoded = decode(cursor);
+      if (decoded === undefined)
+        ctx.issues.push({
+          code: 'custom',
+          input: cursor,
+          message: 'must be the nextCursor of a previous page',
+        });
+      return decoded ?? none;
+    }),
+  );
+
+/** `cursor`: the position (a sequence number or an offset) the previous page ended at. */
+export const Cursor = pageCursor(decodeCursor, 0);
+
+/** The cursor of the record lists: the time and `seq` of the last record of the page before. */
+export const RecordCursor = pageCursor<RecordPosition>(decodeRecordCursor, { at: 0, seq: 0 });
 
 /** A range `from` (inclusive) to `to` (exclusive) must not be empty. */
 export const rangeOrdered = (query: { from?: number | undefined; to?: number | undefined }) =>
@@ -54,7 +66,7 @@ export const RecordQuery = z
   .object({
     projectId: requiredText(Limits.projectIdLength),
     limit: z._default(PageSize, Limits.pageSizeDefault),
-    cursor: z.optional(Cursor),
+    cursor: z.optional(RecordCursor),
     eventType: z.optional(requiredText(Limits.eventTypeLength)),
     status: z.optional(name),
     branch: z.optional(name),

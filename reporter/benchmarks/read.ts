@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InputError } from '../input-error.js';
 import { matchingFiles } from '../matching-files.js';
@@ -88,15 +88,31 @@ function describeText(head: string, tool: BenchmarkTool): string | undefined {
   return undefined;
 }
 
-/** Streams a text output line by line: any size, in little memory. */
-async function readLines(path: string, tool: Extract<BenchmarkTool, { kind: 'lines' }>) {
-  const parser = tool.create();
-  const lines = createInterface({
+/** A text output up to this size is read at once; a larger one is streamed. */
+const READ_AT_ONCE = 1024 * 1024;
+
+/**
+ * The lines of a text output, as readline splits them (\n, \r\n or a lone \r; no last empty
+ * line): a small file read at once (a stream and readline cost a step more than the read), a
+ * larger one streamed, any size in little memory.
+ */
+async function linesOf(path: string): Promise<Iterable<string> | AsyncIterable<string>> {
+  if ((await stat(path)).size <= READ_AT_ONCE) {
+    const lines = (await readFile(path, 'utf8')).split(/\r\n|\n|\r/);
+    if (lines.at(-1) === '') lines.pop();
+    return lines;
+  }
+  return createInterface({
     input: createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 }),
     crlfDelay: Number.POSITIVE_INFINITY,
   });
+}
+
+/** Reads a text output line by line. */
+async function readLines(path: string, tool: Extract<BenchmarkTool, { kind: 'lines' }>) {
+  const parser = tool.create();
   let head = '';
-  for await (const line of lines) {
+  for await (const line of await linesOf(path)) {
     if (head.length < 64 * 1024) head += `${line}\n`;
     parser.line(line);
   }

@@ -1,8 +1,9 @@
 import {
-  decodeCursor,
   decodeKeyCursor,
-  encodeCursor,
+  decodeRecordCursor,
   encodeKeyCursor,
+  encodeRecordCursor,
+  type RecordPosition,
 } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
 import type { Headline } from '../../contract/project-page.js';
@@ -108,7 +109,7 @@ const recordQuery = (
   range: ViewRange,
   branch: string | undefined,
   limit: number,
-  cursor: number | undefined,
+  cursor: RecordPosition | undefined,
   eventType?: string | undefined,
 ): RecordQuery => ({
   projectId,
@@ -144,7 +145,7 @@ export function projectViewService(
     if (!project || project.accountId !== accountId) throw new NotFound('project');
     const { range, branch, eventType } = query;
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
-    const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
+    const cursor = query.before === undefined ? undefined : decodeRecordCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
     // Read once each: the build-health bars' buckets add up to the headline's builds and
     // success rate, and the build-duration key's chart gives its median and p95.
@@ -249,7 +250,7 @@ export function projectViewService(
       summary,
       headline,
       timeline,
-      before: cursor === undefined ? undefined : encodeCursor(cursor),
+      before: cursor === undefined ? undefined : encodeRecordCursor(cursor),
       shareLinks: shareLinks?.links,
       singles,
     };
@@ -267,7 +268,7 @@ export function projectViewService(
     branch: string | undefined,
   ): Promise<SinglePoint[]> {
     const points: SinglePoint[] = [];
-    let cursor: number | undefined;
+    let cursor: RecordPosition | undefined;
     do {
       const page = await services.records.metrics(
         accountId,
@@ -282,7 +283,7 @@ export function projectViewService(
           commit: typeof github.sha === 'string' ? github.sha.slice(0, 12) : null,
         });
       }
-      cursor = page.nextCursor === null ? undefined : decodeCursor(page.nextCursor);
+      cursor = page.nextCursor === null ? undefined : decodeRecordCursor(page.nextCursor);
     } while (cursor !== undefined && points.length < SINGLE_POINT_RECORDS);
     return points;
   }

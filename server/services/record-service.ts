@@ -1,4 +1,4 @@
-import { encodeCursor } from '../../contract/cursor.js';
+import { encodeRecordCursor, type RecordPosition } from '../../contract/cursor.js';
 import type { EventPage, MetricPage } from '../../contract/readback.js';
 import type { RecordQuery } from '../../contract/stats-queries.js';
 import type { Storage } from '../storage/storage.js';
@@ -28,6 +28,7 @@ export function recordService(storage: Storage, access: ProjectAccess) {
   };
 }
 
-const cursorOf = (before: number | null) => (before === null ? null : encodeCursor(before));
+const cursorOf = (before: RecordPosition | null) =>
+  before === null ? null : encodeRecordCursor(before);
 
 export type RecordService = ReturnType<typeof recordService>;

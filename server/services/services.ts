@@ -131,8 +131,11 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     retention: retentionService(storage, access),
     exports: exportService(storage, access),
     storageUse: storageUseService(storage, access),
-    imports: importService(storage, access, (projectId, from) =>
-      reevaluationService.afterImport(projectId, from),
+    imports: importService(
+      storage,
+      access,
+      (projectId, from) => reevaluationService.afterImport(projectId, from),
+      (work) => judging.during(work),
     ),
     projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
     projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),

@@ -1,3 +1,4 @@
+import type { RecordPosition } from '../../contract/cursor.js';
 import type { NotificationStatus, StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { Page } from './storage.js';
 
@@ -30,22 +31,69 @@ export interface MetricPageRow {
 }
 
 /** The `before` of a first page: past every position. */
-export const NO_CURSOR = Number.MAX_SAFE_INTEGER;
+export const NO_CURSOR: RecordPosition = {
+  at: Number.MAX_SAFE_INTEGER,
+  seq: Number.MAX_SAFE_INTEGER,
+};
 
-function page<Row extends { seq: number }, T>(
+type Positioned = { seq: number; createdAt: number };
+
+/** Newest first: by time, then by `seq`. */
+export const newestFirst = (a: Positioned, b: Positioned) =>
+  b.createdAt - a.createdAt || b.seq - a.seq;
+
+/** Oldest first: by time, then by `seq`. */
+export const oldestFirst = (a: Positioned, b: Positioned) => newestFirst(b, a);
+
+/**
+ * Two row lists, each in `order`, merged in that order (SQLite's stored-order rows and its
+ * imported rows), at most `count` of them.
+ */
+export function mergeInOrder<Row extends Positioned>(
+  a: readonly Row[],
+  b: readonly Row[],
+  count: number,
+  order: (x: Positioned, y: Positioned) => number = newestFirst,
+): Row[] {
+  if (b.length === 0) return a.slice(0, count);
+  if (a.length === 0) return b.slice(0, count);
+  const merged: Row[] = [];
+  let i = 0;
+  let j = 0;
+  while (merged.length < count && (i < a.length || j < b.length)) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && order(x, y) <= 0)) {
+      merged.push(x as Row);
+      i += 1;
+    } else {
+      merged.push(y);
+      j += 1;
+    }
+  }
+  return merged;
+}
+
+function page<Row extends Positioned, T>(
   rows: readonly Row[],
   limit: number,
   map: (row: Row) => T,
-): Page<T> {
+): Page<T, RecordPosition> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items.at(-1);
-  return { items: items.map(map), nextBefore: more && last ? last.seq : null };
+  return {
+    items: items.map(map),
+    nextBefore: more && last ? { at: last.createdAt, seq: last.seq } : null,
+  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const eventPage = (rows: readonly EventPageRow[], limit: number): Page<StoredEvent> =>
+export const eventPage = (
+  rows: readonly EventPageRow[],
+  limit: number,
+): Page<StoredEvent, RecordPosition> =>
   page(rows, limit, (row) => ({
     id: row.id,
     projectId: row.projectId,
@@ -64,7 +112,10 @@ export const eventPage = (rows: readonly EventPageRow[], limit: number): Page<St
           },
   }));
 
-export const metricPage = (rows: readonly MetricPageRow[], limit: number): Page<StoredMetric> =>
+export const metricPage = (
+  rows: readonly MetricPageRow[],
+  limit: number,
+): Page<StoredMetric, RecordPosition> =>
   page(rows, limit, (row) => ({
     id: row.id,
     projectId: row.projectId,

@@ -1,6 +1,7 @@
 import type { ApiKeyInfo, KeyScope } from '../../contract/api-keys.js';
 import type { ChannelKind } from '../../contract/channel-targets.js';
 import type { ChannelRules } from '../../contract/channels.js';
+import type { RecordPosition } from '../../contract/cursor.js';
 import type { Project } from '../../contract/projects.js';
 import type { StoredEvent, StoredMetric } from '../../contract/readback.js';
 import type { SiteConfiguration } from '../../contract/site.js';
@@ -214,9 +215,9 @@ export interface StoredAnswer {
 export type AppendResult = { stored: true } | { stored: false; earlier: StoredAnswer };
 
 /** A page, newest first; `nextBefore` is the position to continue from, null on the last page. */
-export interface Page<T> {
+export interface Page<T, Position = number> {
   items: T[];
-  nextBefore: number | null;
+  nextBefore: Position | null;
 }
 
 /** Read-back filters, combined with AND; times are epoch ms, `from` inclusive, `to` exclusive. */
@@ -248,21 +249,22 @@ export interface RecordRepository {
     to: number,
   ): Promise<string[]>;
   /**
-   * Events of a project newest first, before position `before` (exclusive), matching `filter`,
-   * with their notification's state. (Metrics ignore the filter's eventType and status.)
+   * Events of a project newest first by (time, seq), so that an imported record is listed at its
+   * time, before position `before` (exclusive), matching `filter`, with their notification's
+   * state. (Metrics ignore the filter's eventType and status.)
    */
   events(
     projectId: string,
     filter: RecordFilter,
     limit: number,
-    before?: number,
-  ): Promise<Page<StoredEvent>>;
+    before?: RecordPosition,
+  ): Promise<Page<StoredEvent, RecordPosition>>;
   metrics(
     projectId: string,
     filter: RecordFilter,
     limit: number,
-    before?: number,
-  ): Promise<Page<StoredMetric>>;
+    before?: RecordPosition,
+  ): Promise<Page<StoredMetric, RecordPosition>>;
 }
 
 /** A series key of a project: how many records have it, and its latest value. */

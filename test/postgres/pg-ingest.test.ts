@@ -372,7 +372,7 @@ describe('read-back', () => {
     const all = await records.events('p4', {}, 2);
     expect(all.items.map((e) => e.id)).toEqual([made[3]?.row.id, made[2]?.row.id]);
     expect(all.nextBefore).not.toBeNull();
-    const rest = await records.events('p4', {}, 2, all.nextBefore as number);
+    const rest = await records.events('p4', {}, 2, all.nextBefore ?? undefined);
     expect(rest.items.map((e) => e.id)).toEqual([made[1]?.row.id, made[0]?.row.id]);
     expect(rest.nextBefore).toBeNull();
     expect(rest.items[1]?.notification).toEqual({

@@ -151,63 +151,68 @@ export function importService(
   access: ProjectAccess,
   /** Metrics were imported from `earliest` on: judge them, then re-judge what came after. */
   stored: (projectId: string, earliest: number) => Promise<void>,
+  /** Runs the import with background judging paused (judging-worker.ts's `during`). */
+  unjudged: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
 ) {
   return {
-    async run(caller: KeyOwner, projectId: string, body: Readable): Promise<ImportAnswer> {
-      await access.assertOwn(caller, projectId);
-      const dir = await mkdtemp(join(tmpdir(), 'ci-stats-import-'));
-      try {
-        const path = join(dir, 'records.ndjson');
-        let bytes = 0;
-        body.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes > IMPORT_MAX_BYTES) body.destroy(tooLarge());
-        });
-        await pipeline(body, createWriteStream(path));
-
-        let kind: ImportKind | undefined;
-        for await (const { number, text } of numbered(path)) {
-          if (kind === undefined) {
-            kind = headerOf(text, number);
-            continue;
-          }
-          parse(kind, text, number);
-        }
-        if (kind === undefined) throw refuse(1, `the header line is missing: ${headerExample()}`);
-
-        // Stored back-dated, with their own times, whatever the server stores already
-        // (docs/decisions.md); a record the project stores already (same id, same time) is
-        // skipped, so a re-run of the same file stores nothing twice.
-        let count = 0;
-        let skipped = 0;
-        let earliest = Number.POSITIVE_INFINITY;
-        let chunk: NewRecord[] = [];
-        const flush = async () => {
-          const fresh = await unstored(storage, projectId, chunk);
-          skipped += chunk.length - fresh.length;
-          chunk = [];
-          if (fresh.length === 0) return;
-          await storage.records.importBatch(fresh);
-          count += fresh.length;
-          for (const record of fresh) earliest = Math.min(earliest, record.row.createdAt);
-        };
-        let header = true;
-        for await (const { number, text } of numbered(path)) {
-          if (header) {
-            header = false;
-            continue;
-          }
-          chunk.push(recordOf(projectId, parse(kind, text, number)));
-          if (chunk.length === CHUNK) await flush();
-        }
-        await flush();
-        if (kind !== 'events' && count > 0) await stored(projectId, earliest);
-        return { projectId, kind, imported: count, skipped };
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
+    run: (caller: KeyOwner, projectId: string, body: Readable): Promise<ImportAnswer> =>
+      unjudged(() => run(caller, projectId, body)),
   };
+
+  async function run(caller: KeyOwner, projectId: string, body: Readable): Promise<ImportAnswer> {
+    await access.assertOwn(caller, projectId);
+    const dir = await mkdtemp(join(tmpdir(), 'ci-stats-import-'));
+    try {
+      const path = join(dir, 'records.ndjson');
+      let bytes = 0;
+      body.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > IMPORT_MAX_BYTES) body.destroy(tooLarge());
+      });
+      await pipeline(body, createWriteStream(path));
+
+      let kind: ImportKind | undefined;
+      for await (const { number, text } of numbered(path)) {
+        if (kind === undefined) {
+          kind = headerOf(text, number);
+          continue;
+        }
+        parse(kind, text, number);
+      }
+      if (kind === undefined) throw refuse(1, `the header line is missing: ${headerExample()}`);
+
+      // Stored back-dated, with their own times, whatever the server stores already
+      // (docs/decisions.md); a record the project stores already (same id, same time) is
+      // skipped, so a re-run of the same file stores nothing twice.
+      let count = 0;
+      let skipped = 0;
+      let earliest = Number.POSITIVE_INFINITY;
+      let chunk: NewRecord[] = [];
+      const flush = async () => {
+        const fresh = await unstored(storage, projectId, chunk);
+        skipped += chunk.length - fresh.length;
+        chunk = [];
+        if (fresh.length === 0) return;
+        await storage.records.importBatch(fresh);
+        count += fresh.length;
+        for (const record of fresh) earliest = Math.min(earliest, record.row.createdAt);
+      };
+      let header = true;
+      for await (const { number, text } of numbered(path)) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        chunk.push(recordOf(projectId, parse(kind, text, number)));
+        if (chunk.length === CHUNK) await flush();
+      }
+      await flush();
+      if (kind !== 'events' && count > 0) await stored(projectId, earliest);
+      return { projectId, kind, imported: count, skipped };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
 }
 
 const headerExample = () =>

@@ -1,7 +1,8 @@
+import type { RecordPosition } from '../../../contract/cursor.js';
 import { isJsonObject } from '../../../contract/json.js';
 import { type StatusClass, seriesOf, statusClass, statusOf } from '../../domain/record-facts.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
-import type { Storage } from '../../storage/storage.js';
+import type { Page, Storage } from '../../storage/storage.js';
 
 /**
  * Records read for the table, at most, of each kind (events, metrics), newest first. No cell
@@ -80,10 +81,10 @@ export async function workflowTable(
 
   /** Pages of one kind of record, newest first, up to the bound. */
   async function each<T extends { created_at: string }>(
-    read: (before: number | undefined) => Promise<{ items: T[]; nextBefore: number | null }>,
+    read: (before: RecordPosition | undefined) => Promise<Page<T, RecordPosition>>,
     use: (item: T) => void,
   ) {
-    let before: number | undefined;
+    let before: RecordPosition | undefined;
     let seen = 0;
     for (;;) {
       const page = await read(before);

@@ -28,6 +28,8 @@ export class JudgingWorker {
   #again = false;
   /** Records the next batch takes: fewer when records carry many values (batch-size.ts). */
   #batch = MAX_BATCH_RECORDS;
+  /** Imports running in this process: background judging waits for them (`during`). */
+  #held = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -41,10 +43,26 @@ export class JudgingWorker {
     this.wake(0);
   }
 
+  /**
+   * Runs `work` (an import of back-dated records) with background judging paused: judging the
+   * imported records one batch after another between the import's own chunks took the event
+   * loop's time from it (most of an import's wall time on SQLite), when judging them all after
+   * it costs the same. Reads that show verdicts still wait for them (`catchUp` judges at once).
+   */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    this.#held += 1;
+    try {
+      return await work();
+    } finally {
+      this.#held -= 1;
+      if (this.#held === 0) this.wake(0);
+    }
+  }
+
   /** Some record was stored: judge it soon. */
   wake(delay = START_DELAY_MS): void {
     if (this.#running) this.#again = true;
-    if (this.#stopped || this.#timer || this.#running) return;
+    if (this.#stopped || this.#held > 0 || this.#timer || this.#running) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#drain(true);
@@ -85,6 +103,8 @@ export class JudgingWorker {
       await this.#running;
       for (;;) {
         if (background && this.#stopped) return;
+        // An import began: the rest waits for its end (which wakes the worker).
+        if (background && this.#held > 0) return;
         const limit = this.#batch;
         let judged: { records: number; values: number };
         try {

@@ -237,7 +237,8 @@ const joined = (sql: Sql, parts: postgres.PendingQuery<postgres.Row[]>[]) =>
   parts.reduce((all, part) => sql`${all} ${part}`, sql``);
 
 /**
- * Events and metrics read back newest first by project. `append` is how this repository stores
+ * Events and metrics read back newest first by project, by (time, seq) on the (project_id,
+ * created_at) indexes: an imported record is listed at its time. `append` is how this repository stores
  * (grouped with other appends through the pool, or in the caller's transaction).
  */
 export function pgRecords(
@@ -267,9 +268,10 @@ export function pgRecords(
                o.status AS "notificationStatus", o.attempts AS "notificationAttempts",
                o.last_error AS "notificationError"
           FROM events e LEFT JOIN outbox o ON o.event_id = e.id
-         WHERE e.project_id = ${projectId} AND e.seq < ${before}
+         WHERE e.project_id = ${projectId} AND e.created_at <= ${before.at}
+               AND (e.created_at, e.seq) < (${before.at}, ${before.seq})
                ${eventConditions(sql, filter)}
-         ORDER BY e.seq DESC LIMIT ${limit + 1}`;
+         ORDER BY e.created_at DESC, e.seq DESC LIMIT ${limit + 1}`;
       return eventPage(rows, limit);
     },
 
@@ -277,9 +279,10 @@ export function pgRecords(
       const rows = await sql<MetricPageRow[]>`
         SELECT m.seq, m.id, m.project_id AS "projectId", m.payload, m.created_at AS "createdAt"
           FROM metrics m
-         WHERE m.project_id = ${projectId} AND m.seq < ${before}
+         WHERE m.project_id = ${projectId} AND m.created_at <= ${before.at}
+               AND (m.created_at, m.seq) < (${before.at}, ${before.seq})
                ${metricConditions(sql, filter)}
-         ORDER BY m.seq DESC LIMIT ${limit + 1}`;
+         ORDER BY m.created_at DESC, m.seq DESC LIMIT ${limit + 1}`;
       return metricPage(rows, limit);
     },
   };

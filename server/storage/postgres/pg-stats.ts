@@ -288,12 +288,13 @@ export function pgStats(sql: Sql): StatsRepository {
       return { cells, events: queued };
     },
 
+    // The latest by time (then seq) on events_by_time: an imported event is as old as it says.
     async latestStatus(projectId, filter) {
       const [row] = await sql<{ status: string }[]>`
         SELECT status FROM events WHERE project_id = ${projectId} AND status IS NOT NULL
                ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
                ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
-         ORDER BY seq DESC LIMIT 1`;
+         ORDER BY created_at DESC, seq DESC LIMIT 1`;
       return row?.status ?? null;
     },
 
@@ -303,7 +304,7 @@ export function pgStats(sql: Sql): StatsRepository {
          WHERE project_id = ${projectId} AND status IS NOT NULL
                ${filter.branch === undefined ? sql`` : sql`AND branch = ${filter.branch}`}
                ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
-         ORDER BY seq DESC LIMIT 1`;
+         ORDER BY created_at DESC, seq DESC LIMIT 1`;
       return row ?? null;
     },
 

@@ -1,9 +1,11 @@
 import type { Statement } from 'better-sqlite3';
+import type { RecordPosition } from '../../../contract/cursor.js';
 import type { FreshMetrics } from '../fresh-metrics.js';
 import {
   type EventPageRow,
   eventPage,
   type MetricPageRow,
+  mergeInOrder,
   metricPage,
   NO_CURSOR,
 } from '../record-pages.js';
@@ -20,40 +22,73 @@ const FILTERS = [
   ['eventType', '$event_type = ?'],
   ['status', '$status = ?'],
   ['branch', '$branch = ?'],
-  // Time through the seq range of the minute marks (no time index), then exactly.
-  ['from', '$seq >= ? AND $created_at >= ?'],
-  ['to', '$seq < ? AND $created_at < ?'],
+  ['from', '$created_at >= ?'],
+  ['to', '$created_at < ?'],
 ] as const;
 
 /**
- * A page query with the filters that are set, each combination prepared once: `head` ends with
- * the project and position conditions, `tail` orders and limits. Runs with the head's
- * parameters, then the filters', then the tail's.
+ * A page query newest first by (time, seq) with the filters that are set, each combination
+ * prepared once, as two streams merged (docs/decisions.md): the records stored in time order
+ * (`imported = 0`), read on the (project, seq) index between the seqs the minute marks give for
+ * the range and the cursor (no time index, which ingest would pay for), and the imported ones,
+ * read by time on their partial index. `select` ends with `FROM`; `alias` prefixes the columns.
  */
 function filteredPage(
   db: Db,
   marks: SqliteTimeMarks,
   table: RecordTable,
-  [head, alias, tail]: [string, string, string],
+  [select, alias]: [string, string],
 ) {
-  const prepared = new Map<string, Statement<unknown[]>>();
-  return (filter: RecordFilter, ...[projectId, before, limit]: [string, number, number]) => {
+  const prepared = new Map<
+    string,
+    { stored: Statement<unknown[]>; imported: Statement<unknown[]> }
+  >();
+  const column = (name: string) => `${alias}${name}`;
+  return <Row>(filter: RecordFilter, projectId: string, before: RecordPosition, limit: number) => {
     const set = FILTERS.filter(([name]) => filter[name] !== undefined);
     const shape = set.map(([name]) => name).join();
-    let statement = prepared.get(shape);
-    if (!statement) {
-      const where = set.map(([, condition]) => ` AND ${condition.replaceAll('$', alias)}`);
-      statement = db.prepare(`${head}${where.join('')} ${tail}`);
-      prepared.set(shape, statement);
+    let statements = prepared.get(shape);
+    if (!statements) {
+      const where = set.map(([, condition]) => ` AND ${condition.replaceAll('$', alias)}`).join('');
+      const before = `(${column('created_at')}, ${column('seq')}) < (?, ?)`;
+      statements = {
+        stored: db.prepare(
+          `${select} WHERE ${column('project_id')} = ? AND ${column('seq')} >= ?
+              AND ${column('seq')} < ? AND ${column('imported')} = 0 AND ${before}${where}
+            ORDER BY ${column('seq')} DESC LIMIT ?`,
+        ),
+        imported: db.prepare(
+          `${select} WHERE ${column('project_id')} = ? AND ${column('imported')} = 1
+              AND ${before}${where}
+            ORDER BY ${column('created_at')} DESC, ${column('seq')} DESC LIMIT ?`,
+        ),
+      };
+      prepared.set(shape, statements);
     }
+    // The seqs of stored-order records made in [from, min(to, before's time + 1)).
+    const to = Math.min(filter.to ?? Number.MAX_SAFE_INTEGER, before.at + 1);
     const [lo, hi] =
-      filter.from === undefined && filter.to === undefined
-        ? [0, 0]
-        : marks.seqRange(table, filter.from ?? 0, filter.to ?? Number.MAX_SAFE_INTEGER);
-    const values = set.flatMap(([name]): unknown[] =>
-      name === 'from' ? [lo, filter.from] : name === 'to' ? [hi, filter.to] : [filter[name]],
-    );
-    return statement.all(projectId, before, ...values, limit);
+      filter.from === undefined && to === Number.MAX_SAFE_INTEGER
+        ? [0, Number.MAX_SAFE_INTEGER]
+        : marks.seqRange(table, filter.from ?? 0, to);
+    const values = set.map(([name]) => filter[name]);
+    const stored = statements.stored.all(
+      projectId,
+      lo,
+      hi,
+      before.at,
+      before.seq,
+      ...values,
+      limit,
+    ) as (Row & { seq: number; createdAt: number })[];
+    const imported = statements.imported.all(
+      projectId,
+      before.at,
+      before.seq,
+      ...values,
+      limit,
+    ) as (Row & { seq: number; createdAt: number })[];
+    return mergeInOrder(stored, imported, limit);
   };
 }
 
@@ -104,16 +139,13 @@ export function sqliteRecords(
             e.payload, e.color, e.created_at AS createdAt,
             o.status AS notificationStatus, o.attempts AS notificationAttempts,
             o.last_error AS notificationError
-       FROM events e LEFT JOIN outbox o ON o.event_id = e.id
-      WHERE e.project_id = ? AND e.seq < ?`,
+       FROM events e LEFT JOIN outbox o ON o.event_id = e.id`,
     'e.',
-    'ORDER BY e.seq DESC LIMIT ?',
   ]);
   const metricRows = filteredPage(db, marks, 'metrics', [
     `SELECT seq, id, project_id AS projectId, payload, created_at AS createdAt
-       FROM metrics WHERE project_id = ? AND seq < ?`,
+       FROM metrics`,
     '',
-    'ORDER BY seq DESC LIMIT ?',
   ]);
 
   return {
@@ -228,13 +260,13 @@ export function sqliteRecords(
     },
 
     events(projectId, filter, limit, before = NO_CURSOR) {
-      const rows = eventRows(filter, projectId, before, limit + 1) as EventPageRow[];
+      const rows = eventRows<EventPageRow>(filter, projectId, before, limit + 1);
       return eventPage(rows, limit);
     },
 
     metrics(projectId, filter, limit, before = NO_CURSOR) {
       const metricFilter = { branch: filter.branch, from: filter.from, to: filter.to };
-      const rows = metricRows(metricFilter, projectId, before, limit + 1) as MetricPageRow[];
+      const rows = metricRows<MetricPageRow>(metricFilter, projectId, before, limit + 1);
       return metricPage(rows, limit);
     },
   };

@@ -4,6 +4,7 @@ import { branchOf, seriesOf, statusOf } from '../../domain/record-facts.js';
 import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
 import { decodeBins, encodeBins } from '../../domain/sketch.js';
 import { cellBucketOf, HOUR_MS, type ReadPlan } from '../../domain/time-buckets.js';
+import { newestFirst } from '../record-pages.js';
 import { type FoldEvent, type FoldMetric, foldEvents, foldMetrics } from '../stats-fold.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
@@ -339,8 +340,35 @@ export function sqliteStats(
     )
     .pluck();
 
-  const latestStatusOf = new Map<string, Statement<unknown[]>>();
-  const latestStatusEventOf = new Map<string, Statement<unknown[]>>();
+  // The latest event with a status by (time, seq): the newest stored in time order, read on the
+  // (project, seq) index, against the newest imported one, read on its partial index by time.
+  const latestStatusOf = new Map<string, [Statement<unknown[]>, Statement<unknown[]>]>();
+  type LatestStatus = { status: string; eventType: string; createdAt: number; seq: number };
+  const latestStatusEvent = (
+    projectId: string,
+    filter: { branch?: string | undefined; eventType?: string | undefined },
+  ): LatestStatus | undefined => {
+    const shape = `${filter.branch !== undefined}${filter.eventType !== undefined}`;
+    let statements = latestStatusOf.get(shape);
+    if (!statements) {
+      const query = (imported: 0 | 1, order: string) =>
+        db.prepare(
+          `SELECT status, event_type AS eventType, created_at AS createdAt, seq FROM events
+            WHERE project_id = ? AND imported = ${imported} AND status IS NOT NULL
+            ${filter.branch !== undefined ? 'AND branch = ?' : ''}
+            ${filter.eventType !== undefined ? 'AND event_type = ?' : ''}
+            ORDER BY ${order} LIMIT 1`,
+        );
+      statements = [query(0, 'seq DESC'), query(1, 'created_at DESC, seq DESC')];
+      latestStatusOf.set(shape, statements);
+    }
+    const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
+    const [stored, imported] = statements.map(
+      (statement) => statement.get(projectId, ...extra) as LatestStatus | undefined,
+    );
+    if (!stored || !imported) return stored ?? imported;
+    return newestFirst(stored, imported) <= 0 ? stored : imported;
+  };
 
   return {
     branches(projectId) {
@@ -348,43 +376,13 @@ export function sqliteStats(
       return branchesOf.all(projectId, events, projectId, metrics, projectId) as string[];
     },
 
-    // Newest first on the (project, seq) index: stops at the first event with a status.
     latestStatus(projectId, filter) {
-      const shape = `${filter.branch !== undefined}${filter.eventType !== undefined}`;
-      let statement = latestStatusOf.get(shape);
-      if (!statement) {
-        statement = db
-          .prepare(
-            `SELECT status FROM events WHERE project_id = ? AND status IS NOT NULL
-              ${filter.branch !== undefined ? 'AND branch = ?' : ''}
-              ${filter.eventType !== undefined ? 'AND event_type = ?' : ''}
-              ORDER BY seq DESC LIMIT 1`,
-          )
-          .pluck();
-        latestStatusOf.set(shape, statement);
-      }
-      const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
-      return (statement.get(projectId, ...extra) as string | undefined) ?? null;
+      return latestStatusEvent(projectId, filter)?.status ?? null;
     },
 
     latestStatusEvent(projectId, filter) {
-      const shape = `${filter.branch !== undefined}${filter.eventType !== undefined}`;
-      let statement = latestStatusEventOf.get(shape);
-      if (!statement) {
-        statement = db.prepare(
-          `SELECT status, event_type AS eventType FROM events
-            WHERE project_id = ? AND status IS NOT NULL
-            ${filter.branch !== undefined ? 'AND branch = ?' : ''}
-            ${filter.eventType !== undefined ? 'AND event_type = ?' : ''}
-            ORDER BY seq DESC LIMIT 1`,
-        );
-        latestStatusEventOf.set(shape, statement);
-      }
-      const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
-      return (
-        (statement.get(projectId, ...extra) as { status: string; eventType: string } | undefined) ??
-        null
-      );
+      const found = latestStatusEvent(projectId, filter);
+      return found ? { status: found.status, eventType: found.eventType } : null;
     },
 
     seriesKeys(projectId, { after, limit }) {

@@ -1,4 +1,5 @@
 import type { FreshMetrics } from '../fresh-metrics.js';
+import { mergeInOrder, oldestFirst } from '../record-pages.js';
 import { reevaluationOf, type StoredReevaluation } from '../reevaluation-rows.js';
 import type {
   AlertRow,
@@ -252,16 +253,26 @@ export function sqliteVerdicts(
   // A range is read through the metrics' (project_id, seq) index, between the seqs the time marks
   // give for its ends (a record's time never goes backwards in seq order, sqlite-time-marks.ts),
   // with the exact (time, position) condition on the rows read: indexes of judged records by time
-  // would cost every judged metric two more inserts for a read only re-evaluation makes.
-  const inRange = (branch: string) =>
-    db.prepare(
+  // would cost every judged metric two more inserts for a read only re-evaluation makes. Imported
+  // records (older than their seq) are read apart, by time on their partial index, and merged.
+  const inRange = (branch: string) => ({
+    stored: db.prepare(
       `SELECT r.seq, r.id, r.project_id AS projectId, r.branch, r.commit_sha AS "commit",
               r.created_at AS createdAt
          FROM metrics m JOIN judged_records r ON r.seq = m.seq
-        WHERE m.project_id = ? AND m.seq >= ? AND m.seq < ? ${branch}
+        WHERE m.project_id = ? AND m.seq >= ? AND m.seq < ? AND m.imported = 0 ${branch}
           AND (r.created_at, r.seq) >= (?, ?) AND (r.created_at, r.seq) <= (?, ?)
         ORDER BY m.seq LIMIT ?`,
-    );
+    ),
+    imported: db.prepare(
+      `SELECT r.seq, r.id, r.project_id AS projectId, r.branch, r.commit_sha AS "commit",
+              r.created_at AS createdAt
+         FROM metrics m JOIN judged_records r ON r.seq = m.seq
+        WHERE m.project_id = ? AND m.imported = 1 ${branch}
+          AND (m.created_at, m.seq) >= (?, ?) AND (m.created_at, m.seq) <= (?, ?)
+        ORDER BY m.created_at, m.seq LIMIT ?`,
+    ),
+  });
   const recordsInRange = inRange('');
   const branchRecordsInRange = inRange('AND r.branch = ?');
   const metricAt = db.prepare(
@@ -404,11 +415,16 @@ export function sqliteVerdicts(
     recordsInRange(r) {
       const [low, high] = marks.seqRange('metrics', r.start.at, r.through.at + 1);
       const bounds = [r.start.at, r.start.seq, r.through.at, r.through.seq, r.limit] as const;
-      return (
-        r.branch === null
-          ? recordsInRange.all(r.projectId, low, high, ...bounds)
-          : branchRecordsInRange.all(r.projectId, low, high, r.branch, ...bounds)
-      ) as JudgedRecord[];
+      const branch = r.branch === null ? [] : [r.branch];
+      const statements = r.branch === null ? recordsInRange : branchRecordsInRange;
+      const stored = statements.stored.all(r.projectId, low, high, ...branch, ...bounds);
+      const imported = statements.imported.all(r.projectId, ...branch, ...bounds);
+      return mergeInOrder(
+        stored as JudgedRecord[],
+        imported as JudgedRecord[],
+        r.limit,
+        oldestFirst,
+      );
     },
 
     metricAt: (seq) => metricAt.get(seq) as PendingMetric | undefined,
