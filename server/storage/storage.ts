@@ -837,6 +837,14 @@ export interface RetentionRepository {
    * space itself (autovacuum): nothing to do.
    */
   reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
+  /**
+   * PostgreSQL's records are partitioned by month (pg-partitions.ts): drops each partition whose
+   * every record is past its project's retention and folded, its pinned records kept (moved),
+   * before the batches delete the rest. SQLite has no partitions.
+   */
+  dropExpiredPartitions?(
+    now: number,
+  ): Promise<{ dropped: string[]; kept: number; longestMs: number }>;
 }
 
 /** A record as exported (docs/export.md): its stored position, its columns as stored. */
