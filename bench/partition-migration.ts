@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { newRecordId } from '../server/domain/ids.js';
 import { seriesOf } from '../server/domain/record-facts.js';
 import { migrate, type Sql } from '../server/storage/postgres/pg-database.js';
+import { pgIngest } from '../server/storage/postgres/pg-ingest.js';
 import { pgMigrations } from '../server/storage/postgres/pg-migrations.js';
 import {
   isPartitioned,
@@ -18,7 +19,8 @@ import type { NewRecord } from '../server/storage/storage.js';
  * half metrics, over the last year) seeded by SQL into a database of its own, then the storage
  * opened as a server opens it (its partition keeper converts in the background) while `writers`
  * appends at a time go through the storage's real ingest path (group commit, durable). Prints the
- * conversion's time and the appends' latencies during it, and for as long after it as a baseline.
+ * conversion's time and the appends' latencies during it, and for 10 s before it (plain tables)
+ * and after it (partitioned tables).
  *
  *   npm run build && node build/bench/partition-migration.js [count=1000000] [writers=8]
  *
@@ -85,6 +87,26 @@ try {
       series: seriesOf(payload),
     };
   };
+  // The baseline: the same ingest for 10 s on the plain tables, through the ingest path alone
+  // (no partition keeper), before the conversion.
+  const plain: number[] = [];
+  {
+    const pool = postgres(url.toString(), { max: 10, onnotice: () => {} }) as unknown as Sql;
+    const ingest = pgIngest(pool, { replicaId: 'bench', leaseMs: 30_000, foldEveryMs: 0 });
+    const records = ingest.records(pool);
+    const until = performance.now() + 10_000;
+    await Promise.all(
+      Array.from({ length: writers }, async (_, n) => {
+        for (let i = n; performance.now() < until; i += writers) {
+          const started = performance.now();
+          await records.append(record(i));
+          plain.push(performance.now() - started);
+        }
+      }),
+    );
+    await ingest.drain();
+    await pool.end({ timeout: 1 });
+  }
   const during: number[] = [];
   const after: number[] = [];
   let phase: 'during' | 'after' | 'done' = 'during';
@@ -108,7 +130,7 @@ try {
   }
   const took = performance.now() - t;
   phase = 'after';
-  await new Promise((resolve) => setTimeout(resolve, Math.min(took, 10_000)));
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
   phase = 'done';
   await Promise.all(running);
   await storage.close();
@@ -120,6 +142,7 @@ try {
   console.log(
     `converted in ${(took / 1000).toFixed(1)} s (storage open to the last partition ahead); ${kept?.n} of ${count} seeded records kept`,
   );
+  console.log(line('plain tables, before', plain));
   console.log(line('during the conversion', during));
   console.log(line('after it', after));
 } finally {
