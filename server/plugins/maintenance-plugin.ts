@@ -19,7 +19,8 @@ export const maintenancePlugin = fp(
     );
     const sweep = guarded('delete records past their retention', async () => {
       const report = await services.retention.sweep();
-      if (report.deleted > 0) app.logger.info(report, 'deleted records past their retention');
+      if (report.deleted > 0 || report.partitionsDropped > 0)
+        app.logger.info(report, 'deleted records past their retention');
     });
     const hourly = () => Promise.all([purge(), sweep()]);
     const flushKeyUse = guarded('record when keys were used', () => services.apiKeys.flushKeyUse());

@@ -881,6 +881,14 @@ export interface RetentionRepository {
    */
   reclaim(pages: number): Promise<{ freePages: number; ms: number }>;
   /**
+   * PostgreSQL's records are partitioned by month (pg-partitions.ts): drops each partition whose
+   * every record is past its project's retention and folded, its pinned records kept (moved),
+   * before the batches delete the rest. SQLite has no partitions.
+   */
+  dropExpiredPartitions?(
+    now: number,
+  ): Promise<{ dropped: string[]; kept: number; longestMs: number }>;
+  /**
    * Deletes up to `limit` test results of the project's oldest test runs made before `before`,
    * and each run once it has none left, in one short transaction; `done` when no run before
    * `before` remains.

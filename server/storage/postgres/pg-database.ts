@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { pendingMigrations } from '../schema-version.js';
 import { type PgMigration, pgMigrations } from './pg-migrations.js';
+import { maintainPartitions, recordsEmpty } from './pg-partitions.js';
 
 /**
  * A pool of connections (porsager's `postgres`), or the transaction a `sql.begin` hands out: both
@@ -81,6 +82,9 @@ export async function openPgDatabase({
   });
   try {
     await migrate(sql, pgMigrations);
+    // A new database is partitioned before it serves (instant on empty tables); one with
+    // records is converted online by the storage's partition keeper (pg-partitions.ts).
+    if (await recordsEmpty(sql)) await maintainPartitions(sql);
     return sql;
   } catch (error) {
     await sql.end({ timeout: 1 });

@@ -1,5 +1,72 @@
 import type { RecordTable, RetentionBatch, RetentionRepository } from '../storage.js';
 import type { Sql } from './pg-database.js';
+import {
+  isPartitioned,
+  PARTITIONED_TABLES,
+  type Partition,
+  partitionsOf,
+  withShortLocks,
+} from './pg-partitions.js';
+
+const DAY_MS = 86_400_000;
+
+/** A partition found not to be past retention once detached: the transaction is rolled back. */
+class StillKept extends Error {}
+
+/**
+ * Whether every record of the partition (or of the table it was, once detached) is past its
+ * project's retention and folded: it has records (an empty one stays for its month's imports),
+ * no project without retention, or whose retention reaches past
+ * the partition's end, has a record in it, and none of its records is queued for the fold.
+ */
+async function expired(sql: Sql, table: string, part: string, to: number, now: number) {
+  const [row] = await sql<{ expired: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM ${sql(part)}) AND NOT EXISTS (
+             SELECT 1 FROM projects pr
+              WHERE (pr.retention_days IS NULL
+                     OR ${to}::bigint > ${now}::bigint - pr.retention_days::bigint * ${DAY_MS})
+                AND EXISTS (SELECT 1 FROM ${sql(part)} r WHERE r.project_id = pr.id)
+           ) AND NOT EXISTS (
+             SELECT 1 FROM stats_queue q CROSS JOIN LATERAL unnest(q.${sql(table)}) AS s(seq)
+               JOIN ${sql(part)} r ON r.seq = s.seq
+           ) AS expired`;
+  return row?.expired ?? false;
+}
+
+/**
+ * Drops one partition whose records are all past retention, in a short transaction: detached
+ * (the table's exclusive lock for a moment), looked at again, its pinned records put back into
+ * the table (they land in the DEFAULT partition, the range being no one's now; the triggers are
+ * off for it, as they are folded already), then dropped. Undefined when it had to stay.
+ */
+async function dropPartition(sql: Sql, table: string, part: Partition, now: number) {
+  const started = performance.now();
+  try {
+    const kept = await withShortLocks(sql, async (tx) => {
+      await tx.unsafe(`ALTER TABLE ${table} DETACH PARTITION "${part.name}"`);
+      if (!(await expired(tx, table, part.name, part.to as number, now))) throw new StillKept();
+      const [pinned] = await tx<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM ${tx(part.name)} WHERE pinned <> 0`;
+      if (pinned && pinned.n > 0) {
+        const [columns] = await tx<{ list: string }[]>`
+          SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS list FROM pg_attribute
+           WHERE attrelid = to_regclass(${table}) AND attnum > 0 AND NOT attisdropped`;
+        const list = columns?.list as string;
+        await tx.unsafe(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+        await tx.unsafe(
+          `INSERT INTO ${table} (${list}) SELECT ${list} FROM "${part.name}" WHERE pinned <> 0`,
+        );
+        await tx.unsafe(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+      }
+      await tx.unsafe(`DROP TABLE "${part.name}"`);
+      return pinned?.n ?? 0;
+    });
+    return { kept, ms: performance.now() - started };
+  } catch (error) {
+    if (error instanceof StillKept) return undefined;
+    throw error;
+  }
+}
 
 /** Retention on PostgreSQL: the same batches as SQLite's, in SQL of its own. */
 export function pgRetention(sql: Sql): RetentionRepository {
@@ -73,6 +140,23 @@ export function pgRetention(sql: Sql): RetentionRepository {
         done: result.stop || result.looked < limit,
         ms: result.ms,
       };
+    },
+
+    async dropExpiredPartitions(now) {
+      const report = { dropped: [] as string[], kept: 0, longestMs: 0 };
+      for (const table of PARTITIONED_TABLES) {
+        if (!(await isPartitioned(sql, table))) continue;
+        for (const part of await partitionsOf(sql, table)) {
+          if (part.isDefault || part.to === null || part.to > now) continue;
+          if (!(await expired(sql, table, part.name, part.to, now))) continue;
+          const done = await dropPartition(sql, table, part, now);
+          if (!done) continue;
+          report.dropped.push(part.name);
+          report.kept += done.kept;
+          report.longestMs = Math.max(report.longestMs, done.ms);
+        }
+      }
+      return report;
     },
 
     // Autovacuum makes the deleted rows' space reusable; nothing to give back by hand.

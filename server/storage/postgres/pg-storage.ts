@@ -13,6 +13,7 @@ import { pgExport } from './pg-export.js';
 import { pgIngest } from './pg-ingest.js';
 import { pgLock } from './pg-lock.js';
 import { listenForChanges } from './pg-notifications.js';
+import { partitionKeeper } from './pg-partitions.js';
 import { pgProfiles } from './pg-profiles.js';
 import { pgProjectPage } from './pg-project-page.js';
 import { pgProjects } from './pg-projects.js';
@@ -42,6 +43,9 @@ export interface PgStorageOptions {
    */
   replica?: { url: string; maxLagSeconds: number; onChange?: (status: ReplicaStatus) => void };
 }
+
+/** How often each replica makes the record partitions ahead (pg-partitions.ts). */
+const PARTITIONS_EVERY_MS = 3_600_000;
 
 /** PostgreSQL's serialization_failure: on a standby, a query cancelled by a replay conflict. */
 const REPLAY_CONFLICT = '40001';
@@ -79,6 +83,13 @@ export async function openPgStorage({
     throw error;
   }
   const ingest = pgIngest(pool, { replicaId: randomUUID(), leaseMs });
+  // Monthly partitions made ahead (and a database of plain tables converted online), now and
+  // every hour. A failed run is tried again at the next; the DEFAULT partition takes records
+  // meanwhile.
+  const partitions = partitionKeeper(pool, PARTITIONS_EVERY_MS, (error) =>
+    console.error(`could not maintain the record partitions: ${(error as Error).message}`),
+  );
+  partitions.start();
   const locks = pgLock(url);
 
   // Changes to what pages show, committed by this process: counted once they are visible.
@@ -189,6 +200,7 @@ export async function openPgStorage({
 
     async close() {
       await routing?.watch.stop();
+      await partitions.stop();
       await ingest.drain();
       await notifications.close();
       await locks.close();
