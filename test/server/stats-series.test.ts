@@ -102,7 +102,9 @@ describe('GET /stats/get-metric-series', () => {
       const value = i % 50 === 0 ? 0 : Math.round((random() * 2000 - 200) * 1000) / 1000;
       points.push({ t, value, branch: BRANCHES[i % 3] ?? null, order: i });
     }
-    // Stored as they would arrive: in time order (a record's time never goes back).
+    // Stored as they would arrive: in time order (a record's time never goes back), one durable
+    // append after the other, which on PostgreSQL under CI's load took 31–35 s: the test's limit
+    // is 90 s rather than the default 30.
     points.sort((a, b) => a.t - b.t || a.order - b.order);
     for (const { t, value, branch } of points) {
       const ci = branch === null ? {} : { ci: { branch } };
@@ -126,7 +128,7 @@ describe('GET /stats/get-metric-series', () => {
       expect((await folded()) === before).toBe(!fold);
       await checkCases(cases, points);
     }
-  });
+  }, 90_000);
 
   async function checkCases(
     cases: [number, number, number, string | undefined][],
