@@ -21,7 +21,11 @@ import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
 import { type EventTypeRow, eventTypeTable } from './project-page/event-type-table.js';
 import type { HeadlineService } from './project-page/headline-service.js';
 import { projectKeyDisplay } from './project-page/key-display-service.js';
-import { type WorkflowTable, workflowTable } from './project-page/workflow-table.js';
+import {
+  type WorkflowTable,
+  workflowTable,
+  workflowTimeline,
+} from './project-page/workflow-table.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import type { StatsService } from './stats-service.js';
@@ -44,6 +48,8 @@ export interface ProjectView {
   range: ViewRange;
   branch: string | undefined;
   eventType: string | undefined;
+  /** The workflow or CI job the timeline is filtered to (the table by workflow's row). */
+  workflow: string | undefined;
   branches: string[];
   /** The range's events by type (the table), and whether more types were left out. */
   eventTypes: { rows: EventTypeRow[]; more: boolean };
@@ -94,6 +100,8 @@ export interface ViewQuery {
   branch: string | undefined;
   /** One event type for the builds, headline and timeline (the table by event type's row). */
   eventType?: string | undefined;
+  /** One workflow or CI job for the timeline (the table by workflow's row). */
+  workflow?: string | undefined;
   /** The timeline's cursor (`nextCursor` of the page before). */
   before: string | undefined;
   /** The key list's cursor (its `nextCursor` of the page before). */
@@ -142,7 +150,7 @@ export function projectViewService(
   ): Promise<ProjectView> {
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
-    const { range, branch, eventType } = query;
+    const { range, branch, eventType, workflow } = query;
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
@@ -186,10 +194,19 @@ export function projectViewService(
         },
         owner,
       ),
-      services.records.events(
-        accountId,
-        recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
-      ),
+      workflow === undefined
+        ? services.records.events(
+            accountId,
+            recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
+          )
+        : workflowTimeline(
+            storage,
+            projectId,
+            range,
+            { branch, eventType, workflow },
+            TIMELINE_PAGE,
+            cursor,
+          ),
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
       chartMarks(storage, projectId, range, branch),
@@ -235,6 +252,7 @@ export function projectViewService(
       range,
       branch,
       eventType,
+      workflow,
       branches,
       eventTypes,
       workflows,

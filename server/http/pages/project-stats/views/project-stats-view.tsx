@@ -41,7 +41,10 @@ export interface StatsPageProps {
  */
 export function statsHref(
   path: string,
-  view: Pick<ProjectView, 'range' | 'branch'> & { eventType?: string | undefined },
+  view: Pick<ProjectView, 'range' | 'branch'> & {
+    eventType?: string | undefined;
+    workflow?: string | undefined;
+  },
   before?: string,
   keys?: { page?: string | undefined; chart?: string | undefined },
 ): string {
@@ -56,6 +59,7 @@ export function statsHref(
   }
   if (view.branch !== undefined) query.set('branch', view.branch);
   if (view.eventType !== undefined) query.set('type', view.eventType);
+  if (view.workflow !== undefined) query.set('workflow', view.workflow);
   if (before !== undefined) query.set('before', before);
   if (keys?.page !== undefined) query.set('keys', keys.page);
   if (keys?.chart !== undefined) query.set('chart', keys.chart);
@@ -122,6 +126,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
         </select>
       </div>
       {view.eventType !== undefined && <input type="hidden" name="type" value={view.eventType} />}
+      {view.workflow !== undefined && <input type="hidden" name="workflow" value={view.workflow} />}
       <div class="actions">
         <button class="button" type="submit">
           Apply
@@ -445,7 +450,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         view={view}
         hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
       />
-      <WorkflowTableCard view={view} csv={csv?.('workflows')} />
+      <WorkflowTableCard
+        view={view}
+        csv={csv?.('workflows')}
+        hrefOf={(workflow) => statsHref(mode.path, { ...view, workflow })}
+      />
       <Metrics
         view={view}
         path={mode.path}
@@ -455,6 +464,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}
+        workflow={view.workflow}
         pageHref={(before) => statsHref(mode.path, view, before)}
       />
       {mode.kind === 'owner' && view.shareLinks && (
