@@ -9,7 +9,7 @@ import type { Headline } from '../../contract/project-page.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
   BuildSummary,
-  MetricKeys,
+  MetricKeyInfo,
   MetricSeries,
   RecordQuery,
 } from '../../contract/stats-queries.js';
@@ -28,7 +28,7 @@ import {
 } from './project-page/workflow-table.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
-import type { StatsService } from './stats-service.js';
+import { readKeyOnBranch, type StatsService } from './stats-service.js';
 
 /**
  * Charts drawn on one page, at most: the first keys of the key list's page, or those the page's
@@ -55,8 +55,11 @@ export interface ProjectView {
   eventTypes: { rows: EventTypeRow[]; more: boolean };
   /** The range's runs, success rate and median duration by workflow or CI job (bounded read). */
   workflows: WorkflowTable;
-  /** The key list's page shown. */
-  keys: MetricKeys['keys'];
+  /**
+   * The key list's page shown: each key's records, last value and time over every branch and all
+   * time, or, with a branch, on that branch in the range (null: no record there).
+   */
+  keys: PageKey[];
   /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
   keysPage: string | undefined;
   keysNext: string | undefined;
@@ -85,6 +88,12 @@ export interface ProjectView {
   /** The newest records of the range (when some bucket holds a single point). */
   singles: SinglePoint[];
 }
+
+/** A row of the page's key table (MetricKeyInfo, whose last value may be missing on a branch). */
+export type PageKey = Omit<MetricKeyInfo, 'last_value' | 'last_at'> & {
+  last_value: number | null;
+  last_at: string | null;
+};
 
 /** A metric record as a single point's tooltip names it. */
 export interface SinglePoint {
@@ -234,13 +243,33 @@ export function projectViewService(
       .map((key, index) => ({ key, index }))
       .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
       .map(({ key }) => key);
-    const read = await Promise.all(
-      drawn.map((key) =>
-        key === durationKey && durationRead
-          ? durationRead.then((done) => done.series)
-          : services.stats.series(accountId, { projectId, key, ...window }),
+    // The statistics keep no key list per branch: with one, each key of the page is read on it.
+    const onBranch = (b: string) =>
+      Promise.all(
+        keys.keys.map(async (key): Promise<PageKey> => {
+          const on = await readKeyOnBranch(
+            storage,
+            { projectId, key: key.key, branch: b, from: range.from, to: range.to },
+            range.buckets,
+          );
+          return {
+            ...key,
+            count: on?.count ?? 0,
+            last_value: on?.lastValue ?? null,
+            last_at: on === null ? null : new Date(on.lastAt).toISOString(),
+          };
+        }),
+      );
+    const [read, pageKeys] = await Promise.all([
+      Promise.all(
+        drawn.map((key) =>
+          key === durationKey && durationRead
+            ? durationRead.then((done) => done.series)
+            : services.stats.series(accountId, { projectId, key, ...window }),
+        ),
       ),
-    );
+      branch === undefined ? (keys.keys as PageKey[]) : onBranch(branch),
+    ]);
     const series = read.filter((s) => s.buckets.length > 0);
     const empty = read.filter((s) => s.buckets.length === 0).map((s) => s.key);
     const singles = series.some((s) => s.buckets.some((b) => b.count === 1))
@@ -256,7 +285,7 @@ export function projectViewService(
       branches,
       eventTypes,
       workflows,
-      keys: keys.keys,
+      keys: pageKeys,
       pinned: display.pinned,
       hidden: display.hidden,
       keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),

@@ -233,8 +233,10 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
                   <code>{series.key}</code>
                   {pinned.has(series.key) && <span class="pin-tag">pinned</span>}
                   <span class="muted">
-                    {info ? `last ${formatNumber(info.last_value)}` : ''} ·{' '}
-                    {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
+                    {info && info.last_value !== null
+                      ? `last ${formatNumber(info.last_value)}`
+                      : ''}{' '}
+                    · {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
                     <CsvLink href={csv?.('chart', series.key)} what={series.key} />
                   </span>
                 </figcaption>
@@ -277,11 +279,22 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
       {(view.keys.length > 0 || view.keysPage !== undefined) && (
         <div class="card table-wrap">
           <table>
-            <caption class="sr-only">Series keys, in key order</caption>
+            <caption class={view.branch === undefined ? 'sr-only' : 'hint'} data-keys-scope>
+              {view.branch === undefined ? (
+                'Series keys, in key order: records and last value over every branch and all time'
+              ) : (
+                <>
+                  Series keys, in key order: records and last value on branch{' '}
+                  <code>{view.branch}</code> in the range
+                </>
+              )}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Key</th>
-                <th scope="col">Records</th>
+                <th scope="col">
+                  {view.branch === undefined ? 'Records' : 'Records (branch, range)'}
+                </th>
                 <th scope="col">Last value</th>
                 <th scope="col">Last at</th>
                 <th scope="col">Chart</th>
@@ -297,8 +310,8 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
                     {hidden.has(key.key) && <span class="pin-tag">hidden</span>}
                   </td>
                   <td>{formatNumber(key.count)}</td>
-                  <td>{formatNumber(key.last_value)}</td>
-                  <td class="muted">{formatTime(key.last_at)}</td>
+                  <td>{key.last_value === null ? '–' : formatNumber(key.last_value)}</td>
+                  <td class="muted">{key.last_at === null ? '–' : formatTime(key.last_at)}</td>
                   <td>
                     <a
                       href={statsHref(path, view, undefined, {
