@@ -5,7 +5,7 @@ import {
   encodeKeyCursor,
 } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
-import type { Headline } from '../../contract/project-page.js';
+import type { Headline, MarkEventTypes } from '../../contract/project-page.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
   BuildSummary,
@@ -20,7 +20,7 @@ import type { ShareLinkInfo, Storage } from '../storage/storage.js';
 import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
 import { type EventTypeRow, eventTypeTable } from './project-page/event-type-table.js';
 import type { HeadlineService } from './project-page/headline-service.js';
-import { projectKeyDisplay } from './project-page/key-display-service.js';
+import { projectKeyDisplay, projectMarkTypes } from './project-page/key-display-service.js';
 import {
   type WorkflowTable,
   workflowTable,
@@ -75,8 +75,10 @@ export interface ProjectView {
   series: MetricSeries[];
   /** Keys asked for that have no point in the range: listed in one line, not drawn. */
   empty: string[];
-  /** Releases, deploys, alerts and change points of the range, oldest first. */
+  /** Releases, deploys (or the project's marked event types), alerts and change points of the range, oldest first. */
   marks: ChartMark[];
+  /** The event types marked on the charts, and whether the owner set them. */
+  markTypes: MarkEventTypes;
   summary: BuildSummary;
   /** The figures at the top, each against the period before. */
   headline: Headline;
@@ -178,7 +180,7 @@ export function projectViewService(
       timeline,
       branches,
       shareLinks,
-      marks,
+      { types: markTypes, marks },
       eventTypes,
       display,
       workflows,
@@ -218,7 +220,10 @@ export function projectViewService(
           ),
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
-      chartMarks(storage, projectId, range, branch),
+      projectMarkTypes(storage, projectId).then(async (types) => ({
+        types,
+        marks: await chartMarks(storage, projectId, range, branch, types.event_types),
+      })),
       eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
       projectKeyDisplay(storage, projectId),
       workflowTable(storage, projectId, range, { branch, eventType }, durationKey),
@@ -293,6 +298,7 @@ export function projectViewService(
       series,
       empty,
       marks,
+      markTypes,
       summary,
       headline,
       timeline,

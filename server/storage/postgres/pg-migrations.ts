@@ -616,4 +616,12 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX metric_values_by_time ON metric_values(project_id, key, branch, created_at, seq);
     `,
   },
+  {
+    version: 19,
+    name: "the project page's marked event types",
+    sql: `
+      -- As SQLite's migration 21 (see there).
+      ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
+    `,
+  },
 ];

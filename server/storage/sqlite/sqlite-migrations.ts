@@ -666,4 +666,13 @@ export const migrations: Migration[] = [
       CREATE INDEX metric_values_by_time ON metric_values(project_id, key, branch, created_at, seq);
     `,
   },
+  {
+    version: 21,
+    name: "the project page's marked event types",
+    sql: `
+      -- The event types drawn as marks on the project page's charts, a JSON array of texts (NULL:
+      -- release and deploy; docs/pages.md).
+      ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
+    `,
+  },
 ];

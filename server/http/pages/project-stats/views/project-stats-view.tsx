@@ -1,3 +1,4 @@
+import { MAX_MARK_EVENT_TYPES } from '../../../../../contract/project-page.js';
 import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import type { ShareLinkInfo } from '../../../../storage/storage.js';
@@ -160,6 +161,30 @@ function KeyDisplayButton(props: {
   );
 }
 
+/** The event types marked on the charts, set by the owner (empty: release and deploy). */
+function MarkTypesForm({ owner, view }: { owner: NonNullable<Owner>; view: ProjectView }) {
+  const { event_types: types, event_types_set: set } = view.markTypes;
+  return (
+    <form method="post" action={`${owner.path}/mark-types`} class="card mark-types">
+      <Csrf token={owner.csrf} />
+      <label for="mark-types">Event types marked on the charts</label>
+      <input
+        id="mark-types"
+        name="event_types"
+        value={set ? types.join(', ') : ''}
+        placeholder="release, deploy"
+        aria-describedby="mark-types-hint"
+      />
+      <button class="button secondary small" type="submit">
+        Set
+      </button>
+      <span id="mark-types-hint" class="hint">
+        Up to {MAX_MARK_EVENT_TYPES}, separated by commas; empty: release and deploy.
+      </span>
+    </form>
+  );
+}
+
 /** The hidden keys in one line, each with its Show button on the owner's page. */
 function HiddenKeys({ view, owner }: { view: ProjectView; owner: Owner }) {
   if (view.hidden.length === 0) return null;
@@ -258,11 +283,18 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
       )}
       {view.marks.length > 0 && (
         <p class="hint marks-legend">
-          Lines on the charts: releases and deploys (grey, on every chart and the build-health
-          bars), alerts (red) and change points (orange, dashed) on their series' chart. Hover or
-          focus one for its version, time and commit.
+          Lines on the charts: events of type{' '}
+          {view.markTypes.event_types.map((type, index) => (
+            <>
+              {index > 0 && (index === view.markTypes.event_types.length - 1 ? ' or ' : ', ')}
+              <code>{type}</code>
+            </>
+          ))}{' '}
+          (grey, on every chart and the build-health bars), alerts (red) and change points (orange,
+          dashed) on their series' chart. Hover or focus one for its version, time and commit.
         </p>
       )}
+      {owner && <MarkTypesForm owner={owner} view={view} />}
       <HiddenKeys view={view} owner={owner} />
       {view.empty.length > 0 && (
         <p class="card empty-charts" data-empty-charts>
