@@ -78,7 +78,9 @@ describe('the key table and the branch filter', () => {
     await browser.signIn(me.apiKey);
     const onMain = await browser.get(`/dashboard/projects/${me.projectId}?range=7d&branch=main`);
     expect(onMain.statusCode).toBe(200);
-    expect(onMain.body).toMatch(/data-keys-scope[^>]*>[^<]*on branch <code>main<\/code> in the range/);
+    expect(onMain.body).toMatch(
+      /data-keys-scope[^>]*>[^<]*on branch <code>main<\/code> in the range/,
+    );
     expect(await keysCsv(browser, 'range=7d&branch=main')).toEqual(
       expected(points.filter((p) => p.branch === 'main' && p.at >= from)),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { branchOf, statusOf } from '../../server/domain/record-facts.js';
 import { newRecordId } from '../../server/domain/ids.js';
+import { branchOf, statusOf } from '../../server/domain/record-facts.js';
 import { MAX_WORKFLOW_RECORDS } from '../../server/services/project-page/workflow-table.js';
 import { FormClient } from '../helpers/form-client.js';
 import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
@@ -161,7 +161,9 @@ describe('a workflow row filters the page', () => {
 
     const all = await browser.get(`${path}?range=7d`);
     expect(all.statusCode).toBe(200);
-    const link = /<tr data-workflow="CI"[^>]*>\s*<td[^>]*>\s*<a href="([^"]+)">/.exec(all.body)?.[1];
+    const link = /<tr data-workflow="CI"[^>]*>\s*<td[^>]*>\s*<a href="([^"]+)">/.exec(
+      all.body,
+    )?.[1];
     expect(link).toBe(`${path}?range=7d&amp;workflow=CI`);
     expect(all.body).not.toContain('data-workflow-filter');
 

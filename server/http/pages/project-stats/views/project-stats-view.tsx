@@ -265,10 +265,11 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
                     <CsvLink href={csv?.('chart', series.key)} what={series.key} />
                   </span>
                 </figcaption>
+                {/* biome-ignore lint/a11y/useSemanticElements: a chart's group (it holds the marks, links or focusable, so not an image), no form's fieldset */}
                 <div
                   class="chart"
                   data-key={series.key}
-                  role="img"
+                  role="group"
                   aria-label={`${series.key}: median per bucket, with the 95th percentile and the range`}
                 >
                   <noscript>
