@@ -64,7 +64,10 @@ try {
   await context.close();
 
   const pages: [string, string][] = [
-    ['project page (1 M records, 30 d)', `/dashboard/projects/${projectId}?range=30d`],
+    [
+      `project page (${RECORDS.toLocaleString('en')} records, 30 d)`,
+      `/dashboard/projects/${projectId}?range=30d`,
+    ],
     ['dashboard overview', '/dashboard'],
     ['public page', '/@lighthouse-bench'],
   ];
