@@ -5,14 +5,16 @@ import { Instant, rangeOrdered } from './stats-queries.js';
 import { namingErrorText } from './verdicts.js';
 
 /**
- * The project page's own endpoints (docs/pages.md): its headline, its build-duration key, and
- * which keys are pinned and hidden.
+ * The project page's own endpoints (docs/pages.md): its headline, its build-duration key,
+ * which keys are pinned and hidden, and which event types are marked on its charts.
  */
 export const ProjectPagePaths = {
   getHeadline: '/stats/get-headline',
   updateDurationKey: '/stats/update-duration-key',
   getKeyDisplay: '/stats/get-key-display',
   updateKeyDisplay: '/stats/update-key-display',
+  getMarkEventTypes: '/stats/get-mark-event-types',
+  updateMarkEventTypes: '/stats/update-mark-event-types',
 } as const;
 
 const projectId = requiredText(Limits.projectIdLength);
@@ -110,4 +112,33 @@ export interface KeyDisplay {
   projectId: string;
   pinned: string[];
   hidden: string[];
+}
+
+/** The event types marked on the charts when the owner set none. */
+export const DEFAULT_MARK_EVENT_TYPES = ['release', 'deploy'] as const;
+/** Marked event types at most: each is a read of the event cells per page. */
+export const MAX_MARK_EVENT_TYPES = 10;
+
+/** GET /stats/get-mark-event-types */
+export const MarkEventTypesQuery = z.object({ projectId });
+export type MarkEventTypesQuery = z.infer<typeof MarkEventTypesQuery>;
+
+/** POST /stats/update-mark-event-types: 1 to 10 event types; null: the default. */
+export const UpdateMarkEventTypesRequest = z.strictObject({
+  projectId,
+  event_types: z.nullable(
+    z
+      .array(requiredText(Limits.eventTypeLength))
+      .check(z.minLength(1), z.maxLength(MAX_MARK_EVENT_TYPES)),
+  ),
+});
+export type UpdateMarkEventTypesRequest = z.infer<typeof UpdateMarkEventTypesRequest>;
+export const updateMarkEventTypesErrorText = namingErrorText(['projectId', 'event_types']);
+
+/** The event types marked on a project's charts (releases and deploys by default). */
+export interface MarkEventTypes {
+  projectId: string;
+  event_types: string[];
+  /** Whether the owner set them (false: the default). */
+  event_types_set: boolean;
 }

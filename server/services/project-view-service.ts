@@ -6,11 +6,11 @@ import {
   type RecordPosition,
 } from '../../contract/cursor.js';
 import { isJsonObject } from '../../contract/json.js';
-import type { Headline } from '../../contract/project-page.js';
+import type { Headline, MarkEventTypes } from '../../contract/project-page.js';
 import type { EventPage } from '../../contract/readback.js';
 import type {
   BuildSummary,
-  MetricKeys,
+  MetricKeyInfo,
   MetricSeries,
   RecordQuery,
 } from '../../contract/stats-queries.js';
@@ -21,11 +21,15 @@ import type { ShareLinkInfo, Storage } from '../storage/storage.js';
 import { type ChartMark, chartMarks } from './project-page/chart-marks.js';
 import { type EventTypeRow, eventTypeTable } from './project-page/event-type-table.js';
 import type { HeadlineService } from './project-page/headline-service.js';
-import { projectKeyDisplay } from './project-page/key-display-service.js';
-import { type WorkflowTable, workflowTable } from './project-page/workflow-table.js';
+import { projectKeyDisplay, projectMarkTypes } from './project-page/key-display-service.js';
+import {
+  type WorkflowTable,
+  workflowTable,
+  workflowTimeline,
+} from './project-page/workflow-table.js';
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
-import type { StatsService } from './stats-service.js';
+import { readKeyOnBranch, type StatsService } from './stats-service.js';
 
 /**
  * Charts drawn on one page, at most: the first keys of the key list's page, or those the page's
@@ -45,13 +49,18 @@ export interface ProjectView {
   range: ViewRange;
   branch: string | undefined;
   eventType: string | undefined;
+  /** The workflow or CI job the timeline is filtered to (the table by workflow's row). */
+  workflow: string | undefined;
   branches: string[];
   /** The range's events by type (the table), and whether more types were left out. */
   eventTypes: { rows: EventTypeRow[]; more: boolean };
   /** The range's runs, success rate and median duration by workflow or CI job (bounded read). */
   workflows: WorkflowTable;
-  /** The key list's page shown. */
-  keys: MetricKeys['keys'];
+  /**
+   * The key list's page shown: each key's records, last value and time over every branch and all
+   * time, or, with a branch, on that branch in the range (null: no record there).
+   */
+  keys: PageKey[];
   /** The key list's page shown (undefined: the first) and the next one (undefined: none). */
   keysPage: string | undefined;
   keysNext: string | undefined;
@@ -67,8 +76,10 @@ export interface ProjectView {
   series: MetricSeries[];
   /** Keys asked for that have no point in the range: listed in one line, not drawn. */
   empty: string[];
-  /** Releases, deploys, alerts and change points of the range, oldest first. */
+  /** Releases, deploys (or the project's marked event types), alerts and change points of the range, oldest first. */
   marks: ChartMark[];
+  /** The event types marked on the charts, and whether the owner set them. */
+  markTypes: MarkEventTypes;
   summary: BuildSummary;
   /** The figures at the top, each against the period before. */
   headline: Headline;
@@ -80,6 +91,12 @@ export interface ProjectView {
   /** The newest records of the range (when some bucket holds a single point). */
   singles: SinglePoint[];
 }
+
+/** A row of the page's key table (MetricKeyInfo, whose last value may be missing on a branch). */
+export type PageKey = Omit<MetricKeyInfo, 'last_value' | 'last_at'> & {
+  last_value: number | null;
+  last_at: string | null;
+};
 
 /** A metric record as a single point's tooltip names it. */
 export interface SinglePoint {
@@ -95,6 +112,8 @@ export interface ViewQuery {
   branch: string | undefined;
   /** One event type for the builds, headline and timeline (the table by event type's row). */
   eventType?: string | undefined;
+  /** One workflow or CI job for the timeline (the table by workflow's row). */
+  workflow?: string | undefined;
   /** The timeline's cursor (`nextCursor` of the page before). */
   before: string | undefined;
   /** The key list's cursor (its `nextCursor` of the page before). */
@@ -143,7 +162,7 @@ export function projectViewService(
   ): Promise<ProjectView> {
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
-    const { range, branch, eventType } = query;
+    const { range, branch, eventType, workflow } = query;
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
     const cursor = query.before === undefined ? undefined : decodeRecordCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
@@ -162,7 +181,7 @@ export function projectViewService(
       timeline,
       branches,
       shareLinks,
-      marks,
+      { types: markTypes, marks },
       eventTypes,
       display,
       workflows,
@@ -187,13 +206,25 @@ export function projectViewService(
         },
         owner,
       ),
-      services.records.events(
-        accountId,
-        recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
-      ),
+      workflow === undefined
+        ? services.records.events(
+            accountId,
+            recordQuery(projectId, range, branch, TIMELINE_PAGE, cursor, eventType),
+          )
+        : workflowTimeline(
+            storage,
+            projectId,
+            range,
+            { branch, eventType, workflow },
+            TIMELINE_PAGE,
+            cursor,
+          ),
       storage.stats.branches(projectId),
       owner ? services.shareLinks.list(accountId, projectId) : undefined,
-      chartMarks(storage, projectId, range, branch),
+      projectMarkTypes(storage, projectId).then(async (types) => ({
+        types,
+        marks: await chartMarks(storage, projectId, range, branch, types.event_types),
+      })),
       eventTypeTable(storage, services.stats, accountId, projectId, range, branch),
       projectKeyDisplay(storage, projectId),
       workflowTable(storage, projectId, range, { branch, eventType }, durationKey),
@@ -218,13 +249,33 @@ export function projectViewService(
       .map((key, index) => ({ key, index }))
       .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
       .map(({ key }) => key);
-    const read = await Promise.all(
-      drawn.map((key) =>
-        key === durationKey && durationRead
-          ? durationRead.then((done) => done.series)
-          : services.stats.series(accountId, { projectId, key, ...window }),
+    // The statistics keep no key list per branch: with one, each key of the page is read on it.
+    const onBranch = (b: string) =>
+      Promise.all(
+        keys.keys.map(async (key): Promise<PageKey> => {
+          const on = await readKeyOnBranch(
+            storage,
+            { projectId, key: key.key, branch: b, from: range.from, to: range.to },
+            range.buckets,
+          );
+          return {
+            ...key,
+            count: on?.count ?? 0,
+            last_value: on?.lastValue ?? null,
+            last_at: on === null ? null : new Date(on.lastAt).toISOString(),
+          };
+        }),
+      );
+    const [read, pageKeys] = await Promise.all([
+      Promise.all(
+        drawn.map((key) =>
+          key === durationKey && durationRead
+            ? durationRead.then((done) => done.series)
+            : services.stats.series(accountId, { projectId, key, ...window }),
+        ),
       ),
-    );
+      branch === undefined ? (keys.keys as PageKey[]) : onBranch(branch),
+    ]);
     const series = read.filter((s) => s.buckets.length > 0);
     const empty = read.filter((s) => s.buckets.length === 0).map((s) => s.key);
     const singles = series.some((s) => s.buckets.some((b) => b.count === 1))
@@ -236,10 +287,11 @@ export function projectViewService(
       range,
       branch,
       eventType,
+      workflow,
       branches,
       eventTypes,
       workflows,
-      keys: keys.keys,
+      keys: pageKeys,
       pinned: display.pinned,
       hidden: display.hidden,
       keysPage: keysAfter === undefined ? undefined : encodeKeyCursor(keysAfter),
@@ -247,6 +299,7 @@ export function projectViewService(
       series,
       empty,
       marks,
+      markTypes,
       summary,
       headline,
       timeline,

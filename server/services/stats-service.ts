@@ -16,6 +16,7 @@ import {
 } from '../domain/bucket-aggregates.js';
 import { Invalid } from '../domain/domain-errors.js';
 import { isContextKey, seriesOf, statusClass } from '../domain/record-facts.js';
+import { addSeriesSum, emptySeriesSum } from '../domain/series-sum.js';
 import { planReads, readPlan } from '../domain/time-buckets.js';
 import type { SeriesKeyInfo, Storage } from '../storage/storage.js';
 import type { ProjectAccess } from './project-access.js';
@@ -88,6 +89,34 @@ export async function readSeries(
     buckets: seriesBuckets(plan, parts),
   };
   return { series, total: seriesTotal(parts) };
+}
+
+/**
+ * A key's records on one branch in [from, to) (the project page's key table under a branch
+ * filter): how many, and the last value and its time; null when none. Read as the range's
+ * series (cells, and the raw records at the edges and not folded yet), added up, for a caller
+ * already judged.
+ */
+export async function readKeyOnBranch(
+  storage: Pick<Storage, 'stats'>,
+  query: { projectId: string; key: string; branch: string; from: number; to: number },
+  buckets: number,
+): Promise<{ count: number; lastValue: number; lastAt: number } | null> {
+  // The range's own buckets (as its charts read it): fewer could be wider than the range.
+  const plan = boundedPlan(query.from, query.to, buckets);
+  const inRange = new Set(plan.buckets.map((bucket) => bucket.index));
+  const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
+  const sum = emptySeriesSum();
+  for (const cell of data.cells) if (inRange.has(cell.bucket)) addSeriesSum(sum, cell);
+  for (const record of data.records) {
+    if (!inRange.has(record.bucket)) continue;
+    for (const [key, value] of seriesOf(record.payload)) {
+      if (key === query.key) addSeriesSum(sum, valuePart(record.bucket, record.t, value));
+    }
+  }
+  return sum.count === 0
+    ? null
+    : { count: sum.count, lastValue: sum.lastValue, lastAt: sum.lastAt };
 }
 
 /** The statistics of a project: its series keys, a series over time, its build summary. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProjectPagePaths } from '../../contract/project-page.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
 import { newRecordId } from '../../server/domain/ids.js';
 import { FormClient } from '../helpers/form-client.js';
@@ -231,5 +232,121 @@ describe('marks on the charts', () => {
       /data-empty-charts="true">No points in this range: <code>old_key<\/code>, <code>gone<\/code>\.<\/p>/,
     );
     expect(asked.body.match(/class="chart"/g)).toHaveLength(1);
+  });
+
+  it('marks the event types the owner sets, on the page or through the API; bad input changes nothing', async () => {
+    const now = Date.now();
+    const { release, deploy } = await seed(now);
+    const rollback = now - 2 * HOUR;
+    await storeEvent(server, me.projectId, rollback, 'rollback', {
+      version: 'v1.2.2',
+      ci: { commit: 'aaaabbbbccccdddd', build_url: 'https://ci.example.com/builds/7' },
+    });
+    await foldStatistics(server, now);
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const kinds = async () =>
+      (await openPage(browser)).data.marks.map((m) => [m[0] * 1000, m[1], m[3]] as const);
+
+    // By default: releases and deploys.
+    expect(await kinds()).toEqual([
+      [release, 'release', 'release v1.2.3'],
+      [deploy, 'deploy', 'deploy'],
+    ]);
+    const settings = () =>
+      server.call('GET', `${ProjectPagePaths.getMarkEventTypes}?projectId=${me.projectId}`, {
+        key: me.apiKey,
+      });
+    expect((await settings()).json()).toEqual({
+      projectId: me.projectId,
+      event_types: ['release', 'deploy'],
+      event_types_set: false,
+    });
+
+    // On the page: rollbacks and deploys (each once), releases no more.
+    const saved = await browser.post(`/dashboard/projects/${me.projectId}/mark-types`, {
+      event_types: ' rollback, deploy ,,rollback',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(await kinds()).toEqual([
+      [deploy, 'deploy', 'deploy'],
+      [rollback, 'event', 'rollback v1.2.2'],
+    ]);
+    const page = await openPage(browser);
+    expect(page.body).toContain('value="rollback, deploy"');
+    expect(page.body).toMatch(/events of type\s*<code>rollback<\/code> or <code>deploy<\/code>/);
+    // The build-health bars carry them too.
+    expect(
+      [...page.body.matchAll(/<g class="health-mark mark-(\w+)" data-at="(\d+)">/g)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
+    ).toEqual([
+      ['deploy', deploy],
+      ['event', rollback],
+    ]);
+
+    // Bad input changes nothing, on the page and through the API.
+    const stored = {
+      projectId: me.projectId,
+      event_types: ['rollback', 'deploy'],
+      event_types_set: true,
+    };
+    for (const text of [Array.from({ length: 11 }, (_, i) => `t${i}`).join(','), 'x'.repeat(101)]) {
+      const bad = await browser.post(`/dashboard/projects/${me.projectId}/mark-types`, {
+        event_types: text,
+      });
+      expect(bad.statusCode).toBe(400);
+    }
+    for (const body of [
+      { projectId: me.projectId, event_types: [] },
+      { projectId: me.projectId, event_types: [''] },
+      { projectId: me.projectId, event_types: 'release' },
+      { projectId: me.projectId, event_types: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+      { projectId: me.projectId },
+    ]) {
+      const bad = await server.call('POST', ProjectPagePaths.updateMarkEventTypes, {
+        key: me.apiKey,
+        body,
+      });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ error: 'event_types is invalid.' });
+    }
+    const other = await server.account();
+    const foreign = await server.call('POST', ProjectPagePaths.updateMarkEventTypes, {
+      key: other.apiKey,
+      body: { projectId: me.projectId, event_types: ['stolen'] },
+    });
+    expect(foreign.statusCode).toBe(403);
+    expect(
+      (
+        await browser.post(`/dashboard/projects/${other.projectId}/mark-types`, {
+          event_types: 'x',
+        })
+      ).statusCode,
+    ).toBe(404);
+    expect((await settings()).json()).toEqual(stored);
+
+    // Through the API: releases only; null goes back to the default.
+    const api = await server.call('POST', ProjectPagePaths.updateMarkEventTypes, {
+      key: me.apiKey,
+      body: { projectId: me.projectId, event_types: ['release'] },
+    });
+    expect(api.statusCode, api.body).toBe(200);
+    expect(api.json()).toEqual({
+      projectId: me.projectId,
+      event_types: ['release'],
+      event_types_set: true,
+    });
+    expect((await kinds()).map((m) => m[1])).toEqual(['release']);
+    const reset = await server.call('POST', ProjectPagePaths.updateMarkEventTypes, {
+      key: me.apiKey,
+      body: { projectId: me.projectId, event_types: null },
+    });
+    expect(reset.json()).toMatchObject({
+      event_types: ['release', 'deploy'],
+      event_types_set: false,
+    });
+    expect((await kinds()).map((m) => m[1])).toEqual(['release', 'deploy']);
   });
 });

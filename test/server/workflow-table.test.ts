@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { newRecordId } from '../../server/domain/ids.js';
+import { branchOf, statusOf } from '../../server/domain/record-facts.js';
+import { MAX_WORKFLOW_RECORDS } from '../../server/services/project-page/workflow-table.js';
 import { FormClient } from '../helpers/form-client.js';
 import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -117,5 +120,124 @@ describe('the table by workflow or CI job', () => {
     const page = await browser.get(`/dashboard/projects/${me.projectId}?range=7d`);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('data-workflow-table');
+  });
+});
+
+/** The times of the timeline's events on a page, in the order shown, and its Older link. */
+function timelineOf(body: string): { times: number[]; older: string | undefined } {
+  const section = /<h2 id="timeline-title">[\s\S]*?<\/section>/.exec(body)?.[0];
+  expect(section, 'the timeline').toBeDefined();
+  const times = [...(section as string).matchAll(/<time datetime="([^"]+)"/g)].map((m) =>
+    Date.parse(m[1] as string),
+  );
+  const older = /<a href="([^"]+)">Older events<\/a>/.exec(section as string)?.[1];
+  return { times, older: older?.replace(/&amp;/g, '&') };
+}
+
+describe('a workflow row filters the page', () => {
+  it('links each row to ?workflow=, whose timeline holds that workflow only, shown and removable', async () => {
+    const now = Date.now();
+    const ci: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const at = now - 48 * HOUR + i * 1_800_000;
+      // Every third run is the release workflow, else CI (GitHub), and a few are another CI's job.
+      const workflow = i % 3 === 0 ? 'Release' : i % 7 === 0 ? 'lint' : 'CI';
+      const context =
+        workflow === 'lint'
+          ? { ci: { branch: 'main', job: workflow } }
+          : { ci: { branch: 'main' }, github: { workflow, ref: 'refs/heads/main' } };
+      await storeEvent(server, me.projectId, at, 'build', { status: 'success', ...context });
+      if (workflow === 'CI') ci.push(at);
+    }
+    // A job named like a workflow in `ci.job` but with GitHub's workflow set is of the latter.
+    await storeEvent(server, me.projectId, now - HOUR + 1, 'build', {
+      status: 'failure',
+      ci: { job: 'CI' },
+      github: { workflow: 'Release' },
+    });
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const path = `/dashboard/projects/${me.projectId}`;
+
+    const all = await browser.get(`${path}?range=7d`);
+    expect(all.statusCode).toBe(200);
+    const link = /<tr data-workflow="CI"[^>]*>\s*<td[^>]*>\s*<a href="([^"]+)">/.exec(
+      all.body,
+    )?.[1];
+    expect(link).toBe(`${path}?range=7d&amp;workflow=CI`);
+    expect(all.body).not.toContain('data-workflow-filter');
+
+    const filtered = await browser.get(`${path}?range=7d&workflow=CI`);
+    expect(filtered.statusCode).toBe(200);
+    const newest = [...ci].sort((a, b) => b - a);
+    const first = timelineOf(filtered.body);
+    expect(first.times).toEqual(newest.slice(0, 20));
+    // The filter is said, with the row marked and a way back to every workflow.
+    expect(filtered.body).toContain('data-workflow-filter');
+    expect(filtered.body).toMatch(/<tr data-workflow="CI" aria-current="true">/);
+    expect(filtered.body).toContain(`<a href="${path}?range=7d">Show every workflow</a>`);
+    // The filters form keeps it on Apply.
+    expect(filtered.body).toContain('<input type="hidden" name="workflow" value="CI"/>');
+
+    // Older pages follow, until every CI event was shown once.
+    const shown = [...first.times];
+    let older = first.older;
+    while (older !== undefined) {
+      expect(older).toContain('workflow=CI');
+      const next = timelineOf((await browser.get(older)).body);
+      shown.push(...next.times);
+      older = next.older;
+    }
+    expect(shown).toEqual(newest);
+
+    // With the event type filter too; of another type, none.
+    const typed = await browser.get(`${path}?range=7d&type=deploy&workflow=CI`);
+    expect(typed.statusCode).toBe(200);
+    expect(timelineOf(typed.body).times).toEqual([]);
+
+    // A name longer than any workflow's is refused, as a too long branch is.
+    const long = await browser.get(`${path}?range=7d&workflow=${'w'.repeat(201)}`);
+    expect(long.statusCode).toBe(400);
+  });
+
+  it('reads a bounded number of events per page, and goes on past them', async () => {
+    const now = Date.now();
+    const rare = [now - 30 * HOUR, now - 29 * HOUR, now - 28 * HOUR];
+    const event = (at: number, workflow: string) => {
+      const payload = { status: 'success', github: { workflow } };
+      return {
+        kind: 'event' as const,
+        notification: undefined,
+        row: {
+          id: newRecordId(),
+          projectId: me.projectId,
+          eventType: 'build',
+          description: null,
+          payload: JSON.stringify(payload),
+          color: null,
+          createdAt: at,
+          branch: branchOf(payload),
+          status: statusOf(payload),
+        },
+      };
+    };
+    await server.app.storage.records.importBatch(rare.map((at) => event(at, 'rare')));
+    // More events of another workflow, all newer, than one page reads.
+    const noise = Array.from({ length: MAX_WORKFLOW_RECORDS + 100 }, (_, i) =>
+      event(now - 20 * HOUR + i * 1000, 'busy'),
+    );
+    await server.app.storage.records.importBatch(noise);
+
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const page = await browser.get(`/dashboard/projects/${me.projectId}?range=7d&workflow=rare`);
+    expect(page.statusCode).toBe(200);
+    const first = timelineOf(page.body);
+    // The first page stopped at the bound, before the rare events, and says where to go on.
+    expect(first.times).toEqual([]);
+    expect(first.older).toBeDefined();
+    const second = timelineOf((await browser.get(first.older as string)).body);
+    expect(second.times).toEqual([...rare].reverse());
+    expect(second.older).toBeUndefined();
   });
 });

@@ -5,8 +5,6 @@ import type { ViewRange } from '../../domain/view-ranges.js';
 import type { PageMarkRow } from '../../storage/project-page/page-repository.js';
 import type { Storage } from '../../storage/storage.js';
 
-/** The event types marked on every chart (docs/pages.md). */
-export const MARKED_EVENT_TYPES = ['release', 'deploy'] as const;
 /** Alerts and change points on one page, at most (the newest). */
 export const MAX_MARKS = 50;
 /**
@@ -16,11 +14,12 @@ export const MAX_MARKS = 50;
 export const MAX_EVENT_MARKS = 30;
 
 /**
- * A thin vertical line on the charts: a release or deploy (on every chart and the build-health
- * bars), or an alert or change point (on its series' chart only, `key`).
+ * A thin vertical line on the charts: a release, deploy or other marked event (on every chart and
+ * the build-health bars), or an alert or change point (on its series' chart only, `key`).
  */
 export interface ChartMark {
-  kind: 'release' | 'deploy' | 'alert' | 'change';
+  /** `event`: a marked event type other than release and deploy (the label names its type). */
+  kind: 'release' | 'deploy' | 'event' | 'alert' | 'change';
   /** Epoch ms. */
   at: number;
   key: string | null;
@@ -44,12 +43,12 @@ function eventMark(event: StoredEvent): ChartMark {
   const release = isJsonObject(github.release) ? github.release : {};
   const version = text(payload.version) ?? text(release.tag) ?? text(github.ref_name);
   const commit = text(github.sha) ?? text(ci.commit);
-  const kind = event.eventType as 'release' | 'deploy';
+  const type = event.eventType;
   return {
-    kind,
+    kind: type === 'release' || type === 'deploy' ? type : 'event',
     at: Date.parse(event.created_at),
     key: null,
-    label: [kind, version, event.description ?? undefined].filter(Boolean).join(' '),
+    label: [type, version, event.description ?? undefined].filter(Boolean).join(' '),
     commit: commit ? commit.slice(0, 12) : null,
     url: httpUrl(release.url) ?? httpUrl(ci.build_url) ?? httpUrl(github.run_url),
   };
@@ -76,27 +75,21 @@ const changeMark = (row: PageMarkRow): ChartMark => ({
 });
 
 /**
- * The marks of a range, oldest first: releases and deploys found through the event cells (the
- * minutes that hold one, then the few events of each such minute), active alerts raised in the
- * range (of the branch shown), and the change points found in it. The caller checked the
- * project is the account's.
+ * The marks of a range, oldest first: events of the marked types (`types`: the project's, release
+ * and deploy by default) found through the event cells (the minutes that hold one, then the few
+ * events of each such minute), active alerts raised in the range (of the branch shown), and the
+ * change points found in it. The caller checked the project is the account's.
  */
 export async function chartMarks(
   storage: Storage,
   projectId: string,
   range: Pick<ViewRange, 'from' | 'to'>,
   branch: string | undefined,
+  types: readonly string[],
 ): Promise<ChartMark[]> {
   const { from, to } = range;
   const [hours, alerts, changes] = await Promise.all([
-    storage.projectPage.eventHours(
-      projectId,
-      MARKED_EVENT_TYPES,
-      from,
-      to,
-      branch,
-      MAX_EVENT_MARKS,
-    ),
+    storage.projectPage.eventHours(projectId, types, from, to, branch, MAX_EVENT_MARKS),
     storage.projectPage.alertMarks(projectId, from, to, branch, MAX_MARKS),
     storage.projectPage.changePointMarks(projectId, from, to, MAX_MARKS),
   ]);
@@ -106,7 +99,7 @@ export async function chartMarks(
     if (minutes.length >= MAX_EVENT_MARKS) break;
     const found = await storage.projectPage.eventMinutes(
       projectId,
-      MARKED_EVENT_TYPES,
+      types,
       Math.max(from, hour),
       Math.min(to, hour + HOUR_MS),
       branch,

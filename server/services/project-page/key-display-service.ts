@@ -1,9 +1,11 @@
 import {
+  DEFAULT_MARK_EVENT_TYPES,
   type KeyDisplay,
   type KeyDisplayMode,
   KeyDisplayText,
   MAX_HIDDEN_KEYS,
   MAX_PINNED_KEYS,
+  type MarkEventTypes,
 } from '../../../contract/project-page.js';
 import { InvalidField } from '../../domain/domain-errors.js';
 import type { Storage } from '../../storage/storage.js';
@@ -18,6 +20,17 @@ export async function projectKeyDisplay(
   const of = (display: KeyDisplayMode) =>
     rows.filter((row) => row.display === display).map((row) => row.key);
   return { projectId, pinned: of('pinned'), hidden: of('hidden') };
+}
+
+/** The event types marked on a project's charts: the owner's, else release and deploy. */
+export async function projectMarkTypes(
+  storage: Pick<Storage, 'projectPage'>,
+  projectId: string,
+): Promise<MarkEventTypes> {
+  const stored = await storage.projectPage.markEventTypes(projectId);
+  return stored === null
+    ? { projectId, event_types: [...DEFAULT_MARK_EVENT_TYPES], event_types_set: false }
+    : { projectId, event_types: stored, event_types_set: true };
 }
 
 /**
@@ -59,6 +72,22 @@ export function keyDisplayService(storage: Storage, access: ProjectAccess) {
         );
       }
       return projectKeyDisplay(storage, projectId);
+    },
+
+    async markTypes(accountId: string, projectId: string): Promise<MarkEventTypes> {
+      await own(accountId, projectId);
+      return projectMarkTypes(storage, projectId);
+    },
+
+    /** The event types to mark (each once, in the order given); null: back to the default. */
+    async setMarkTypes(
+      accountId: string,
+      projectId: string,
+      types: readonly string[] | null,
+    ): Promise<MarkEventTypes> {
+      await own(accountId, projectId);
+      await storage.projectPage.setMarkEventTypes(projectId, types && [...new Set(types)]);
+      return projectMarkTypes(storage, projectId);
     },
   };
 }

@@ -1,5 +1,6 @@
-import type { RecordPosition } from '../../../contract/cursor.js';
+import { encodeRecordCursor, type RecordPosition } from '../../../contract/cursor.js';
 import { isJsonObject } from '../../../contract/json.js';
+import type { EventPage, StoredEvent } from '../../../contract/readback.js';
 import { type StatusClass, seriesOf, statusClass, statusOf } from '../../domain/record-facts.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
 import type { Page, Storage } from '../../storage/storage.js';
@@ -136,3 +137,54 @@ export async function workflowTable(
   table.sort((a, b) => b.runs - a.runs || (a.workflow < b.workflow ? -1 : 1));
   return { rows: table.slice(0, MAX_WORKFLOWS), partial, since };
 }
+
+/**
+ * A page of the timeline filtered to one workflow or CI job (`?workflow=`, the table's row): the
+ * range's events newest first (of `branch` and `eventType` when given) whose workflow is
+ * `workflow`, at most `limit`. No cell keeps the workflow, so the raw events are read, bounded as
+ * the table's read: at most MAX_WORKFLOW_RECORDS events per page asked; past that the page holds
+ * what was found so far and its `nextCursor` goes on from where the read stopped (a page may
+ * then hold fewer than `limit` events, never a scan of the whole range).
+ */
+export async function workflowTimeline(
+  storage: Pick<Storage, 'records'>,
+  projectId: string,
+  range: Pick<ViewRange, 'from' | 'to'>,
+  filter: { branch: string | undefined; eventType: string | undefined; workflow: string },
+  limit: number,
+  cursor: RecordPosition | undefined,
+): Promise<EventPage> {
+  const where = {
+    from: range.from,
+    to: range.to,
+    branch: filter.branch,
+    eventType: filter.eventType,
+  };
+  const found: StoredEvent[] = [];
+  let before = cursor;
+  let seen = 0;
+  for (;;) {
+    const page = await storage.records.events(projectId, where, PAGE, before);
+    const matching = page.items.flatMap((event, index) =>
+      workflowOf(event.payload) === filter.workflow ? [{ event, index }] : [],
+    );
+    const wanted = limit - found.length;
+    if (matching.length > wanted || (matching.length === wanted && page.nextBefore !== null)) {
+      // The page's last event shown is found[limit − 1]: the same read cut after it gives its
+      // position as the cursor of the next page.
+      const last = matching[wanted - 1] as { index: number };
+      const cut = await storage.records.events(projectId, where, last.index + 1, before);
+      found.push(...matching.slice(0, wanted).map((m) => m.event));
+      return { events: found, nextCursor: cursorOf(cut.nextBefore) };
+    }
+    found.push(...matching.map((m) => m.event));
+    seen += page.items.length;
+    if (page.nextBefore === null) return { events: found, nextCursor: null };
+    if (seen >= MAX_WORKFLOW_RECORDS)
+      return { events: found, nextCursor: cursorOf(page.nextBefore) };
+    before = page.nextBefore;
+  }
+}
+
+const cursorOf = (before: RecordPosition | null) =>
+  before === null ? null : encodeRecordCursor(before);

@@ -659,4 +659,12 @@ export const pgMigrations: PgMigration[] = [
         INCLUDE (status, duration_ms, attempts, message_id);
     `,
   },
+  {
+    version: 22,
+    name: "the project page's marked event types",
+    sql: `
+      -- As SQLite's migration 24 (see there).
+      ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
+    `,
+  },
 ];

@@ -49,6 +49,17 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
       await sql`UPDATE projects SET duration_key = ${key} WHERE id = ${projectId}`;
     },
 
+    async markEventTypes(projectId) {
+      const [row] = await sql<{ types: string | null }[]>`
+        SELECT mark_event_types AS types FROM projects WHERE id = ${projectId}`;
+      return row?.types == null ? null : (JSON.parse(row.types) as string[]);
+    },
+
+    async setMarkEventTypes(projectId, types) {
+      const stored = types === null ? null : JSON.stringify(types);
+      await sql`UPDATE projects SET mark_event_types = ${stored} WHERE id = ${projectId}`;
+    },
+
     async activeAlerts(projectId, from, to, branch) {
       const [row] = await sql<{ count: number }[]>`
         SELECT count(*)::int AS count FROM alerts

@@ -41,6 +41,9 @@ export interface ProjectPageRepository {
   /** The owner's build-duration key; null: not set (the page then uses `duration_ms`). */
   durationKey(projectId: string): Promise<string | null>;
   setDurationKey(projectId: string, key: string | null): Promise<void>;
+  /** The event types the owner marks on the charts; null: not set (release and deploy). */
+  markEventTypes(projectId: string): Promise<string[] | null>;
+  setMarkEventTypes(projectId: string, types: readonly string[] | null): Promise<void>;
   /** How many active alerts were raised in [from, to), of `branch` when given. */
   activeAlerts(projectId: string, from: number, to: number, branch?: string): Promise<number>;
   /** The active alerts raised in [from, to), newest first, at most `limit`. */

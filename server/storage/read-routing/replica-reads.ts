@@ -49,6 +49,7 @@ export const REPLICA_READS: { [R in keyof Repositories]?: readonly (keyof Reposi
   ],
   projectPage: [
     'durationKey',
+    'markEventTypes',
     'activeAlerts',
     'alertMarks',
     'eventHours',

@@ -722,4 +722,13 @@ export const migrations: Migration[] = [
         ON test_results(test_id, run_id, status, duration_ms, attempts, message_id);
     `,
   },
+  {
+    version: 24,
+    name: "the project page's marked event types",
+    sql: `
+      -- The event types drawn as marks on the project page's charts, a JSON array of texts (NULL:
+      -- release and deploy; docs/pages.md).
+      ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
+    `,
+  },
 ];

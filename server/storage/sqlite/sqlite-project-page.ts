@@ -7,12 +7,14 @@ import type {
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
 
-export const projectPageWrites = ['setDurationKey', 'setKeyDisplay'] as const;
+export const projectPageWrites = ['setDurationKey', 'setMarkEventTypes', 'setKeyDisplay'] as const;
 
 /** The project page's own reads and setting on SQLite (project-page/page-repository.ts). */
 export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
   const durationKey = db.prepare('SELECT duration_key FROM projects WHERE id = ?').pluck();
   const setDurationKey = db.prepare('UPDATE projects SET duration_key = ? WHERE id = ?');
+  const markTypes = db.prepare('SELECT mark_event_types FROM projects WHERE id = ?').pluck();
+  const setMarkTypes = db.prepare('UPDATE projects SET mark_event_types = ? WHERE id = ?');
   const keyDisplay = db.prepare(
     `SELECT key, display FROM key_display WHERE project_id = ?
       ORDER BY display = 'hidden', CASE display WHEN 'pinned' THEN at END, key`,
@@ -106,6 +108,12 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
     },
     durationKey: (projectId) => (durationKey.get(projectId) as string | null | undefined) ?? null,
     setDurationKey: (projectId, key) => void setDurationKey.run(key, projectId),
+    markEventTypes: (projectId) => {
+      const stored = markTypes.get(projectId) as string | null | undefined;
+      return stored == null ? null : (JSON.parse(stored) as string[]);
+    },
+    setMarkEventTypes: (projectId, types) =>
+      void setMarkTypes.run(types === null ? null : JSON.stringify(types), projectId),
     activeAlerts: (projectId, from, to, branch) =>
       activeAlerts.get({ projectId, from, to, branch: branch ?? null }) as number,
     alertMarks: (projectId, from, to, branch, limit) =>

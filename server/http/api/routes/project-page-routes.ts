@@ -7,11 +7,15 @@ import {
   type KeyDisplay,
   KeyDisplayQuery,
   KeyDisplayText,
+  type MarkEventTypes,
+  MarkEventTypesQuery,
   ProjectPagePaths,
   UpdateDurationKeyRequest,
   UpdateKeyDisplayRequest,
+  UpdateMarkEventTypesRequest,
   updateDurationKeyErrorText,
   updateKeyDisplayErrorText,
+  updateMarkEventTypesErrorText,
 } from '../../../../contract/project-page.js';
 import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import { Forbidden, Invalid, InvalidField, ReadTimeout } from '../../../domain/domain-errors.js';
@@ -34,9 +38,15 @@ const KEY_DISPLAY: KeyDisplay = {
   hidden: ['run_id'],
 };
 
+const MARK_TYPES: MarkEventTypes = {
+  projectId: ID,
+  event_types: ['release', 'deploy', 'rollback'],
+  event_types_set: true,
+};
+
 /**
- * The project page's headline, build-duration key and pinned and hidden keys (docs/pages.md):
- * owner keys only.
+ * The project page's headline, build-duration key, pinned and hidden keys and marked event
+ * types (docs/pages.md): owner keys only.
  */
 export const projectPageRoutes: FastifyPluginAsyncZod = async (app) => {
   const { headline, keyDisplay } = app.services;
@@ -155,6 +165,41 @@ export const projectPageRoutes: FastifyPluginAsyncZod = async (app) => {
         request.body.projectId,
         request.body.key,
         request.body.display,
+      ),
+  );
+
+  app.get(
+    within(Areas.stats, ProjectPagePaths.getMarkEventTypes),
+    {
+      schema: {
+        summary: "The event types marked on a project's charts",
+        querystring: MarkEventTypesQuery,
+      },
+      config: {
+        invalid: readBackErrorText,
+        docs: { success: { example: MARK_TYPES }, throws: [FOREIGN_PROJECT] },
+      },
+    },
+    async (request) => keyDisplay.markTypes(request.account.accountId, request.query.projectId),
+  );
+
+  app.post(
+    within(Areas.stats, ProjectPagePaths.updateMarkEventTypes),
+    {
+      schema: {
+        summary: "Set the event types marked on a project's charts (null: release and deploy)",
+        body: UpdateMarkEventTypesRequest,
+      },
+      config: {
+        invalid: updateMarkEventTypesErrorText,
+        docs: { success: { example: MARK_TYPES }, throws: [FOREIGN_PROJECT] },
+      },
+    },
+    async (request) =>
+      keyDisplay.setMarkTypes(
+        request.account.accountId,
+        request.body.projectId,
+        request.body.event_types,
       ),
   );
 };

@@ -87,6 +87,7 @@ const NOTICES = {
     'Slack is connected: the channel is added, hearing of failures and broken or fixed builds. Choose what it hears of here.',
   'share-link-revoked': 'The share link is revoked: it shows nothing from now on.',
   'duration-key-saved': 'The build-duration key is saved.',
+  'mark-types-saved': 'The event types marked on the charts are saved.',
   'key-display-saved': 'The key is pinned, hidden or shown as asked.',
   'signed-out': 'You are signed out.',
   'retention-saved':

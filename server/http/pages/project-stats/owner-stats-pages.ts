@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Limits } from '../../../../contract/limits.js';
+import { MAX_MARK_EVENT_TYPES } from '../../../../contract/project-page.js';
 import { sharePath } from '../../../../contract/share-links.js';
 import { InvalidField, NotFound } from '../../../domain/domain-errors.js';
 import { publicBaseOf } from '../../base-path.js';
@@ -148,6 +150,37 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
         `/dashboard/projects/${encodeURIComponent(id)}`,
         'duration-key-saved',
       );
+    });
+
+    // The event types marked on the charts, separated by commas; empty: back to the default.
+    app.post('/projects/:id/mark-types', async (request, reply) => {
+      const { id } = (request as ProjectRequest).params;
+      const text = textOf((request.body as { event_types?: unknown } | undefined)?.event_types);
+      const types = text
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type !== '');
+      if (types.length > MAX_MARK_EVENT_TYPES) {
+        throw Object.assign(new Error(`at most ${MAX_MARK_EVENT_TYPES} event types`), {
+          statusCode: 400,
+        });
+      }
+      if (types.some((type) => type.length > Limits.eventTypeLength)) {
+        throw Object.assign(new Error('an event type is too long'), { statusCode: 400 });
+      }
+      try {
+        await keyDisplay.setMarkTypes(
+          request.session.accountId,
+          id,
+          types.length === 0 ? null : types,
+        );
+      } catch (error) {
+        if (error instanceof NotFound || (error as { kind?: string }).kind === 'forbidden') {
+          throw Object.assign(new Error('no such project'), { statusCode: 404 });
+        }
+        throw error;
+      }
+      return redirectTo(reply, `/dashboard/projects/${encodeURIComponent(id)}`, 'mark-types-saved');
     });
 
     // Pins, hides or (display empty) shows a key on this page, as the API's update-key-display.

@@ -10,6 +10,8 @@ import {
 import { MAX_CHARTS, type ViewQuery } from '../../../services/project-view-service.js';
 
 const MAX_BRANCH_LENGTH = 200;
+/** A workflow or CI job's name, as long as a branch's at most. */
+const MAX_WORKFLOW_LENGTH = 200;
 const MAX_EVENT_TYPE_LENGTH = Limits.eventTypeLength;
 const MAX_CURSOR_LENGTH = 64;
 
@@ -20,7 +22,8 @@ const one = (value: unknown): string | undefined => (typeof value === 'string' ?
 
 /**
  * The statistics page's query: `range` (24h, 7d, 30d, 90d or custom with `from`/`to` days),
- * `branch`, the event `type` (the builds and the timeline), the timeline's `before`, the key list's page `keys` and the charts asked for, `chart`
+ * `branch`, the event `type` (the builds and the timeline), the `workflow` or CI job (the
+ * timeline), the timeline's `before`, the key list's page `keys` and the charts asked for, `chart`
  * (repeatable, at most MAX_CHARTS). Undefined when it makes no sense (the page answers 400).
  */
 export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undefined {
@@ -35,7 +38,9 @@ export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undef
   const branch = one(q.branch) || undefined;
   const before = one(q.before) || undefined;
   const eventType = one(q.type) || undefined;
+  const workflow = one(q.workflow) || undefined;
   if (!range) return undefined;
+  if (workflow !== undefined && workflow.length > MAX_WORKFLOW_LENGTH) return undefined;
   if (eventType !== undefined && eventType.length > MAX_EVENT_TYPE_LENGTH) return undefined;
   if (branch !== undefined && branch.length > MAX_BRANCH_LENGTH) return undefined;
   if (before !== undefined && before.length > MAX_CURSOR_LENGTH) return undefined;
@@ -49,5 +54,5 @@ export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undef
   if (charts.length > MAX_CHARTS || charts.some((key) => key.length > MAX_KEY_LENGTH)) {
     return undefined;
   }
-  return { range, branch, eventType, before, keys, charts };
+  return { range, branch, eventType, workflow, before, keys, charts };
 }

@@ -49,8 +49,8 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,10.5rem),1fr));gap:.75rem 1rem;margin:0}
 .figure{margin:0}.figure dd{margin:0}
 .change{font-size:.85rem}.change-good{color:var(--ok)}.change-bad{color:var(--danger)}.change-same,.change-none{color:var(--muted)}
-.duration-key{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem}
-.duration-key input{max-width:16rem}
+.duration-key,.mark-types{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem}
+.duration-key input,.mark-types input{max-width:16rem}
 button.sort{all:unset;cursor:pointer;font-weight:600}
 button.sort:focus-visible{outline:2px solid var(--focus);outline-offset:2px}
 th[aria-sort=ascending] button.sort::after{content:' ▲'}th[aria-sort=descending] button.sort::after{content:' ▼'}

@@ -1,3 +1,4 @@
+import { MAX_MARK_EVENT_TYPES } from '../../../../../contract/project-page.js';
 import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import type { ShareLinkInfo } from '../../../../storage/storage.js';
@@ -41,7 +42,10 @@ export interface StatsPageProps {
  */
 export function statsHref(
   path: string,
-  view: Pick<ProjectView, 'range' | 'branch'> & { eventType?: string | undefined },
+  view: Pick<ProjectView, 'range' | 'branch'> & {
+    eventType?: string | undefined;
+    workflow?: string | undefined;
+  },
   before?: string,
   keys?: { page?: string | undefined; chart?: string | undefined },
 ): string {
@@ -56,6 +60,7 @@ export function statsHref(
   }
   if (view.branch !== undefined) query.set('branch', view.branch);
   if (view.eventType !== undefined) query.set('type', view.eventType);
+  if (view.workflow !== undefined) query.set('workflow', view.workflow);
   if (before !== undefined) query.set('before', before);
   if (keys?.page !== undefined) query.set('keys', keys.page);
   if (keys?.chart !== undefined) query.set('chart', keys.chart);
@@ -122,6 +127,7 @@ function Filters({ view, path }: { view: ProjectView; path: string }) {
         </select>
       </div>
       {view.eventType !== undefined && <input type="hidden" name="type" value={view.eventType} />}
+      {view.workflow !== undefined && <input type="hidden" name="workflow" value={view.workflow} />}
       <div class="actions">
         <button class="button" type="submit">
           Apply
@@ -151,6 +157,30 @@ function KeyDisplayButton(props: {
       <button class="button secondary small" type="submit" aria-label={`${label} ${keyName}`}>
         {label}
       </button>
+    </form>
+  );
+}
+
+/** The event types marked on the charts, set by the owner (empty: release and deploy). */
+function MarkTypesForm({ owner, view }: { owner: NonNullable<Owner>; view: ProjectView }) {
+  const { event_types: types, event_types_set: set } = view.markTypes;
+  return (
+    <form method="post" action={`${owner.path}/mark-types`} class="card mark-types">
+      <Csrf token={owner.csrf} />
+      <label for="mark-types">Event types marked on the charts</label>
+      <input
+        id="mark-types"
+        name="event_types"
+        value={set ? types.join(', ') : ''}
+        placeholder="release, deploy"
+        aria-describedby="mark-types-hint"
+      />
+      <button class="button secondary small" type="submit">
+        Set
+      </button>
+      <span id="mark-types-hint" class="hint">
+        Up to {MAX_MARK_EVENT_TYPES}, separated by commas; empty: release and deploy.
+      </span>
     </form>
   );
 }
@@ -228,15 +258,18 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
                   <code>{series.key}</code>
                   {pinned.has(series.key) && <span class="pin-tag">pinned</span>}
                   <span class="muted">
-                    {info ? `last ${formatNumber(info.last_value)}` : ''} ·{' '}
-                    {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
+                    {info && info.last_value !== null
+                      ? `last ${formatNumber(info.last_value)}`
+                      : ''}{' '}
+                    · {points === 1 ? '1 point' : `${formatNumber(points)} points`} in range{' '}
                     <CsvLink href={csv?.('chart', series.key)} what={series.key} />
                   </span>
                 </figcaption>
+                {/* biome-ignore lint/a11y/useSemanticElements: a chart's group (it holds the marks, links or focusable, so not an image), no form's fieldset */}
                 <div
                   class="chart"
                   data-key={series.key}
-                  role="img"
+                  role="group"
                   aria-label={`${series.key}: median per bucket, with the 95th percentile and the range`}
                 >
                   <noscript>
@@ -251,11 +284,18 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
       )}
       {view.marks.length > 0 && (
         <p class="hint marks-legend">
-          Lines on the charts: releases and deploys (grey, on every chart and the build-health
-          bars), alerts (red) and change points (orange, dashed) on their series' chart. Hover or
-          focus one for its version, time and commit.
+          Lines on the charts: events of type{' '}
+          {view.markTypes.event_types.map((type, index) => (
+            <>
+              {index > 0 && (index === view.markTypes.event_types.length - 1 ? ' or ' : ', ')}
+              <code>{type}</code>
+            </>
+          ))}{' '}
+          (grey, on every chart and the build-health bars), alerts (red) and change points (orange,
+          dashed) on their series' chart. Hover or focus one for its version, time and commit.
         </p>
       )}
+      {owner && <MarkTypesForm owner={owner} view={view} />}
       <HiddenKeys view={view} owner={owner} />
       {view.empty.length > 0 && (
         <p class="card empty-charts" data-empty-charts>
@@ -272,11 +312,22 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
       {(view.keys.length > 0 || view.keysPage !== undefined) && (
         <div class="card table-wrap">
           <table>
-            <caption class="sr-only">Series keys, in key order</caption>
+            <caption class={view.branch === undefined ? 'sr-only' : 'hint'} data-keys-scope>
+              {view.branch === undefined ? (
+                'Series keys, in key order: records and last value over every branch and all time'
+              ) : (
+                <>
+                  Series keys, in key order: records and last value on branch{' '}
+                  <code>{view.branch}</code> in the range
+                </>
+              )}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Key</th>
-                <th scope="col">Records</th>
+                <th scope="col">
+                  {view.branch === undefined ? 'Records' : 'Records (branch, range)'}
+                </th>
                 <th scope="col">Last value</th>
                 <th scope="col">Last at</th>
                 <th scope="col">Chart</th>
@@ -292,8 +343,8 @@ function Metrics(props: { view: ProjectView; path: string; csv: CsvHref; owner: 
                     {hidden.has(key.key) && <span class="pin-tag">hidden</span>}
                   </td>
                   <td>{formatNumber(key.count)}</td>
-                  <td>{formatNumber(key.last_value)}</td>
-                  <td class="muted">{formatTime(key.last_at)}</td>
+                  <td>{key.last_value === null ? '–' : formatNumber(key.last_value)}</td>
+                  <td class="muted">{key.last_at === null ? '–' : formatTime(key.last_at)}</td>
                   <td>
                     <a
                       href={statsHref(path, view, undefined, {
@@ -447,7 +498,11 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         view={view}
         hrefOf={(eventType) => statsHref(mode.path, { ...view, eventType })}
       />
-      <WorkflowTableCard view={view} csv={csv?.('workflows')} />
+      <WorkflowTableCard
+        view={view}
+        csv={csv?.('workflows')}
+        hrefOf={(workflow) => statsHref(mode.path, { ...view, workflow })}
+      />
       <Metrics
         view={view}
         path={mode.path}
@@ -457,6 +512,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       <Timeline
         timeline={view.timeline}
         first={view.before === undefined}
+        workflow={view.workflow}
         pageHref={(before) => statsHref(mode.path, view, before)}
       />
       {mode.kind === 'owner' && view.shareLinks && (

@@ -1,5 +1,6 @@
 import type { EventPage, StoredEvent } from '../../../../../contract/readback.js';
 import { branchOf, statusClass, statusOf } from '../../../../domain/record-facts.js';
+import { MAX_WORKFLOW_RECORDS } from '../../../../services/project-page/workflow-table.js';
 import { linksOf } from './event-links.js';
 import { formatTime } from './format.js';
 
@@ -30,8 +31,11 @@ export function Timeline({
   timeline,
   pageHref,
   first,
+  workflow,
 }: {
   timeline: EventPage;
+  /** The workflow or CI job the timeline is filtered to (`?workflow=`). */
+  workflow?: string | undefined;
   /** The address of another page of the timeline. */
   pageHref: (before: string | undefined) => string;
   first: boolean;
@@ -39,6 +43,13 @@ export function Timeline({
   return (
     <section class="card" aria-labelledby="timeline-title">
       <h2 id="timeline-title">Timeline</h2>
+      {workflow !== undefined && (
+        <p class="filter-note">
+          Events of <code>{workflow}</code> only, read from at most{' '}
+          {MAX_WORKFLOW_RECORDS.toLocaleString('en')} events a page: a page may hold fewer than 20,
+          and Older events goes on.
+        </p>
+      )}
       {timeline.events.length === 0 ? (
         <p class="empty">No events in this range.</p>
       ) : (

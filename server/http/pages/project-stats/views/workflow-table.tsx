@@ -5,8 +5,18 @@ import { formatRate, SortHeader } from './sortable.js';
 /**
  * The range's runs by workflow (GitHub) or CI job (other CIs): runs, success rate, success,
  * failure and the median build duration, sortable by the page's script (without it: by runs).
+ * A workflow's name filters the page's timeline to it (`?workflow=`), shown and removable here.
  */
-export function WorkflowTableCard({ view, csv }: { view: ProjectView; csv?: string | undefined }) {
+export function WorkflowTableCard({
+  view,
+  csv,
+  hrefOf,
+}: {
+  view: ProjectView;
+  csv?: string | undefined;
+  /** The page filtered to one workflow (undefined: all). */
+  hrefOf: (workflow: string | undefined) => string;
+}) {
   const { rows, partial, since } = view.workflows;
   if (rows.length === 0) return null;
   const unit = view.headline.duration_p50.unit;
@@ -15,8 +25,16 @@ export function WorkflowTableCard({ view, csv }: { view: ProjectView; csv?: stri
   return (
     <section class="card table-wrap" aria-labelledby="by-workflow-title">
       <h2 id="by-workflow-title">By workflow or CI job</h2>
+      {view.workflow !== undefined && (
+        <p class="filter-note" data-workflow-filter>
+          Timeline of <code>{view.workflow}</code> only (the figures and charts are of every
+          workflow). <a href={hrefOf(undefined)}>Show every workflow</a>
+        </p>
+      )}
       <table class="sortable" data-sortable data-workflow-table>
-        <caption class="sr-only">Runs by workflow or CI job over the range</caption>
+        <caption class="sr-only">
+          Runs by workflow or CI job over the range; a workflow's link filters the timeline
+        </caption>
         <thead>
           <tr>
             <SortHeader name="Workflow or job" kind="text" />
@@ -29,9 +47,14 @@ export function WorkflowTableCard({ view, csv }: { view: ProjectView; csv?: stri
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr data-workflow={row.workflow}>
+            <tr
+              data-workflow={row.workflow}
+              aria-current={view.workflow === row.workflow ? 'true' : undefined}
+            >
               <td data-value={row.workflow}>
-                <code>{row.workflow}</code>
+                <a href={hrefOf(row.workflow)}>
+                  <code>{row.workflow}</code>
+                </a>
               </td>
               <td data-value={row.runs}>{formatNumber(row.runs)}</td>
               <td data-value={row.successRate ?? -1}>{formatRate(row.successRate)}</td>

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import lighthouse from 'lighthouse';
+import { chromium } from 'playwright-core';
+import { API_KEY, serverEnv } from './load.js';
+import { startProcess, stop } from './processes.js';
+import { seedHistory } from './seed.js';
+
+/**
+ * Lighthouse 12 (mobile emulation, its default: a mid-range phone on a slow 4G link, simulated)
+ * against Debian's Chromium on the pages people read first (issue 28): the owner's project page
+ * with LIGHTHOUSE_RECORDS metric records and as many events (1,000,000 by default, 90 days), the
+ * dashboard overview and a public page. Prints each page's performance, accessibility and best
+ * practices scores (0 to 100) as a Markdown table; the figures go to BENCHMARKS.md.
+ *
+ *   npm run bench:lighthouse   (LIGHTHOUSE_RECORDS=100000 for a quicker run)
+ */
+
+const RECORDS = Number(process.env.LIGHTHOUSE_RECORDS ?? 1_000_000);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PORT = 9333 + Math.floor(Math.random() * 500);
+
+const work = mkdtempSync(join(tmpdir(), 'ci-stats-lighthouse-'));
+const databasePath = join(work, 'lighthouse.db');
+const env = serverEnv(databasePath, 'full');
+let server = await startProcess(['build/server/main.js'], env);
+const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
+await stop(server);
+const started = Date.now();
+seedHistory(databasePath, projectId, RECORDS, 90);
+process.stderr.write(
+  `seeded ${RECORDS} metrics and events in ${(Date.now() - started) / 1000} s\n`,
+);
+server = await startProcess(['build/server/main.js'], env);
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', `--remote-debugging-port=${PORT}`],
+});
+try {
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  };
+  await post('/account/update-display-name', { display_name: 'lighthouse-bench' });
+  await post('/pagesite/update-site-configuration', {
+    bio: 'Builds, benchmarks and releases.',
+    location: 'London',
+    blocks: [{ type: 'link', content: 'https://example.com/changelog' }],
+  });
+  await post('/pagesite/toggle-site-visibility');
+
+  // Signed in as the dashboard's sign-in page does; Lighthouse sends the session's cookie.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.url}/dashboard/sign-in`);
+  await page.fill('#api_key', API_KEY);
+  await page.click('button[type=submit]');
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  await context.close();
+
+  const pages: [string, string][] = [
+    [
+      `project page (${RECORDS.toLocaleString('en')} records, 30 d)`,
+      `/dashboard/projects/${projectId}?range=30d`,
+    ],
+    ['dashboard overview', '/dashboard'],
+    ['public page', '/@lighthouse-bench'],
+  ];
+  const rows: string[] = [];
+  let version = '';
+  for (const [name, path] of pages) {
+    const result = await lighthouse(`${server.url}${path}`, {
+      port: PORT,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility', 'best-practices'],
+      extraHeaders: { cookie },
+    });
+    version = result?.lhr.lighthouseVersion ?? version;
+    const categories = result?.lhr.categories ?? {};
+    const score = (id: string) => Math.round((categories[id]?.score ?? 0) * 100);
+    const failed = Object.values(result?.lhr.audits ?? {})
+      .filter(
+        (audit) => audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode === 'binary',
+      )
+      .map((audit) => audit.id);
+    rows.push(
+      `| ${name} | ${score('performance')} | ${score('accessibility')} | ${score('best-practices')} | ${failed.join(', ') || '–'} |`,
+    );
+    process.stderr.write(`${rows.at(-1)}\n`);
+  }
+  console.log(
+    [
+      `Lighthouse ${version} (mobile emulation), ${CHROMIUM}, ${RECORDS} records:`,
+      '',
+      '| Page | Performance | Accessibility | Best practices | Binary audits failed |',
+      '|---|---:|---:|---:|---|',
+      ...rows,
+    ].join('\n'),
+  );
+} finally {
+  await browser.close();
+  await stop(server);
+  rmSync(work, { recursive: true, force: true });
+}
