@@ -6,20 +6,28 @@
 const SEQUENCE = /^[1-9]\d{0,15}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 
+/** Binary text (one byte a character) as base64url without padding. */
+const toBase64Url = (binary: string) =>
+  btoa(binary).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+
+/** The binary text of a base64url cursor, or undefined when it is not base64url. */
+function fromBase64Url(cursor: string): string | undefined {
+  if (!BASE64URL.test(cursor)) return undefined;
+  try {
+    return atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return undefined;
+  }
+}
+
 export function encodeCursor(seq: number): string {
-  return btoa(String(seq)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return toBase64Url(String(seq));
 }
 
 /** The sequence number of a cursor, or undefined when it is not one of ours. */
 export function decodeCursor(cursor: string): number | undefined {
-  if (!BASE64URL.test(cursor)) return undefined;
-  let text: string;
-  try {
-    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return undefined;
-  }
-  return SEQUENCE.test(text) ? Number(text) : undefined;
+  const text = fromBase64Url(cursor);
+  return text !== undefined && SEQUENCE.test(text) ? Number(text) : undefined;
 }
 
 /** A record's place in the newest-first lists: its time (epoch ms), then its `seq`. */
@@ -36,21 +44,13 @@ const POSITION = /^(0|[1-9]\d{0,15})\.([1-9]\d{0,15})$/;
  * their `seq`), as `<at>.<seq>` in base64url without padding.
  */
 export function encodeRecordCursor(position: RecordPosition): string {
-  return btoa(`${position.at}.${position.seq}`)
-    .replace(/=+$/, '')
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_');
+  return toBase64Url(`${position.at}.${position.seq}`);
 }
 
 /** The position of a record cursor, or undefined when it is not one of ours. */
 export function decodeRecordCursor(cursor: string): RecordPosition | undefined {
-  if (!BASE64URL.test(cursor)) return undefined;
-  let text: string;
-  try {
-    text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return undefined;
-  }
+  const text = fromBase64Url(cursor);
+  if (text === undefined) return undefined;
   const match = POSITION.exec(text);
   if (!match) return undefined;
   const at = Number(match[1]);
@@ -65,14 +65,14 @@ export function decodeRecordCursor(cursor: string): RecordPosition | undefined {
 export function encodeKeyCursor(key: string): string {
   let binary = '';
   for (const byte of new TextEncoder().encode(key)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return toBase64Url(binary);
 }
 
 /** The key a key cursor names, or undefined when it is not one of ours. */
 export function decodeKeyCursor(cursor: string): string | undefined {
-  if (cursor === '' || !BASE64URL.test(cursor)) return undefined;
+  const binary = cursor === '' ? undefined : fromBase64Url(cursor);
+  if (binary === undefined) return undefined;
   try {
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
     const key = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return key === '' || key.includes('\u0000') ? undefined : key;
