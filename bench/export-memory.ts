@@ -4,26 +4,15 @@
  * with GET /stats/export while its resident memory is sampled every 10 ms from /proc.
  * `node build/bench/export-memory.js [records]` (default 200,000); prints one JSON line.
  */
-import {
-  createWriteStream,
-  mkdtempSync,
-  openAsBlob,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from '../test/helpers/process.js';
+import { measureExport } from './export-measure.js';
 
 const count = Number(process.argv[2] ?? 200_000);
 const dir = mkdtempSync(join(tmpdir(), 'export-memory-'));
 const ADMIN = 'bench-admin-token-0123456789';
-
-const rssMb = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-};
 
 async function main() {
   const file = join(dir, 'in.ndjson');
@@ -52,7 +41,7 @@ async function main() {
     const { id: projectId } = await admin(`/admin/accounts/${accountId}/projects`, { name: 'b' });
     const key = { 'x-api-key': apiKey as string };
 
-    let began = performance.now();
+    const began = performance.now();
     const imported = await fetch(`${server.url}/stats/import-records?projectId=${projectId}`, {
       method: 'POST',
       headers: { ...key, 'content-type': 'application/x-ndjson' },
@@ -63,24 +52,11 @@ async function main() {
 
     // Settled: the fold and the judging worker done with the import.
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const before = rssMb(pid);
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMb(pid));
-    }, 10);
-    began = performance.now();
-    const res = await fetch(`${server.url}/stats/export?projectId=${projectId}&kind=metrics`, {
-      headers: key,
-    });
-    let bytes = 0;
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.length;
-    }
-    const exportS = (performance.now() - began) / 1000;
-    clearInterval(sampler);
+    const measured = await measureExport(
+      `${server.url}/stats/export?projectId=${projectId}&kind=metrics`,
+      key,
+      pid,
+    );
     console.log(
       JSON.stringify({
         backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
@@ -88,11 +64,11 @@ async function main() {
         fileMb: +(statSync(file).size / 1e6).toFixed(1),
         import: importAnswer,
         importS: +importS.toFixed(1),
-        exportMb: +(bytes / 1e6).toFixed(1),
-        exportS: +exportS.toFixed(1),
-        rssBeforeMb: +before.toFixed(1),
-        rssPeakMb: +peak.toFixed(1),
-        rssGrowthMb: +(peak - before).toFixed(1),
+        exportMb: measured.exportMb,
+        exportS: measured.exportS,
+        rssBeforeMb: measured.rssBeforeMb,
+        rssPeakMb: measured.rssPeakMb,
+        rssGrowthMb: measured.rssGrowthMb,
       }),
     );
   } finally {

@@ -6,18 +6,16 @@
  * signed-in Projects page (which counts and sizes the project) is timed.
  * `node build/bench/tests-export.js [runs]` (default 40: 200,000 results); prints one JSON line.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from '../test/helpers/process.js';
+import { measureExport } from './export-measure.js';
 
 const runs = Number(process.argv[2] ?? 40);
 const CASES = 5_000;
 const dir = mkdtempSync(join(tmpdir(), 'tests-export-'));
 const ADMIN = 'bench-admin-token-0123456789';
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** The cookies a response sets, as one Cookie header with those already held. */
 const cookiesOf = (res: Response, held = '') =>
@@ -40,7 +38,7 @@ async function main() {
     const { id: projectId } = await admin(`/admin/accounts/${accountId}/projects`, { name: 'b' });
     const key = { 'x-api-key': apiKey as string };
 
-    let began = performance.now();
+    const began = performance.now();
     for (let r = 0; r < runs; r += 1) {
       const cases = Array.from({ length: CASES }, (_, i) => ({
         suite: `suite ${i % 50}`,
@@ -59,26 +57,11 @@ async function main() {
     const ingestS = (performance.now() - began) / 1000;
 
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const before = rssMb(pid);
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, rssMb(pid));
-    }, 10);
-    began = performance.now();
-    const res = await fetch(`${server.url}/stats/export?projectId=${projectId}&kind=tests`, {
-      headers: key,
-    });
-    let bytes = 0;
-    let lines = 0;
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.length;
-      for (const byte of value) if (byte === 10) lines += 1;
-    }
-    const exportS = (performance.now() - began) / 1000;
-    clearInterval(sampler);
+    const measured = await measureExport(
+      `${server.url}/stats/export?projectId=${projectId}&kind=tests`,
+      key,
+      pid,
+    );
 
     // The Projects page, signed in: the project's counts and its share of the tables' bytes.
     const signIn = await fetch(`${server.url}/dashboard/sign-in`);
@@ -105,12 +88,12 @@ async function main() {
         backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
         results: runs * CASES,
         ingestS: +ingestS.toFixed(1),
-        exportLines: lines - 1,
-        exportMb: +(bytes / 1e6).toFixed(1),
-        exportS: +exportS.toFixed(1),
-        rssBeforeMb: +before.toFixed(1),
-        rssPeakMb: +peak.toFixed(1),
-        rssGrowthMb: +(peak - before).toFixed(1),
+        exportLines: measured.lines - 1,
+        exportMb: measured.exportMb,
+        exportS: measured.exportS,
+        rssBeforeMb: measured.rssBeforeMb,
+        rssPeakMb: measured.rssPeakMb,
+        rssGrowthMb: measured.rssGrowthMb,
         projectsPageMedianMs: +(pageMs[2] ?? 0).toFixed(0),
         stored,
       }),
