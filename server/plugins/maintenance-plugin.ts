@@ -12,8 +12,13 @@ const MINUTE_MS = 60_000;
 export const maintenancePlugin = fp(
   async (app) => {
     const { services } = app;
+    // Once the app closes, a task still running loses its database: that is the shutdown, not a
+    // failure to report (the sweep's batches are transactions; the next start goes on).
+    let closing = false;
     const guarded = (what: string, task: () => Promise<unknown>) => () =>
-      task().catch((error) => app.logger.error({ err: error }, `could not ${what}`));
+      task().catch((error) => {
+        if (!closing) app.logger.error({ err: error }, `could not ${what}`);
+      });
     const purge = guarded('purge expired idempotency keys and sessions', () =>
       Promise.all([services.purgeIdempotencyKeys(), services.sessions.purgeExpired()]),
     );
@@ -35,6 +40,7 @@ export const maintenancePlugin = fp(
     app.addHook('onClose', async () => {
       for (const timer of timers) clearInterval(timer);
       await flushKeyUse();
+      closing = true;
     });
   },
   { name: 'maintenance', dependencies: ['services'] },

@@ -379,7 +379,11 @@ function comparable(res: LightMyRequestResponse, side: Side): unknown {
       .replace(/cis_[A-Za-z0-9_-]+/g, '<key>')
       .replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/g, '<time>')
       .replace(/<span class="notification[^<]*<\/span>/g, '<notification>')
-      .replace(/name="_csrf" value="[^"]*"/g, '<csrf>');
+      .replace(/name="_csrf" value="[^"]*"/g, '<csrf>')
+      // A page's cursor names its last record's time (and seq): a time, masked like the others.
+      .replace(/before=[A-Za-z0-9_-]+/g, 'before=<cursor>')
+      // Storage use: each backend's own bytes for the same rows (docs/operations.md).
+      .replace(/(test results: )[\d.]+ (bytes|B|kB|MB|GB)/g, '$1<bytes>');
   const type = String(res.headers['content-type'] ?? '');
   let body: unknown = type.startsWith('image/svg') ? '<svg>' : mask(res.body);
   if (type.startsWith('application/json')) {

@@ -5,7 +5,11 @@ import { Paths } from '../../contract/paths.js';
 import { KeyDisplayText, ProjectPagePaths } from '../../contract/project-page.js';
 import { nulText } from '../../contract/text-rule.js';
 import { FIELD_TEXTS, fieldText, VerdictPaths, VerdictText } from '../../contract/verdicts.js';
-import { NOT_A_KIND, refuseLine } from '../../server/services/export/import-service.js';
+import {
+  NOT_A_KIND,
+  refuseLine,
+  TESTS_NOT_IMPORTED,
+} from '../../server/services/export/import-service.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /**
@@ -54,8 +58,9 @@ const KNOWN_TEXTS = new Set<string>([
   ...FIELD_TEXTS,
   fieldText('payload.directions.duration_ms'),
   'upper_boundary must be a probability in [0.5, 1) for t_test.',
-  // What test/server/export.test.ts gets for a `records` line of no kind.
+  // What test/server/export.test.ts gets for a `records` line of no kind, and for a tests export.
   refuseLine(2, NOT_A_KIND).text,
+  refuseLine(1, TESTS_NOT_IMPORTED).text,
 ]);
 
 const document = async () => (await server.call('GET', '/openapi.json')).json() as Doc;

@@ -9,15 +9,22 @@ import type { Sql } from './pg-database.js';
 
 /**
  * Storage use on PostgreSQL: a table's bytes are pg_total_relation_size (its heap, TOAST and
- * indexes) and its rows the planner's estimate (pg_class.reltuples), counted when the table was
- * never analysed yet.
+ * indexes) of each of its partitions and its rows the planner's estimate (pg_class.reltuples),
+ * counted when the table was never analysed yet.
  */
 export function pgStorageUse(sql: Sql): StorageUseRepository {
   return {
     async tableSizes() {
+      // Summed over the table's partitions (events and metrics are partitioned by month,
+      // pg-partitions.ts: the parent itself holds no rows and no bytes); a plain table is its
+      // own only leaf.
       const rows = await sql<{ table: UseTable; bytes: string; estimate: number }[]>`
-        SELECT t AS table, pg_total_relation_size(to_regclass(t)) AS bytes,
-               (SELECT reltuples FROM pg_class WHERE oid = to_regclass(t)) AS estimate
+        SELECT t AS table,
+               (SELECT coalesce(sum(pg_total_relation_size(p.relid)), 0)
+                  FROM pg_partition_tree(to_regclass(t)) p WHERE p.isleaf) AS bytes,
+               (SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8
+                  FROM pg_partition_tree(to_regclass(t)) p JOIN pg_class c ON c.oid = p.relid
+                 WHERE p.isleaf) AS estimate
           FROM unnest(${[...USE_TABLES]}::text[]) AS t`;
       const sizes = {} as Record<UseTable, TableSize>;
       for (const table of USE_TABLES) sizes[table] = { bytes: 0, rows: 0 };
