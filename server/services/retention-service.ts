@@ -92,7 +92,8 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
         report.longestDropMs = parts.longestMs;
       }
       let size = FIRST_BATCH;
-      for (const { projectId, retentionDays } of await storage.retention.withRetention()) {
+      const projects = await storage.retention.withRetention();
+      for (const { projectId, retentionDays } of projects) {
         const before = now - retentionDays * DAY_MS;
         for (const table of ['events', 'metrics'] as const) {
           for (let after = 0; ; ) {
@@ -115,7 +116,7 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
         }
       }
       // Test results (docs/tests.md), a run's results at a time, oldest run first.
-      for (const { projectId, retentionDays } of await storage.retention.withRetention()) {
+      for (const { projectId, retentionDays } of projects) {
         const before = now - retentionDays * DAY_MS;
         for (;;) {
           const batch = await storage.retention.deleteTestBatch(projectId, before, size);

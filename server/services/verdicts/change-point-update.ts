@@ -79,9 +79,11 @@ export async function rebuildStaleChangePoints(
   if (!stale) return 0;
   const saved = await tx.verdicts.changePointState(stale.projectId, stale.key);
   const previous = saved && (JSON.parse(saved.state) as Partial<StoredState>);
-  const branch = previous?.branch ?? '';
   // A rebuild in progress goes on from its last value; otherwise it starts from the first.
-  const state = previous?.rebuilding === true ? stateOf(saved?.state, branch) : fresh(branch);
+  const state =
+    previous?.rebuilding === true && typeof previous.lastAt === 'number'
+      ? (previous as StoredState)
+      : fresh(previous?.branch ?? '');
   return Math.max(1, await feed(tx, stale.projectId, stale.key, state, budget));
 }
 
@@ -142,7 +144,6 @@ async function feed(
     const last = values.at(-1) as { seq: number; at: number };
     state = {
       ...state,
-      branch: state.branch,
       lastAt: last.at,
       lastSeq: last.seq,
       detection: update.state,
