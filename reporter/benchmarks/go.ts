@@ -1,4 +1,4 @@
-import { type BenchmarkResult, type LineTool, result } from './result.js';
+import { type BenchmarkResult, defined, type LineTool, result } from './result.js';
 
 /**
  * `go test -bench` (the Go benchmark data format: `<name> <iterations> <value> <unit> [<value>
@@ -10,30 +10,41 @@ import { type BenchmarkResult, type LineTool, result } from './result.js';
  */
 const LINE = /^(Benchmark\S*?)(-\d+)?\s+(\d+)\s+(\S.*)$/;
 
-interface Row {
-  pkg: string;
-  name: string;
-  extra: string;
-  pairs: [number, string][];
-}
-
-/** Whether the benchmark's name already says its package (two path segments at least). */
-function mentionsPackage(name: string, pkg: string): boolean {
+/** The package path's suffixes of two segments or more, each as written and with `_` for `/`. */
+function packageSuffixes(pkg: string): string[] {
   const segments = pkg.split('/');
+  const suffixes: string[] = [];
   for (let i = 0; i + 2 <= segments.length; i++) {
     const suffix = segments.slice(i).join('/');
-    if (name.includes(suffix) || name.includes(suffix.replace(/\//g, '_'))) return true;
+    suffixes.push(suffix, suffix.replace(/\//g, '_'));
   }
-  return false;
+  return suffixes;
 }
+
+const NUMBER = /^[-+\d.eE]+$/;
+const SPACES = /\s+/;
 
 export const go: LineTool = {
   kind: 'lines',
   expected: 'the output of go test -bench',
   create() {
-    // Rows wait for the end: whether names get their package depends on how many there are.
-    const rows: Row[] = [];
+    // Names wait for the end: whether they get their package depends on how many packages
+    // there are. A 50 MB output holds about two million results, and what a parser keeps is
+    // what the garbage collector copies, so a line keeps only its results and three entries of
+    // the arrays below (no object per line), units are shared, and names stay unflattened.
+    const results: (BenchmarkResult | undefined)[] = [];
+    const rowPackage: string[] = [];
+    const rowName: string[] = [];
+    /** Where each line's results start in `results`; the next line's start ends them. */
+    const rowFirst: number[] = [];
     const packages = new Set<string>();
+    const units = new Map<string, string>();
+    const unitOf = (text: string): string => {
+      const unit = units.get(text);
+      if (unit !== undefined) return unit;
+      units.set(text, text);
+      return text;
+    };
     let pkg = '';
     return {
       line(text) {
@@ -42,35 +53,55 @@ export const go: LineTool = {
           if (pkg) packages.add(pkg);
           return;
         }
+        if (!text.startsWith('Benchmark')) return;
         const m = LINE.exec(text);
         if (!m) return;
         const [, name = '', procs, times = '', rest = ''] = m;
-        const fields = rest.trim().split(/\s+/);
+        const fields = rest.trimEnd().split(SPACES);
         if (fields.length % 2 !== 0) return;
-        const pairs: [number, string][] = [];
-        for (let i = 0; i < fields.length; i += 2) {
-          const value = Number(fields[i]);
-          if (!/^[-+\d.eE]+$/.test(fields[i] as string)) return;
-          pairs.push([value, fields[i + 1] as string]);
-        }
+        for (let i = 0; i < fields.length; i += 2) if (!NUMBER.test(fields[i] as string)) return;
         const extra = procs ? `${times} times\n${procs.slice(1)} procs` : `${times} times`;
-        rows.push({ pkg, name, extra, pairs });
+        rowPackage.push(pkg);
+        rowName.push(name);
+        rowFirst.push(results.length);
+        // The name is set at the end (it is a token: nothing to trim); the unit is checked here.
+        for (let i = 0; i < fields.length; i += 2)
+          results.push(
+            result(
+              name,
+              Number(fields[i]),
+              unitOf(fields[i + 1] as string),
+              undefined,
+              undefined,
+              extra,
+            ),
+          );
       },
       end() {
         const several = packages.size > 1;
-        const results: BenchmarkResult[] = [];
-        for (const row of rows) {
-          const base =
-            several && row.pkg && !mentionsPackage(row.name, row.pkg)
-              ? `${row.name} (${row.pkg})`
-              : row.name;
-          for (const [value, unit] of row.pairs) {
-            const name = row.pairs.length > 1 ? `${base} - ${unit}` : base;
-            const made = result(name, value, unit, undefined, undefined, row.extra);
-            if (made) results.push(made);
+        const suffixes = new Map<string, string[]>();
+        const mentions = (name: string, pkg: string): boolean => {
+          let list = suffixes.get(pkg);
+          if (!list) {
+            list = packageSuffixes(pkg);
+            suffixes.set(pkg, list);
+          }
+          return list.some((suffix) => name.includes(suffix));
+        };
+        let dropped = false;
+        for (let row = 0; row < rowFirst.length; row++) {
+          const name = rowName[row] as string;
+          const rowPkg = rowPackage[row] as string;
+          const first = rowFirst[row] as number;
+          const next = rowFirst[row + 1] ?? results.length;
+          const base = several && rowPkg && !mentions(name, rowPkg) ? `${name} (${rowPkg})` : name;
+          for (let i = first; i < next; i++) {
+            const made = results[i];
+            if (made) made.name = next - first > 1 ? `${base} - ${made.unit}` : base;
+            else dropped = true;
           }
         }
-        return results;
+        return dropped ? defined(results) : (results as BenchmarkResult[]);
       },
     };
   },

@@ -37,16 +37,20 @@ export function result(
   extra?: string,
 ): BenchmarkResult | undefined {
   const cleanName = name.trim();
-  const cleanUnit = unit.trim().replace(/\s+/g, '_');
+  // Most units are one clean token already: test before building a new string.
+  const cleanUnit = /\s/.test(unit) ? unit.trim().replace(/\s+/g, '_') : unit;
   if (cleanName === '' || cleanUnit === '' || !Number.isFinite(value)) return undefined;
-  return {
-    name: cleanName,
-    value,
-    unit: cleanUnit,
-    ...(range === undefined || range === '' ? {} : { range }),
-    ...(extra === undefined || extra === '' ? {} : { extra }),
-    bigger_is_better: biggerIsBetter,
-  };
+  // Literals rather than spreads (two million results in a 50 MB go output), in one key order.
+  const hasRange = range !== undefined && range !== '';
+  const hasExtra = extra !== undefined && extra !== '';
+  const bigger_is_better = biggerIsBetter;
+  const n = cleanName;
+  const v = value;
+  const u = cleanUnit;
+  if (hasRange && hasExtra) return { name: n, value: v, unit: u, range, extra, bigger_is_better };
+  if (hasRange) return { name: n, value: v, unit: u, range, bigger_is_better };
+  if (hasExtra) return { name: n, value: v, unit: u, extra, bigger_is_better };
+  return { name: n, value: v, unit: u, bigger_is_better };
 }
 
 /** Parses a number as the harnesses print it: `1,234.5`, `3.37E9`. */
