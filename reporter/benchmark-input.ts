@@ -14,16 +14,18 @@ export async function readBenchmarkInputs(
 ): Promise<string[] | undefined> {
   if (inputs.benchmarkTool === undefined) return undefined;
   const { readBenchmarkFiles } = await loadBenchmarks();
-  const { results, files } = await readBenchmarkFiles(
+  // One past the most a step sends: enough to know there are too many without keeping them all.
+  const { results, found, files } = await readBenchmarkFiles(
     inputs.benchmarkTool,
     inputs.benchmarkFiles,
     warn,
     cwd,
+    MAX_BENCHMARKS + 1,
   );
-  if (results.length > MAX_BENCHMARKS) {
+  if (found > MAX_BENCHMARKS) {
     throw new InputError(
       'benchmark-file',
-      `holds ${results.length} benchmark results; at most ${MAX_BENCHMARKS} are sent from one step`,
+      `holds ${found} benchmark results; at most ${MAX_BENCHMARKS} are sent from one step`,
     );
   }
   inputs.benchmarks = results;

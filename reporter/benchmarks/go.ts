@@ -27,7 +27,7 @@ const SPACES = /\s+/;
 export const go: LineTool = {
   kind: 'lines',
   expected: 'the output of go test -bench',
-  create() {
+  create(keep = Number.POSITIVE_INFINITY) {
     // Names wait for the end: whether they get their package depends on how many packages
     // there are. A 50 MB output holds about two million results, and what a parser keeps is
     // what the garbage collector copies, so a line keeps only its results and three entries of
@@ -46,7 +46,10 @@ export const go: LineTool = {
       return text;
     };
     let pkg = '';
+    /** Results found past `keep`: counted (each one checked as a kept one is), not kept. */
+    let beyond = 0;
     return {
+      beyond: () => beyond,
       line(text) {
         if (text.startsWith('pkg:')) {
           pkg = text.slice(4).trim();
@@ -56,10 +59,18 @@ export const go: LineTool = {
         if (!text.startsWith('Benchmark')) return;
         const m = LINE.exec(text);
         if (!m) return;
-        const [, name = '', procs, times = '', rest = ''] = m;
-        const fields = rest.trimEnd().split(SPACES);
+        // Indexes, not destructuring: this runs for every line of outputs of millions of lines.
+        const name = m[1] as string;
+        const procs = m[2];
+        const times = m[3] as string;
+        const fields = (m[4] as string).trimEnd().split(SPACES);
         if (fields.length % 2 !== 0) return;
         for (let i = 0; i < fields.length; i += 2) if (!NUMBER.test(fields[i] as string)) return;
+        if (results.length >= keep) {
+          for (let i = 0; i < fields.length; i += 2)
+            if (Number.isFinite(Number(fields[i]))) beyond++;
+          return;
+        }
         const extra = procs ? `${times} times\n${procs.slice(1)} procs` : `${times} times`;
         rowPackage.push(pkg);
         rowName.push(name);

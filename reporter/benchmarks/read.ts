@@ -109,23 +109,31 @@ async function linesOf(path: string): Promise<Iterable<string> | AsyncIterable<s
 }
 
 /** Reads a text output line by line. */
-async function readLines(path: string, tool: Extract<BenchmarkTool, { kind: 'lines' }>) {
-  const parser = tool.create();
+async function readLines(
+  path: string,
+  tool: Extract<BenchmarkTool, { kind: 'lines' }>,
+  keep: number,
+): Promise<{ results: BenchmarkResult[]; beyond: number }> {
+  const parser = tool.create(keep);
   let head = '';
   for await (const line of await linesOf(path)) {
     if (head.length < 64 * 1024) head += `${line}\n`;
     parser.line(line);
   }
   const results = parser.end();
-  if (results.length === 0) {
+  const beyond = parser.beyond?.() ?? 0;
+  if (results.length === 0 && beyond === 0) {
     const found = describeText(head, tool);
     if (found) throw new BenchmarkFormatError(`expected ${tool.expected}, found ${found}`);
   }
-  return results;
+  return { results, beyond };
 }
 
 export interface BenchmarkFiles {
+  /** The results, in the files' order: all of them, or the first `keep`. */
   results: BenchmarkResult[];
+  /** How many results the files hold (more than `results` holds when `keep` cut them). */
+  found: number;
   files: string[];
 }
 
@@ -133,13 +141,15 @@ export interface BenchmarkFiles {
  * Reads every file the patterns match (relative to `cwd`; each one a path or a glob) with the
  * tool's parser. An unknown tool, a pattern matching no file, a file of another format or JSON
  * that does not parse is an InputError of `benchmark-file` (or `benchmark-tool`): nothing is sent.
- * A file without any benchmark is a warning.
+ * A file without any benchmark is a warning. With `keep`, only the first `keep` results are
+ * kept and the others counted (`found`): what a step does, which sends a few thousand at most.
  */
 export async function readBenchmarkFiles(
   toolName: string,
   patterns: string[],
   warn: (message: string) => void,
   cwd: string = process.cwd(),
+  keep: number = Number.POSITIVE_INFINITY,
 ): Promise<BenchmarkFiles> {
   if (!isBenchmarkTool(toolName)) throw unknownTool(toolName);
   const tool = TOOLS[toolName];
@@ -147,13 +157,14 @@ export async function readBenchmarkFiles(
     throw new InputError('benchmark-file', `${pattern}: no such file`);
   });
   const results: BenchmarkResult[] = [];
+  let total = 0;
   for (const file of files) {
     let found: BenchmarkResult[];
+    let beyond = 0;
     try {
-      found =
-        tool.kind === 'lines'
-          ? await readLines(file, tool)
-          : tool.parse(parseJson(await readFile(file, 'utf8'), tool.expected));
+      if (tool.kind === 'lines')
+        ({ results: found, beyond } = await readLines(file, tool, keep - results.length));
+      else found = tool.parse(parseJson(await readFile(file, 'utf8'), tool.expected));
     } catch (error) {
       if (error instanceof BenchmarkFormatError)
         throw new InputError('benchmark-file', `${file}: ${error.message}`);
@@ -161,9 +172,10 @@ export async function readBenchmarkFiles(
       if (code) throw new InputError('benchmark-file', `${file} cannot be read (${code})`);
       throw error;
     }
-    if (found.length === 0)
+    if (found.length + beyond === 0)
       warn(`No benchmark in ${file} (${tool.expected}): the harness printed none`);
-    for (const one of found) results.push(one);
+    total += found.length + beyond;
+    for (const one of found) if (results.length < keep) results.push(one);
   }
-  return { results, files: [...files] };
+  return { results, found: total, files: [...files] };
 }

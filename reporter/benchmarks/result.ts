@@ -61,8 +61,12 @@ export interface LineTool {
   kind: 'lines';
   /** What the file should be, for the error that says it is not. */
   expected: string;
-  /** A fresh parser for one file: it is handed each line, then asked for its results. */
-  create(): { line(text: string): void; end(): BenchmarkResult[] };
+  /**
+   * A fresh parser for one file: it is handed each line, then asked for its results. With
+   * `keep`, it may keep only about that many and count the rest (`beyond`): a step sends at most
+   * a few thousand, and keeping millions is what a huge output would cost.
+   */
+  create(keep?: number): { line(text: string): void; end(): BenchmarkResult[]; beyond?(): number };
 }
 
 /** A tool whose output is one JSON document. */

@@ -477,3 +477,49 @@ describe('bad input: one clear line, nothing read', () => {
     ]);
   });
 });
+
+describe('a step keeps at most what it sends', () => {
+  /** `count` go results over two packages, lines of one unit and of two. */
+  const goLines = (count: number) => {
+    const lines: string[] = [];
+    let made = 0;
+    for (let i = 0; made < count; i++) {
+      if (i % 50 === 0) lines.push(`pkg: example.com/keep/p${i / 50}`);
+      if (i % 2 === 0 || made + 2 > count) {
+        lines.push(`BenchmarkOne${i}-2   \t 100\t ${i + 0.5} ns/op`);
+        made += 1;
+      } else {
+        lines.push(`BenchmarkTwo${i}-2   \t 100\t ${i + 0.5} ns/op\t ${i} B/op`);
+        made += 2;
+      }
+    }
+    return `${lines.join('\n')}\n`;
+  };
+
+  it('with keep, the first results as a full read names them, and the count of all', async () => {
+    const path = file('keep.txt', goLines(301));
+    const all = await readBenchmarkFiles('go', [path], () => undefined, dir);
+    expect(all.results).toHaveLength(301);
+    expect(all.found).toBe(301);
+    const kept = await readBenchmarkFiles('go', [path], () => undefined, dir, 100);
+    expect(kept.found).toBe(301);
+    expect(kept.results).toEqual(all.results.slice(0, 100));
+    // Names carry the package although the second package comes after the cut.
+    expect(kept.results[0]?.name).toBe('BenchmarkOne0 (example.com/keep/p0)');
+  });
+
+  it('a step refuses more than 5,000 results with their count, and takes 5,000', async () => {
+    const { readBenchmarkInputs } = await import('../../reporter/benchmark-input.js');
+    const inputs = (files: string[]) =>
+      ({ benchmarkTool: 'go', benchmarkFiles: files }) as Parameters<typeof readBenchmarkInputs>[0];
+    const over = inputs([file('over.txt', goLines(5_003))]);
+    const error = await readBenchmarkInputs(over, () => undefined, dir).catch((e) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toContain(
+      'holds 5003 benchmark results; at most 5000 are sent from one step',
+    );
+    const exact = inputs([file('exact.txt', goLines(5_000))]);
+    await readBenchmarkInputs(exact, () => undefined, dir);
+    expect(exact.benchmarks).toHaveLength(5_000);
+  });
+});
