@@ -53,11 +53,7 @@ async function main() {
         fileMb: +(statSync(file).size / 1e6).toFixed(1),
         import: importAnswer,
         importS: +importS.toFixed(1),
-        exportMb: measured.exportMb,
-        exportS: measured.exportS,
-        rssBeforeMb: measured.rssBeforeMb,
-        rssPeakMb: measured.rssPeakMb,
-        rssGrowthMb: measured.rssGrowthMb,
+        ...measured.figures,
       }),
     );
   } finally {
