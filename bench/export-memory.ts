@@ -7,12 +7,11 @@
 import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess } from '../test/helpers/process.js';
+import { benchBackend, createBenchProject, startBenchServer } from './bench-account.js';
 import { measureExport } from './export-measure.js';
 
 const count = Number(process.argv[2] ?? 200_000);
 const dir = mkdtempSync(join(tmpdir(), 'export-memory-'));
-const ADMIN = 'bench-admin-token-0123456789';
 
 async function main() {
   const file = join(dir, 'in.ndjson');
@@ -25,21 +24,11 @@ async function main() {
   }
   await new Promise<void>((resolve) => out.end(() => resolve()));
 
-  const env: Record<string, string> = { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
-  if (process.env.DATABASE_URL) env.DATABASE_URL = process.env.DATABASE_URL;
-  else env.DATABASE_PATH = join(dir, 'stats.db');
-  const server = await startServerProcess(env);
+  const server = await startBenchServer(dir);
   const pid = server.child.pid as number;
   try {
-    const admin = (path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((res) => res.json() as Promise<Record<string, string>>);
-    const { accountId, apiKey } = await admin('/admin/accounts', { label: 'bench' });
-    const { id: projectId } = await admin(`/admin/accounts/${accountId}/projects`, { name: 'b' });
-    const key = { 'x-api-key': apiKey as string };
+    const { apiKey, projectId } = await createBenchProject(server.url);
+    const key = { 'x-api-key': apiKey };
 
     const began = performance.now();
     const imported = await fetch(`${server.url}/stats/import-records?projectId=${projectId}`, {
@@ -59,16 +48,12 @@ async function main() {
     );
     console.log(
       JSON.stringify({
-        backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+        backend: benchBackend(),
         records: count,
         fileMb: +(statSync(file).size / 1e6).toFixed(1),
         import: importAnswer,
         importS: +importS.toFixed(1),
-        exportMb: measured.exportMb,
-        exportS: measured.exportS,
-        rssBeforeMb: measured.rssBeforeMb,
-        rssPeakMb: measured.rssPeakMb,
-        rssGrowthMb: measured.rssGrowthMb,
+        ...measured.figures,
       }),
     );
   } finally {

@@ -11,11 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startServerProcess } from '../test/helpers/process.js';
+import { benchBackend, createBenchProject, startBenchServer } from './bench-account.js';
 
 const count = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), 'import-history-'));
-const ADMIN = 'bench-admin-token-0123456789';
 const SETS = ['Parser', 'Encoder', 'Startup', 'Query'];
 const MINUTE = 60_000;
 
@@ -43,20 +42,10 @@ async function main() {
   const file = join(dir, 'data.js');
   const start = Date.UTC(2024, 0, 1);
   dataJs(file, start);
-  const env: Record<string, string> = { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
-  if (process.env.DATABASE_URL) env.DATABASE_URL = process.env.DATABASE_URL;
-  else env.DATABASE_PATH = join(dir, 'stats.db');
-  const server = await startServerProcess(env);
+  const server = await startBenchServer(dir);
   try {
-    const admin = (path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((res) => res.json() as Promise<Record<string, string>>);
-    const { accountId, apiKey } = await admin('/admin/accounts', { label: 'bench' });
-    const { id: projectId } = await admin(`/admin/accounts/${accountId}/projects`, { name: 'b' });
-    const key = { 'x-api-key': apiKey as string, 'content-type': 'application/json' };
+    const { apiKey, projectId } = await createBenchProject(server.url);
+    const key = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     // A record newer than the whole history: the import is back-dated.
     await fetch(`${server.url}/stats/ingest-metrics`, {
       method: 'POST',
@@ -98,7 +87,7 @@ async function main() {
     console.log(
       JSON.stringify({
         scenario: 'import-history',
-        backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+        backend: benchBackend(),
         records: count,
         seconds: Number(seconds.toFixed(1)),
         recordsPerSecond: Math.round(count / seconds),

@@ -9,34 +9,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess } from '../test/helpers/process.js';
+import { benchBackend, createBenchProject, startBenchServer } from './bench-account.js';
 import { measureExport } from './export-measure.js';
 
 const runs = Number(process.argv[2] ?? 40);
 const CASES = 5_000;
 const dir = mkdtempSync(join(tmpdir(), 'tests-export-'));
-const ADMIN = 'bench-admin-token-0123456789';
 
 /** The cookies a response sets, as one Cookie header with those already held. */
 const cookiesOf = (res: Response, held = '') =>
   [held, ...res.headers.getSetCookie().map((c) => c.split(';')[0])].filter(Boolean).join('; ');
 
 async function main() {
-  const env: Record<string, string> = { ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' };
-  if (process.env.DATABASE_URL) env.DATABASE_URL = process.env.DATABASE_URL;
-  else env.DATABASE_PATH = join(dir, 'stats.db');
-  const server = await startServerProcess(env);
+  const server = await startBenchServer(dir);
   const pid = server.child.pid as number;
   try {
-    const admin = (path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }).then((res) => res.json() as Promise<Record<string, string>>);
-    const { accountId, apiKey } = await admin('/admin/accounts', { label: 'bench' });
-    const { id: projectId } = await admin(`/admin/accounts/${accountId}/projects`, { name: 'b' });
-    const key = { 'x-api-key': apiKey as string };
+    const { apiKey, projectId } = await createBenchProject(server.url);
+    const key = { 'x-api-key': apiKey };
 
     const began = performance.now();
     for (let r = 0; r < runs; r += 1) {
@@ -71,7 +60,7 @@ async function main() {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, api_key: apiKey as string }).toString(),
+      body: new URLSearchParams({ _csrf: csrf, api_key: apiKey }).toString(),
     });
     cookie = cookiesOf(signedIn, cookie);
     const pageMs: number[] = [];
@@ -85,15 +74,11 @@ async function main() {
     pageMs.sort((a, b) => a - b);
     console.log(
       JSON.stringify({
-        backend: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+        backend: benchBackend(),
         results: runs * CASES,
         ingestS: +ingestS.toFixed(1),
         exportLines: measured.lines - 1,
-        exportMb: measured.exportMb,
-        exportS: measured.exportS,
-        rssBeforeMb: measured.rssBeforeMb,
-        rssPeakMb: measured.rssPeakMb,
-        rssGrowthMb: measured.rssGrowthMb,
+        ...measured.figures,
         projectsPageMedianMs: +(pageMs[2] ?? 0).toFixed(0),
         stored,
       }),

@@ -1,39 +1,10 @@
-import type { SiteBlock, SiteConfiguration } from '../../../contract/site.js';
+import type { SiteConfiguration } from '../../../contract/site.js';
 import { nowIso } from '../../domain/time.js';
+import { emptySite, type SiteRow, siteOf } from '../site-rows.js';
 import type { PublicSite, SiteRepository } from '../storage.js';
 import { atomically } from './pg-atomic.js';
 import type { Sql } from './pg-database.js';
 import { Channel } from './pg-notifications.js';
-
-interface SiteRow {
-  bio: string | null;
-  avatar_url: string | null;
-  location: string | null;
-  mood: string | null;
-  theme_id: string | null;
-  visibility: boolean;
-  blocks: string;
-}
-
-const EMPTY_SITE: SiteConfiguration = {
-  bio: null,
-  avatar_url: null,
-  location: null,
-  mood: null,
-  theme_id: null,
-  visibility: false,
-  blocks: [],
-};
-
-const siteOf = (row: SiteRow): SiteConfiguration => ({
-  bio: row.bio,
-  avatar_url: row.avatar_url,
-  location: row.location,
-  mood: row.mood,
-  theme_id: row.theme_id,
-  visibility: row.visibility,
-  blocks: JSON.parse(row.blocks) as SiteBlock[],
-});
 
 /**
  * Personal page configuration; blocks are one JSON list, always replaced whole. What public
@@ -44,7 +15,7 @@ export function pgSites(sql: Sql, changed: () => void): SiteRepository {
     const [row] = await db<SiteRow[]>`
       SELECT bio, avatar_url, location, mood, theme_id, visibility, blocks
         FROM sites WHERE account_id = ${accountId}`;
-    return row ? siteOf(row) : { ...EMPTY_SITE, blocks: [] };
+    return row ? siteOf(row) : emptySite();
   }
 
   return {
@@ -94,7 +65,7 @@ export function pgSites(sql: Sql, changed: () => void): SiteRepository {
                    ON CONFLICT (account_id) DO NOTHING`;
           [row] = await locked();
         }
-        const current = row ? siteOf(row) : { ...EMPTY_SITE, blocks: [] };
+        const current = row ? siteOf(row) : emptySite();
         const next = change(current);
         await tx`
           UPDATE sites SET bio = ${next.bio}, avatar_url = ${next.avatar_url},

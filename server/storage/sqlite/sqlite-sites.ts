@@ -1,28 +1,9 @@
-import type { SiteBlock, SiteConfiguration } from '../../../contract/site.js';
+import type { SiteConfiguration } from '../../../contract/site.js';
 import { nowIso } from '../../domain/time.js';
+import { emptySite, type SiteRow, siteOf } from '../site-rows.js';
 import type { PublicSite, SiteRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
-
-interface SiteRow {
-  bio: string | null;
-  avatar_url: string | null;
-  location: string | null;
-  mood: string | null;
-  theme_id: string | null;
-  visibility: 0 | 1;
-  blocks: string;
-}
-
-const EMPTY_SITE: SiteConfiguration = {
-  bio: null,
-  avatar_url: null,
-  location: null,
-  mood: null,
-  theme_id: null,
-  visibility: false,
-  blocks: [],
-};
 
 export const siteWrites = ['toggleVisibility', 'update'] as const;
 
@@ -58,19 +39,9 @@ export function sqliteSites(db: Db, changed: () => void): Sync<SiteRepository> {
       WHERE p.display_name = ? AND s.visibility = 1`,
   );
 
-  const siteOf = (row: SiteRow): SiteConfiguration => ({
-    bio: row.bio,
-    avatar_url: row.avatar_url,
-    location: row.location,
-    mood: row.mood,
-    theme_id: row.theme_id,
-    visibility: row.visibility === 1,
-    blocks: JSON.parse(row.blocks) as SiteBlock[],
-  });
-
   function get(accountId: string): SiteConfiguration {
     const row = byAccount.get(accountId) as SiteRow | undefined;
-    return row ? siteOf(row) : { ...EMPTY_SITE, blocks: [] };
+    return row ? siteOf(row) : emptySite();
   }
 
   return {

@@ -11,6 +11,7 @@ import { THRESHOLD_TESTS } from '../../../../domain/verdicts/threshold-model.js'
 import { Csrf, TextField } from '../form-controls.js';
 import type { FieldErrors } from '../form-errors.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
+import { CellError, CellInput, CellSelect, invalid, RowButton } from './row-controls.js';
 import { SimpleTable } from './simple-table.js';
 
 /** A form the page refused: which one, what it held, and why (beside each field). */
@@ -45,19 +46,36 @@ const shown = (value: number | null) => (value === null ? '' : String(value));
 const number = (value: number | null) =>
   value === null ? '—' : Number.isInteger(value) ? String(value) : value.toPrecision(6);
 
-/** An error beside a control in a table cell, tied to it by id. */
-function CellError({ id, error }: { id: string; error: string | undefined }) {
-  return error ? (
-    <p class="error" id={`${id}-error`}>
-      {error}
-    </p>
-  ) : null;
+/** The key (exact or a glob) and branch fields of a form, named `<prefix>key`, `<prefix>branch`. */
+function KeyAndBranch(props: {
+  prefix: string;
+  text: Record<string, string>;
+  errors: FieldErrors;
+  branch: string | undefined;
+  branchHint?: string;
+}) {
+  const { prefix, text, errors } = props;
+  return (
+    <>
+      <TextField
+        name={`${prefix}key`}
+        label="Key"
+        value={text[`${prefix}key`]}
+        error={errors[`${prefix}key`]}
+        maxLength={NAME_LENGTH}
+        hint="An exact key, or a glob such as bench/*."
+      />
+      <TextField
+        name={`${prefix}branch`}
+        label="Branch"
+        value={props.branch}
+        error={errors[`${prefix}branch`]}
+        maxLength={NAME_LENGTH}
+        hint={props.branchHint}
+      />
+    </>
+  );
 }
-
-const invalid = (id: string, error: string | undefined) => ({
-  'aria-invalid': error ? ('true' as const) : undefined,
-  'aria-describedby': error ? `${id}-error` : undefined,
-});
 
 /** GET /dashboard/projects/<id>/series: "Series and thresholds" of one project. */
 export function VerdictsView(props: VerdictsProps) {
@@ -110,49 +128,44 @@ export function VerdictsView(props: VerdictsProps) {
                 <td>
                   <code>{entry.key}</code>
                 </td>
+                <CellInput
+                  formId={formId}
+                  name="unit"
+                  value={unit}
+                  maxLength={UNIT_LENGTH}
+                  label={`Unit of ${entry.key}`}
+                  error={mine?.errors.unit}
+                />
+                <CellSelect
+                  formId={formId}
+                  name="direction"
+                  label={`Direction of ${entry.key}`}
+                  error={mine?.errors.direction}
+                >
+                  <option value="" selected={direction === ''}>
+                    Unknown
+                  </option>
+                  <option value="lower" selected={direction === 'lower'}>
+                    Lower is better
+                  </option>
+                  <option value="higher" selected={direction === 'higher'}>
+                    Higher is better
+                  </option>
+                </CellSelect>
                 <td>
-                  <input
-                    type="text"
-                    form={formId}
-                    name="unit"
-                    id={`${formId}-unit`}
-                    value={unit}
-                    maxLength={UNIT_LENGTH}
-                    aria-label={`Unit of ${entry.key}`}
-                    {...invalid(`${formId}-unit`, mine?.errors.unit)}
+                  <RowButton
+                    action={base}
+                    csrf={csrf}
+                    id={formId}
+                    class="inline-form"
+                    fields={{
+                      key: entry.key,
+                      shown_unit: entry.unit ?? '',
+                      shown_direction: entry.direction ?? '',
+                    }}
+                    verb="Save"
+                    what={entry.key}
                   />
-                  <CellError id={`${formId}-unit`} error={mine?.errors.unit} />
-                </td>
-                <td>
-                  <select
-                    form={formId}
-                    name="direction"
-                    id={`${formId}-direction`}
-                    aria-label={`Direction of ${entry.key}`}
-                    {...invalid(`${formId}-direction`, mine?.errors.direction)}
-                  >
-                    <option value="" selected={direction === ''}>
-                      Unknown
-                    </option>
-                    <option value="lower" selected={direction === 'lower'}>
-                      Lower is better
-                    </option>
-                    <option value="higher" selected={direction === 'higher'}>
-                      Higher is better
-                    </option>
-                  </select>
-                  <CellError id={`${formId}-direction`} error={mine?.errors.direction} />
-                </td>
-                <td>
-                  <form method="post" action={base} id={formId} class="inline-form">
-                    <Csrf token={csrf} />
-                    <input type="hidden" name="key" value={entry.key} />
-                    <input type="hidden" name="shown_unit" value={entry.unit ?? ''} />
-                    <input type="hidden" name="shown_direction" value={entry.direction ?? ''} />
-                    <button class="button small" type="submit">
-                      Save<span class="sr-only">{` ${entry.key}`}</span>
-                    </button>
-                  </form>
                   {mine?.errors.form && <p class="error">{mine.errors.form}</p>}
                 </td>
               </tr>
@@ -188,73 +201,59 @@ export function VerdictsView(props: VerdictsProps) {
             const mine = refused('threshold', t.id);
             const formId = `threshold-${t.id}`;
             const value = (field: string, stored: string) => mine?.text?.[field] ?? stored;
-            const text = (field: 'key' | 'branch', label: string) => (
-              <td>
-                <input
-                  type="text"
-                  form={formId}
-                  name={field}
-                  id={`${formId}-${field}`}
-                  value={value(field, t[field])}
-                  maxLength={NAME_LENGTH}
-                  aria-label={`${label} of threshold ${t.key} on ${t.branch}`}
-                  {...invalid(`${formId}-${field}`, mine?.errors[field])}
-                />
-                <CellError id={`${formId}-${field}`} error={mine?.errors[field]} />
-              </td>
-            );
+            const what = `threshold ${t.key} on ${t.branch}`;
+            const cell = (field: string, label: string) => ({
+              formId,
+              name: field,
+              label: `${label} of ${what}`,
+              error: mine?.errors[field],
+            });
             const test = value('test', t.test);
             return (
               <tr>
-                {text('key', 'Key')}
-                {text('branch', 'Branch')}
-                <td>
-                  <select
-                    form={formId}
-                    name="test"
-                    id={`${formId}-test`}
-                    aria-label={`Test of threshold ${t.key} on ${t.branch}`}
-                    {...invalid(`${formId}-test`, mine?.errors.test)}
-                  >
-                    {THRESHOLD_TESTS.map((name) => (
-                      <option value={name} selected={name === test}>
-                        {name}
-                      </option>
-                    ))}
-                  </select>
-                  <CellError id={`${formId}-test`} error={mine?.errors.test} />
-                </td>
+                <CellInput
+                  {...cell('key', 'Key')}
+                  value={value('key', t.key)}
+                  maxLength={NAME_LENGTH}
+                />
+                <CellInput
+                  {...cell('branch', 'Branch')}
+                  value={value('branch', t.branch)}
+                  maxLength={NAME_LENGTH}
+                />
+                <CellSelect {...cell('test', 'Test')}>
+                  {THRESHOLD_TESTS.map((name) => (
+                    <option value={name} selected={name === test}>
+                      {name}
+                    </option>
+                  ))}
+                </CellSelect>
                 {NUMBER_COLUMNS.map(([field, label]) => (
-                  <td>
-                    <input
-                      type="text"
-                      inputMode="decimal"
-                      form={formId}
-                      name={field}
-                      id={`${formId}-${field}`}
-                      value={value(field, shown(t[field]))}
-                      size={6}
-                      aria-label={`${label} of threshold ${t.key} on ${t.branch}`}
-                      {...invalid(`${formId}-${field}`, mine?.errors[field])}
-                    />
-                    <CellError id={`${formId}-${field}`} error={mine?.errors[field]} />
-                  </td>
+                  <CellInput
+                    {...cell(field, label)}
+                    inputMode="decimal"
+                    value={value(field, shown(t[field]))}
+                    size={6}
+                  />
                 ))}
                 <td>
-                  <form method="post" action={`${base}/thresholds/update`} id={formId}>
-                    <Csrf token={csrf} />
-                    <input type="hidden" name="id" value={t.id} />
-                    <button class="button small" type="submit">
-                      Save<span class="sr-only">{` threshold ${t.key} on ${t.branch}`}</span>
-                    </button>
-                  </form>
-                  <form method="post" action={`${base}/thresholds/delete`} class="inline-form">
-                    <Csrf token={csrf} />
-                    <input type="hidden" name="id" value={t.id} />
-                    <button class="button danger small" type="submit">
-                      Delete<span class="sr-only">{` threshold ${t.key} on ${t.branch}`}</span>
-                    </button>
-                  </form>
+                  <RowButton
+                    action={`${base}/thresholds/update`}
+                    csrf={csrf}
+                    id={formId}
+                    fields={{ id: t.id }}
+                    verb="Save"
+                    what={what}
+                  />
+                  <RowButton
+                    action={`${base}/thresholds/delete`}
+                    csrf={csrf}
+                    class="inline-form"
+                    fields={{ id: t.id }}
+                    verb="Delete"
+                    what={what}
+                    danger
+                  />
                   {mine?.errors.form && <p class="error">{mine.errors.form}</p>}
                 </td>
               </tr>
@@ -303,21 +302,12 @@ function CreateThreshold({
       <h2>New threshold</h2>
       {errors.form && <p class="error">{errors.form}</p>}
       <div class="field-grid">
-        <TextField
-          name="key"
-          label="Key"
-          value={text.key}
-          error={errors.key}
-          maxLength={NAME_LENGTH}
-          hint="An exact key, or a glob such as bench/*."
-        />
-        <TextField
-          name="branch"
-          label="Branch"
-          value={text.branch ?? '*'}
-          error={errors.branch}
-          maxLength={NAME_LENGTH}
-          hint="A branch name, or * for every branch (a pull request is judged by its target's)."
+        <KeyAndBranch
+          prefix=""
+          text={text}
+          errors={errors}
+          branch={text.branch ?? '*'}
+          branchHint="A branch name, or * for every branch (a pull request is judged by its target's)."
         />
         <div class="field">
           <label for="test">Test</label>
@@ -388,14 +378,14 @@ function AlertTable({
           <td>{a.test}</td>
           <td class="muted">{a.created_at.slice(0, 16).replace('T', ' ')}</td>
           <td>
-            <form method="post" action={`${base}/alerts/${action}`} class="inline-form">
-              <Csrf token={csrf} />
-              <input type="hidden" name="id" value={a.id} />
-              <button class="button small" type="submit">
-                {verb}
-                <span class="sr-only">{` the alert of ${a.key} at ${a.commit ?? a.record_id}`}</span>
-              </button>
-            </form>
+            <RowButton
+              action={`${base}/alerts/${action}`}
+              csrf={csrf}
+              class="inline-form"
+              fields={{ id: a.id }}
+              verb={verb}
+              what={`the alert of ${a.key} at ${a.commit ?? a.record_id}`}
+            />
           </td>
         </tr>
       ))}
@@ -501,21 +491,7 @@ function Reevaluate({
       )}
       {errors.form && <p class="error">{errors.form}</p>}
       <div class="field-grid">
-        <TextField
-          name="only_key"
-          label="Key"
-          value={text.only_key}
-          error={errors.only_key}
-          maxLength={NAME_LENGTH}
-          hint="An exact key, or a glob such as bench/*."
-        />
-        <TextField
-          name="only_branch"
-          label="Branch"
-          value={text.only_branch}
-          error={errors.only_branch}
-          maxLength={NAME_LENGTH}
-        />
+        <KeyAndBranch prefix="only_" text={text} errors={errors} branch={text.only_branch} />
         <TextField
           name="from"
           label="Stored from"
