@@ -12,10 +12,12 @@ import { openSqliteStorage } from '../server/storage/sqlite/sqlite-storage.js';
  * stores them, handing judging the parsed payload), then judged 200 at a time as the judging
  * worker does. Prints wall and CPU time per judged record. With `--store-only` it stores and does
  * not judge, so that two runs under `valgrind --tool=callgrind` give judging's instructions as
- * their difference (BENCHMARKS.md, issue 31):
+ * their difference (BENCHMARKS.md, issue 31). With `--on-main` each record names its branch
+ * (main) and a commit under `ci`, as a CI run's records do: judging then also reads the default
+ * branch and brings the series' change points up to date, which E8's records (neither) skip.
  *
- *   node build/bench/judging-cost.js 20000
- *   valgrind --tool=callgrind node --jitless build/bench/judging-cost.js 2000 [--store-only]
+ *   node build/bench/judging-cost.js 20000 [--on-main]
+ *   valgrind --tool=callgrind node --jitless build/bench/judging-cost.js 2000 [--store-only] [--on-main]
  *
  * The directory is TMPDIR's (on `/dev/shm`, fsync costs nothing and only CPU is measured).
  */
@@ -34,7 +36,9 @@ try {
   });
   const project = await storage.projects.create(account.accountId, 'bench', 'bench');
   if (!project) throw new Error('no project');
-  const payload = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
+  const e8 = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
+  const ci = { branch: 'main', commit: '0123456789abcdef0123456789abcdef01234567' };
+  const payload = process.argv.includes('--on-main') ? { duration_ms: 1234, ok: true, ci } : e8;
   for (let i = 0; i < count; i += 500) {
     const group = Array.from({ length: Math.min(500, count - i) }, () =>
       storage.records.append({

@@ -237,8 +237,14 @@ export async function judgeSeries(
 }> {
   ctx.defaultBranch ??= await defaultBranchOf(tx, record.projectId, ctx.defaultBranchSet);
   const defaultBranch = ctx.defaultBranch;
-  // Without a branch set, the first record of main (or master) may change which one it is.
-  if (ctx.defaultBranchSet === null && (record.branch === 'main' || record.branch === 'master')) {
+  // Without a branch set, the first record of main (or master) may change which one it is; a
+  // record of the branch already in force cannot (main wins once it has a record), so a run of
+  // records on main does not read the default branch again for each one.
+  if (
+    ctx.defaultBranchSet === null &&
+    (record.branch === 'main' || record.branch === 'master') &&
+    record.branch !== defaultBranch
+  ) {
     ctx.defaultBranch = undefined;
   }
   const pr = pullRequestOf(payload);

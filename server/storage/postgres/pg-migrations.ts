@@ -667,4 +667,17 @@ export const pgMigrations: PgMigration[] = [
       ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
     `,
   },
+  {
+    version: 23,
+    name: 'judged records: no index entry for a record without a commit or a branch',
+    sql: `
+      -- As SQLite's migration 25 (see there).
+      DROP INDEX judged_records_by_commit;
+      DROP INDEX judged_records_by_branch;
+      CREATE INDEX judged_records_by_commit ON judged_records(project_id, commit_sha, seq)
+        WHERE commit_sha IS NOT NULL;
+      CREATE INDEX judged_records_by_branch ON judged_records(project_id, branch, seq)
+        WHERE branch IS NOT NULL;
+    `,
+  },
 ];

@@ -731,4 +731,21 @@ export const migrations: Migration[] = [
       ALTER TABLE projects ADD COLUMN mark_event_types TEXT;
     `,
   },
+  {
+    version: 25,
+    name: 'judged records: no index entry for a record without a commit or a branch',
+    sql: `
+      -- Judging writes a judged_records row for every metric record, and each of its indexes is
+      -- a B-tree entry more per record (BENCHMARKS.md, issue 31). The two by commit and by branch
+      -- are read only with a commit or a branch given (commit_sha = ?, branch = ?: never true of
+      -- NULL), so a record without one (E8's, a script's) needs no entry in them; the planner
+      -- uses a partial index WHERE x IS NOT NULL for any comparison on x.
+      DROP INDEX judged_records_by_commit;
+      DROP INDEX judged_records_by_branch;
+      CREATE INDEX judged_records_by_commit ON judged_records(project_id, commit_sha, seq)
+        WHERE commit_sha IS NOT NULL;
+      CREATE INDEX judged_records_by_branch ON judged_records(project_id, branch, seq)
+        WHERE branch IS NOT NULL;
+    `,
+  },
 ];
