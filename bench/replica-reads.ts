@@ -200,16 +200,23 @@ export async function replicaScenario() {
 
     const phases: Phase[] = [];
     for (const mode of ['replica', 'primary', 'primary', 'replica'] as Mode[]) {
-      server = await startProcess(
+      const running = await startProcess(
         ['build/server/main.js'],
         envFor(primary, mode === 'replica' ? replica : undefined),
       );
+      server = running;
       if (mode === 'replica') {
-        await until(async () => (await health(server!.url)).reads === 'replica', 30_000, 'replica');
+        await until(async () => (await health(running.url)).reads === 'replica', 30_000, 'replica');
       }
       const from = new Date(Date.now() - 30 * DAY).toISOString();
       const to = new Date().toISOString();
-      const query = new URLSearchParams({ projectId, key: 'duration_ms', from, to, buckets: '200' });
+      const query = new URLSearchParams({
+        projectId,
+        key: 'duration_ms',
+        from,
+        to,
+        buckets: '200',
+      });
       const reads = {
         page: `${server.url}/share/${token}?range=30d`,
         series: `${server.url}/stats/get-metric-series?${query}`,

@@ -19,8 +19,8 @@ import {
 } from './load.js';
 import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
-import { seedEvents, seedHistory } from './seed.js';
 import { replicaReport, replicaScenario } from './replica-reads.js';
+import { seedEvents, seedHistory } from './seed.js';
 import { seedHistoryPostgres } from './seed-postgres.js';
 import { tenantsReport, tenantsScenario } from './tenants.js';
 import {
