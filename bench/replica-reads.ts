@@ -1,8 +1,8 @@
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { type PrivatePostgres, startPrivatePostgres } from '../test/helpers/private-postgres.js';
-import { type PrivateReplica, startPrivateReplica } from '../test/helpers/private-replica.js';
+import { startPrivatePostgres } from '../test/helpers/private-postgres.js';
+import { startPrivateReplica } from '../test/helpers/private-replica.js';
 import { API_KEY, serverEnv as benchServerEnv, ingestBodies } from './load.js';
 import { type Service, startProcess, stop } from './processes.js';
 import { seedHistoryPostgres } from './seed-postgres.js';
@@ -21,7 +21,9 @@ import { seedHistoryPostgres } from './seed-postgres.js';
  * link, its cache off) and the series (30 days, 200 buckets, with a second key of the account, so
  * read-your-writes does not send it to the primary), one request after the other, alternately.
  * /healthz is sampled every half second to show where reads went. Both clusters are removed at
- * the end.
+ * the end. On machines of their own instead: BENCH_REPLICA_PRIMARY_URL names an empty database
+ * of a primary, BENCH_REPLICA_STANDBY_URL the same database on its streaming replica (the
+ * benchmark seeds the primary and leaves both as they end).
  */
 
 const RATE = Number(process.env.BENCH_REPLICA_RATE ?? 2000);
@@ -51,11 +53,53 @@ const rank = (values: number[], q: number) => {
   return Number((sorted[Math.floor(q * (sorted.length - 1))] ?? 0).toFixed(1));
 };
 
-/** The server's settings on the private primary, with or without the replica. */
-function envFor(primary: PrivatePostgres, replica: PrivateReplica | undefined) {
+/** The primary's and the replica's database; `remove` ends what the benchmark started. */
+interface Pair {
+  primary: string;
+  replica: string;
+  /** Seconds it took to make the replica (0: given). */
+  madeIn: number;
+  remove(): void;
+}
+
+/** The pair given, or a private primary (its database created empty) and a replica made of it. */
+async function pairOf(seed: (primary: string) => Promise<void>): Promise<Pair> {
+  const given = [process.env.BENCH_REPLICA_PRIMARY_URL, process.env.BENCH_REPLICA_STANDBY_URL];
+  if (given[0] && given[1]) {
+    await seed(given[0]);
+    return { primary: given[0], replica: given[1], madeIn: 0, remove: () => {} };
+  }
+  const primary = await startPrivatePostgres();
+  try {
+    const admin = postgres(primary.url('postgres'), { max: 1, onnotice: () => {} });
+    await admin.unsafe('CREATE DATABASE stats');
+    await admin.end({ timeout: 1 });
+    await seed(primary.url('stats'));
+    const started = Date.now();
+    const replica = await startPrivateReplica(primary);
+    return {
+      primary: primary.url('stats'),
+      replica: replica.url('stats'),
+      madeIn: (Date.now() - started) / 1000,
+      remove() {
+        try {
+          replica.remove();
+        } finally {
+          primary.stop();
+        }
+      },
+    };
+  } catch (error) {
+    primary.stop();
+    throw error;
+  }
+}
+
+/** The server's settings on the primary, with or without the replica. */
+function envFor(primary: string, replica: string | undefined) {
   const env: Record<string, string> = {
     ...benchServerEnv('', 'full'),
-    DATABASE_URL: primary.url('stats'),
+    DATABASE_URL: primary,
     ADMIN_TOKEN,
     // The page is measured, not the share link's cache or its rate limits.
     SHARE_CACHE_TTL_MS: '0',
@@ -66,7 +110,7 @@ function envFor(primary: PrivatePostgres, replica: PrivateReplica | undefined) {
   };
   delete env.DATABASE_PATH;
   delete env.DURABILITY;
-  if (replica) env.DATABASE_REPLICA_URL = replica.url('stats');
+  if (replica) env.DATABASE_REPLICA_URL = replica;
   return env;
 }
 
@@ -156,31 +200,27 @@ async function until(done: () => Promise<boolean>, ms: number, what: string): Pr
 }
 
 export async function replicaScenario() {
-  const primary = await startPrivatePostgres();
-  let replica: PrivateReplica | undefined;
+  let projectId = '';
+  let accountId = '';
+  let seedSeconds = 0;
+  // First start: the account, its key and project; then the history seeded while it is stopped.
+  const pair = await pairOf(async (primary) => {
+    const first = await startProcess(['build/server/main.js'], envFor(primary, undefined));
+    projectId = /project id:\s+(\S+)/.exec(first.stdout)?.[1] as string;
+    accountId = /account id:\s+(\S+)/.exec(first.stdout)?.[1] as string;
+    await stop(first);
+    const started = Date.now();
+    await seedHistoryPostgres(primary, projectId, RECORDS, 90);
+    seedSeconds = (Date.now() - started) / 1000;
+  });
   let server: Service | undefined;
   try {
-    const admin = postgres(primary.url('postgres'), { max: 1, onnotice: () => {} });
-    await admin.unsafe('CREATE DATABASE stats');
-    await admin.end({ timeout: 1 });
-    // First start: the account, its key and project; then the history seeded while it is stopped.
-    server = await startProcess(['build/server/main.js'], envFor(primary, undefined));
-    const projectId = /project id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
-    const accountId = /account id:\s+(\S+)/.exec(server.stdout)?.[1] as string;
-    await stop(server);
-    server = undefined;
-    let started = Date.now();
-    await seedHistoryPostgres(primary.url('stats'), projectId, RECORDS, 90);
-    const seedSeconds = (Date.now() - started) / 1000;
-    started = Date.now();
-    replica = await startPrivateReplica(primary);
-    const basebackupSeconds = (Date.now() - started) / 1000;
     process.stderr.write(
-      `replica scenario: seeded ${RECORDS} metrics and events in ${seedSeconds} s, replica made in ${basebackupSeconds} s\n`,
+      `replica scenario: seeded ${RECORDS} metrics and events in ${seedSeconds} s, replica made in ${pair.madeIn} s\n`,
     );
 
     // A second key (the reader: it writes nothing) and the share link, made once.
-    server = await startProcess(['build/server/main.js'], envFor(primary, replica));
+    server = await startProcess(['build/server/main.js'], envFor(pair.primary, pair.replica));
     const url = server.url;
     const key = await fetch(`${url}/admin/accounts/${accountId}/keys`, {
       method: 'POST',
@@ -202,7 +242,7 @@ export async function replicaScenario() {
     for (const mode of ['replica', 'primary', 'primary', 'replica'] as Mode[]) {
       const running = await startProcess(
         ['build/server/main.js'],
-        envFor(primary, mode === 'replica' ? replica : undefined),
+        envFor(pair.primary, mode === 'replica' ? pair.replica : undefined),
       );
       server = running;
       if (mode === 'replica') {
@@ -229,8 +269,7 @@ export async function replicaScenario() {
     return { rate: RATE, records: RECORDS, seconds: SECONDS, seedSeconds, phases };
   } finally {
     if (server) await stop(server);
-    replica?.remove();
-    primary.stop();
+    pair.remove();
   }
 }
 
