@@ -19,6 +19,7 @@ import {
 } from './load.js';
 import { compareClients } from './pg-clients.js';
 import { startProcess, stop } from './processes.js';
+import { replicaReport, replicaScenario } from './replica-reads.js';
 import { seedEvents, seedHistory } from './seed.js';
 import { seedHistoryPostgres } from './seed-postgres.js';
 import { tenantsReport, tenantsScenario } from './tenants.js';
@@ -77,7 +78,9 @@ const COMPARE_SIZE = {
  * (bench/benchmark-parse.ts), `tests` (issue 25: the Tests reads on 10 M results on SQLite and,
  * with BENCH_DATABASE_URL, 50 M on PostgreSQL; bench/tests-scale.ts, scaled down with
  * BENCH_TESTS, BENCH_TEST_RUNS, BENCH_TEST_RESULTS, BENCH_TEST_RESULTS_PG,
- * BENCH_TESTS_SAMPLES); all by default.
+ * BENCH_TESTS_SAMPLES); all by default. Asked for by name only: `replica` (issue 29: the page and
+ * the series read on a streaming replica beside paced ingest, against on the primary; a private
+ * primary and replica of its own, so root and postgresql-15's binaries; bench/replica-reads.ts).
  */
 const SCENARIOS = new Set(
   (
@@ -721,6 +724,12 @@ try {
     }
     results.compare = runs;
     report.push(...compareReport(runs));
+  }
+
+  if (SCENARIOS.has('replica')) {
+    const run = await replicaScenario();
+    results.replica = run;
+    report.push(...replicaReport(run));
   }
 
   if (SCENARIOS.has('verdicts')) {

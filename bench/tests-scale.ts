@@ -195,6 +195,10 @@ export async function seedTestsPostgres(
     const indexes = await sql<{ def: string }[]>`
       SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index
        WHERE indrelid = 'test_results'::regclass AND NOT indisprimary`;
+    // (run_id, test_id), and created_at once the table is partitioned by month (pg-partitions.ts).
+    const [primary] = await sql<{ def: string }[]>`
+      SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE conrelid = 'test_results'::regclass AND conname = 'test_results_pkey'`;
     await sql`ALTER TABLE test_results DROP CONSTRAINT test_results_pkey`;
     await sql`DROP INDEX test_results_by_test`;
     await sql`DROP INDEX test_results_flagged`;
@@ -203,10 +207,12 @@ export async function seedTestsPostgres(
       // outcome() and durationOf() in SQL; t is in run r's window when (t - first) mod tests <
       // size, first = r * size mod tests (windowOf()).
       await sql`
-        INSERT INTO test_results (run_id, test_id, duration_ms, message_id, status, attempts)
+        INSERT INTO test_results
+          (run_id, test_id, duration_ms, message_id, status, attempts, created_at)
         SELECT r + 1, t + 1, 5 + ((t::bigint * 7919 + r::bigint * 104729) % 400),
-               CASE WHEN s = 1 THEN 1 END, s, a
+               CASE WHEN s = 1 THEN 1 END, s, a, run.created_at
           FROM generate_series(${from}::bigint, ${to}::bigint) AS r,
+               LATERAL (SELECT created_at FROM test_runs WHERE id = r + 1) AS run,
                LATERAL (
                  SELECT t,
                         CASE WHEN t % 100 = 7 AND (r * 31 + t) % 7 = 0 THEN 1
@@ -218,7 +224,9 @@ export async function seedTestsPostgres(
                         < ${size}) AS w`;
       if ((to + 1) % 500 === 0 || to === scale.runs - 1) say(`${to + 1} runs`);
     }
-    await sql`ALTER TABLE test_results ADD PRIMARY KEY (run_id, test_id)`;
+    await sql.unsafe(
+      `ALTER TABLE test_results ADD CONSTRAINT test_results_pkey ${primary?.def ?? 'PRIMARY KEY (run_id, test_id)'}`,
+    );
     say('primary key');
     for (const { def } of indexes) await sql.unsafe(def);
     say('indexes by test and of the flagged results');
@@ -285,13 +293,14 @@ export function sqliteBytesPerResult(dir: string): Record<string, number> {
 }
 
 /** PostgreSQL's cost of a stored result at the scenario's scale. */
+/** Summed over test_results' partitions (pg-partitions.ts; a plain table is its own only leaf). */
 export async function postgresBytesPerResult(url: string) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [row] = await sql<{ rows: string; total: string; heap: string }[]>`
       SELECT (SELECT count(*) FROM test_results) AS rows,
-             pg_total_relation_size('test_results') AS total,
-             pg_relation_size('test_results') AS heap`;
+             sum(pg_total_relation_size(relid)) AS total, sum(pg_relation_size(relid)) AS heap
+        FROM pg_partition_tree('test_results') WHERE isleaf`;
     const rows = Number(row?.rows);
     return {
       rows,

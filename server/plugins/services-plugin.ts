@@ -28,6 +28,8 @@ export const servicesPlugin = fp(
     // Channels' digests are queued at their time, into the outbox, which sends them.
     app.addHook('onReady', async () => services.digests.start());
     app.addHook('onClose', () => services.digests.stop());
+    // A storage use measurement under way ends before the storage closes.
+    app.addHook('onClose', () => services.storageUse.settled());
   },
   { name: 'services', dependencies: ['storage', 'secrets', 'outbound'] },
 );

@@ -41,7 +41,12 @@ const nextSize = (size: number, took: number) =>
  * pinned against it, and the sweep that deletes what is past it in short batches while ingest
  * goes on. The statistics cells are never deleted: a chart of last year still draws.
  */
-export function retentionService(storage: Storage, access: ProjectAccess) {
+export function retentionService(
+  storage: Storage,
+  access: ProjectAccess,
+  /** Told which project's records changed (none named: any project's), for the storage use. */
+  changed: (projectId?: string) => void = () => {},
+) {
   return {
     async get(caller: Pick<KeyOwner, 'accountId' | 'projectIds'>, projectId: string) {
       await access.assertOwn(caller, projectId);
@@ -66,6 +71,7 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
       const table: RecordTable = input.kind === 'event' ? 'events' : 'metrics';
       const found = await storage.retention.pin(input.projectId, table, input.id, input.pinned);
       if (!found) throw new NotFound('record');
+      changed(input.projectId);
       return { id: input.id, kind: input.kind, pinned: input.pinned };
     },
 
@@ -129,6 +135,7 @@ export function retentionService(storage: Storage, access: ProjectAccess) {
           await turn();
         }
       }
+      if (report.deleted > 0 || report.partitionsDropped > 0) changed();
       if (report.deleted > 0) {
         for (let free = Number.POSITIVE_INFINITY; free > 0; ) {
           const step = await storage.retention.reclaim(RECLAIM_PAGES);

@@ -70,6 +70,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const access = projectAccess(storage);
   const projects = projectService(storage);
   const records = recordService(storage, access);
+  const storageUse = storageUseService(storage, access, {
+    onError: (error) => options.log.error({ err: error }, 'could not measure the storage use'),
+  });
   const judging = new JudgingWorker(storage, options.log);
   const verdicts = verdictReads(storage, access, judging);
   const reevaluationService = reevaluations(storage, access, judging);
@@ -128,9 +131,9 @@ export function createServices(storage: Storage, options: ServiceOptions) {
     records,
     stats,
     shareLinks,
-    retention: retentionService(storage, access),
+    retention: retentionService(storage, access, storageUse.outdate),
     exports: exportService(storage, access),
-    storageUse: storageUseService(storage, access),
+    storageUse,
     imports: importService(
       storage,
       access,

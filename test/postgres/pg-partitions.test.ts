@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { newRecordId } from '../../server/domain/ids.js';
 import { seriesOf } from '../../server/domain/record-facts.js';
+import { runIdOf } from '../../server/domain/tests/test-identity.js';
 import { migrate, type Sql } from '../../server/storage/postgres/pg-database.js';
 import { pgMigrations } from '../../server/storage/postgres/pg-migrations.js';
 import {
@@ -13,6 +14,7 @@ import {
 } from '../../server/storage/postgres/pg-partitions.js';
 import type { NewRecord } from '../../server/storage/storage.js';
 import { foldStatistics, holdFolds } from '../helpers/seed-records.js';
+import { storeTestRun } from '../helpers/seed-tests.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 import { connect, createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
@@ -81,6 +83,23 @@ async function placeOf(sql: Sql, table: 'events' | 'metrics', ids: string[]) {
   return Object.fromEntries(rows.map((row) => [row.id, row.part]));
 }
 
+/** `n` passed tests, t0 … t<n-1>. */
+const cases = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    suite: 's',
+    name: `t${i}`,
+    duration_ms: i,
+    status: 'passed' as const,
+  }));
+
+/** Where each run's results are stored: partition names by run key (several: a run split). */
+async function resultPlaces(sql: Sql) {
+  const rows = await sql<{ key: string; parts: string[]; n: number }[]>`
+    SELECT tr.key, array_agg(DISTINCT r.tableoid::regclass::text) AS parts, count(*)::int AS n
+      FROM test_results r JOIN test_runs tr ON tr.id = r.run_id GROUP BY tr.key`;
+  return Object.fromEntries(rows.map((row) => [row.key, { parts: row.parts, n: row.n }]));
+}
+
 /** A project's statistics over a range, one bucket a day (what a chart of it draws). */
 async function statistics(
   server: TestServer,
@@ -106,7 +125,7 @@ describe('record partitions', () => {
     const server = await started();
     const sql = await openSql(server.database);
     const now = Date.now();
-    for (const table of ['events', 'metrics'] as const) {
+    for (const table of ['events', 'metrics', 'test_results'] as const) {
       expect(await isPartitioned(sql, table)).toBe(true);
       const names = (await partitionsOf(sql, table)).map((p) => p.name);
       expect(names).toContain(`${table}_default`);
@@ -129,6 +148,21 @@ describe('record partitions', () => {
     await server.app.storage.records.importBatch(records);
     const ids = records.filter((r) => r.kind === 'metric').map((r) => r.row.id);
     const [old, current, later] = ids as [string, string, string];
+    // Test runs likewise, by their run's time; a run sent again in two batches stays whole.
+    const oldRun = await storeTestRun(
+      server,
+      me.projectId,
+      Date.parse('2019-03-04T05:06:07Z'),
+      'old',
+      cases(3),
+    );
+    const nowRun = await storeTestRun(server, me.projectId, now, 'now', cases(5));
+    await storeTestRun(server, me.projectId, now + DAY, 'now', cases(7));
+    const farRun = await storeTestRun(server, me.projectId, far, 'far', cases(2));
+    const runs = await resultPlaces(sql);
+    expect(runs[oldRun.key]?.parts).toEqual([expect.stringMatching(/^test_results_before_/)]);
+    expect(runs[nowRun.key]).toEqual({ parts: [`test_results_p${month(now)}`], n: 7 });
+    expect(runs[farRun.key]?.parts).toEqual(['test_results_default']);
     let places = await placeOf(sql, 'metrics', ids);
     expect(places[old]).toMatch(/^metrics_before_/);
     expect(places[current]).toBe(`metrics_p${month(now)}`);
@@ -139,8 +173,13 @@ describe('record partitions', () => {
     expect(report.ran).toBe(true);
     expect(report.created).toContain(`metrics_p${month(far)}`);
     expect(report.created).toContain(`events_p${month(far)}`);
+    expect(report.created).toContain(`test_results_p${month(far)}`);
     places = await placeOf(sql, 'metrics', ids);
     expect(places[later]).toBe(`metrics_p${month(far)}`);
+    expect((await resultPlaces(sql))[farRun.key]).toEqual({
+      parts: [`test_results_p${month(far)}`],
+      n: 2,
+    });
     expect(Object.keys(await placeOf(sql, 'metrics', ids))).toHaveLength(3);
     // Run again, nothing left to make.
     expect((await maintainPartitions(sql, far - 40 * DAY)).created).toEqual([]);
@@ -180,6 +219,14 @@ describe('record partitions', () => {
       ...Array.from({ length: 10 }, (_, i) => metric(me.projectId, now - i * HOUR, i)),
     ];
     await server.app.storage.records.importBatch(records);
+    // Test runs in the same months: this project's and, in the next month, the other's.
+    const oldRun = await storeTestRun(server, me.projectId, oldMonth + HOUR, 'old', cases(20));
+    const nextRun = await storeTestRun(server, me.projectId, nextMonth + HOUR, 'next', cases(5));
+    const keptRun = await storeTestRun(server, other.projectId, nextMonth + HOUR, 'kept', cases(4));
+    const newRun = await storeTestRun(server, me.projectId, now - HOUR, 'new', cases(6));
+    expect((await resultPlaces(sql))[oldRun.key]?.parts).toEqual([
+      `test_results_p${month(oldMonth)}`,
+    ]);
     const pinned = records[3] as NewRecord;
     const pin = await server.call('POST', '/stats/pin-record', {
       key: me.apiKey,
@@ -195,7 +242,17 @@ describe('record partitions', () => {
     });
     expect(set.statusCode, set.body).toBe(200);
     const report = await server.app.services.retention.sweep(now);
-    expect(report.partitionsDropped).toBe(2);
+    expect(report.partitionsDropped).toBe(3);
+    const resultParts = (await partitionsOf(sql, 'test_results')).map((p) => p.name);
+    expect(resultParts).not.toContain(`test_results_p${month(oldMonth)}`);
+    expect(resultParts).toContain(`test_results_p${month(nextMonth)}`);
+    // The dropped month's run went with its results; the next month's by batch; the others stay.
+    const runsLeft = await sql<{ key: string }[]>`SELECT key FROM test_runs ORDER BY key`;
+    expect(runsLeft.map((row) => row.key)).toEqual([keptRun.key, newRun.key].sort());
+    const places = await resultPlaces(sql);
+    expect(places[keptRun.key]?.n).toBe(4);
+    expect(places[newRun.key]?.n).toBe(6);
+    expect(places[nextRun.key]).toBeUndefined();
     const metricParts = (await partitionsOf(sql, 'metrics')).map((p) => p.name);
     const eventParts = (await partitionsOf(sql, 'events')).map((p) => p.name);
     expect(metricParts).not.toContain(`metrics_p${month(oldMonth)}`);
@@ -242,14 +299,24 @@ describe('record partitions', () => {
       SELECT 'e' || i, 'p', 'build', '{}', ${from}::bigint + i::bigint * 311000, 'main',
              (ARRAY['success', 'failure', 'cancelled', NULL])[i % 4 + 1]
         FROM generate_series(0, 24999) AS i ORDER BY i`;
-    await sql`ANALYZE metrics, events`;
+    // A run of 5,000 results stored before migration 24 (their created_at reads 0).
+    await sql`INSERT INTO test_runs (project_id, key, build_id, attempt, created_at)
+              VALUES ('p', ${runIdOf('legacy', 1)}, 'legacy', 1, ${from})`;
+    await sql`
+      INSERT INTO test_results (run_id, test_id, duration_ms, status, attempts)
+      SELECT (SELECT id FROM test_runs), i, i % 100, i % 3, 1 FROM generate_series(1, 5000) AS i`;
+    await sql`ANALYZE metrics, events, test_results`;
     const fingerprint = async () =>
       sql<{ table: string; n: number; ids: string; seqs: number }[]>`
         SELECT 'events' AS table, count(*)::int AS n, md5(string_agg(id || ':' || created_at || ':' || payload, ',' ORDER BY seq)) AS ids, sum(seq)::float8 AS seqs
           FROM events WHERE project_id = 'p'
         UNION ALL
         SELECT 'metrics', count(*)::int, md5(string_agg(id || ':' || created_at || ':' || payload, ',' ORDER BY seq)), sum(seq)::float8
-          FROM metrics WHERE project_id = 'p'`;
+          FROM metrics WHERE project_id = 'p'
+        UNION ALL
+        SELECT 'test_results', count(*)::int, md5(string_agg(run_id || ':' || test_id || ':' || status || ':' || duration_ms, ',' ORDER BY run_id, test_id)), sum(test_id)::float8
+          FROM test_results
+        ORDER BY 1`;
     const stored = await fingerprint();
 
     // The server converts in the background from its start; ingest goes on meanwhile. The
@@ -287,8 +354,9 @@ describe('record partitions', () => {
     const done = async () =>
       (await isPartitioned(sql, 'events')) &&
       (await isPartitioned(sql, 'metrics')) &&
-      (await partitionsOf(sql, 'metrics')).some(
-        (p) => p.name === `metrics_p${month(monthStart(now, MONTHS_AHEAD))}`,
+      (await isPartitioned(sql, 'test_results')) &&
+      (await partitionsOf(sql, 'test_results')).some(
+        (p) => p.name === `test_results_p${month(monthStart(now, MONTHS_AHEAD))}`,
       );
     for (const deadline = Date.now() + 150_000; !(await done()) && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -321,6 +389,26 @@ describe('record partitions', () => {
          WHERE NOT tgisinternal AND tgrelid::regclass::text LIKE ${`${table}%`}`;
       expect(triggers.map((row) => row.on)).toEqual([table]);
     }
+    const legacyResults = (await partitionsOf(sql, 'test_results')).find((p) =>
+      p.name.startsWith('test_results_before_'),
+    );
+    expect(legacyResults?.to).toBeGreaterThan(now);
+    expect((await resultPlaces(sql))[runIdOf('legacy', 1)]).toEqual({
+      parts: [legacyResults?.name],
+      n: 5_000,
+    });
+    // The old run goes on (a retry's results): merged into its results, in their partition,
+    // none twice. A run of the first month past the partition of the past goes to its own.
+    await storeTestRun(server, 'p', from + HOUR, 'legacy', cases(3));
+    const later = monthStart(now, 2) + DAY;
+    await storeTestRun(server, 'q', later, 'fresh', cases(3));
+    const places = await resultPlaces(sql);
+    expect(places[runIdOf('legacy', 1)]).toEqual({ parts: [legacyResults?.name], n: 5_000 });
+    expect(places[runIdOf('fresh', 1)]).toEqual({ parts: [`test_results_p${month(later)}`], n: 3 });
+    const retried = await sql<{ attempts: number }[]>`
+      SELECT attempts FROM test_results r JOIN test_runs tr ON tr.id = r.run_id
+       WHERE tr.key = ${runIdOf('legacy', 1)} AND r.test_id <= 3 ORDER BY r.test_id`;
+    expect(retried.map((row) => row.attempts)).toEqual([2, 2, 2]);
     // Folded from the partitioned tables (a loaded machine takes a while for 53,000 records).
     await folds.release();
     for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {

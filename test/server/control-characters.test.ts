@@ -382,8 +382,12 @@ function comparable(res: LightMyRequestResponse, side: Side): unknown {
       .replace(/name="_csrf" value="[^"]*"/g, '<csrf>')
       // A page's cursor names its last record's time (and seq): a time, masked like the others.
       .replace(/before=[A-Za-z0-9_-]+/g, 'before=<cursor>')
-      // Storage use: each backend's own bytes for the same rows (docs/operations.md).
-      .replace(/(test results: )[\d.]+ (bytes|B|kB|MB|GB)/g, '$1<bytes>');
+      // Storage use: each backend's own bytes for the same rows (docs/operations.md), and
+      // measured in the background, so shown once one side's measurement is done.
+      .replace(
+        /<span class="stored">[^<]*<\/span>|<span class="muted">being measured<\/span>/g,
+        '<stored>',
+      );
   const type = String(res.headers['content-type'] ?? '');
   let body: unknown = type.startsWith('image/svg') ? '<svg>' : mask(res.body);
   if (type.startsWith('application/json')) {

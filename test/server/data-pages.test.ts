@@ -57,6 +57,9 @@ function storedOf(html: string, projectId: string) {
   return [n(match[1]), n(match[2]), n(match[3]), n(match[4]) * scale];
 }
 
+/** The storage use measurements the pages asked for, done (they run in the background). */
+const measured = () => server.app.services.storageUse.settled();
+
 describe('storage use', () => {
   it("shows each project's records and its share of the bytes, on the projects page and its data page", async () => {
     const small = (await api('POST', Paths.createProject, me, { name: 'small' })).json().id;
@@ -67,6 +70,12 @@ describe('storage use', () => {
     const other = await server.account();
     await seed(other.projectId, 100, 2_000);
 
+    // Never measured: the page says so and does not wait; the measurement follows.
+    const first = await browser.get('/dashboard/projects');
+    expect(first.statusCode).toBe(200);
+    expect(storedOf(first.body, me.projectId)).toBeUndefined();
+    expect(first.body).toContain('<span class="muted">being measured</span>');
+    await measured();
     const page = await browser.get('/dashboard/projects');
     expect(page.statusCode).toBe(200);
     const big = storedOf(page.body, me.projectId);
@@ -78,6 +87,8 @@ describe('storage use', () => {
     const recordsOnly = (await api('POST', Paths.createProject, me, { name: 'no tests' })).json()
       .id;
     await seed(recordsOnly, 50, 0);
+    await browser.get('/dashboard/projects');
+    await measured();
     const noTests = storedOf((await browser.get('/dashboard/projects')).body, recordsOnly);
     expect(noTests?.slice(0, 3)).toEqual([50, 50, 0]);
     expect(noTests?.[3]).toBeGreaterThan(0);
@@ -104,6 +115,11 @@ describe('storage use', () => {
       });
       expect(res.statusCode).toBe(200);
     }
+    // The pins outdate the measurement: the page shows it as it was, and has it measured again.
+    const before = await browser.get(dataOf(me.projectId));
+    expect(before.statusCode).toBe(200);
+    expect(before.body).toContain('<td>Pinned records</td><td>0</td>');
+    await measured();
     const data = await browser.get(dataOf(me.projectId));
     expect(data.statusCode).toBe(200);
     expect(data.body).toContain('<td>Test results</td><td>2,000</td>');
@@ -119,6 +135,31 @@ describe('storage use', () => {
     // Another account's project is the 404 page.
     expect((await browser.get(dataOf(other.projectId))).statusCode).toBe(404);
   }, 60_000);
+
+  it('shows the last measurement with its time and does not count on each visit', async () => {
+    await seed(me.projectId, 10, 0);
+    const never = await browser.get(dataOf(me.projectId));
+    expect(never.statusCode).toBe(200);
+    expect(never.body).toContain('Being measured: reload the page in a moment.');
+    expect(never.body).not.toContain('<td>Pinned records</td>');
+    const asked = Date.now();
+    await measured();
+    const done = Date.now();
+    const shown = await browser.get(dataOf(me.projectId));
+    expect(shown.body).toContain('<td>Events</td><td>10</td>');
+    const time = /Measured (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(shown.body)?.[1];
+    const minute = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+    expect([minute(asked), minute(done)]).toContain(time);
+
+    // More records: the page keeps showing the measurement (younger than its maximum age)
+    // instead of counting them again, on both pages.
+    await seed(me.projectId, 5, 0);
+    const again = await browser.get(dataOf(me.projectId));
+    expect(again.body).toContain('<td>Events</td><td>10</td>');
+    await measured();
+    expect((await browser.get(dataOf(me.projectId))).body).toContain('<td>Events</td><td>10</td>');
+    expect(storedOf((await browser.get('/dashboard/projects')).body, me.projectId)?.[0]).toBe(10);
+  });
 });
 
 describe('retention form', () => {

@@ -680,4 +680,16 @@ export const pgMigrations: PgMigration[] = [
         WHERE branch IS NOT NULL;
     `,
   },
+  {
+    version: 24,
+    name: 'test results partitioned by month: their run time',
+    sql: `
+      -- PostgreSQL only (SQLite has no partitions): the partition key of test_results, its run's
+      -- created_at (pg-partitions.ts converts the table online, as events and metrics). A
+      -- constant default adds the column without rewriting the table: the results stored before
+      -- read 0, so they stay in the partition of the past, whatever their run's month. 8 bytes
+      -- more a row (BENCHMARKS.md, tests at scale).
+      ALTER TABLE test_results ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -2,7 +2,7 @@ import type { Sql } from './pg-database.js';
 
 /**
  * The raw records on PostgreSQL, partitioned by time (docs/decisions.md, "Records partitioned by
- * month on PostgreSQL"): `events` and `metrics` are partitioned BY RANGE (created_at), one
+ * month on PostgreSQL"): `events`, `metrics` and `test_results` are partitioned BY RANGE (created_at), one
  * partition a month (`events_p202612`: December 2026, UTC), made MONTHS_AHEAD months ahead; the
  * records stored before the tables were partitioned stay where they are, as one partition of
  * everything before its bound (`events_before_202701`), and a DEFAULT partition takes a record of
@@ -17,8 +17,22 @@ import type { Sql } from './pg-database.js';
  * than queue ingest behind a long reader.
  */
 
-export const PARTITIONED_TABLES = ['events', 'metrics'] as const;
+export const PARTITIONED_TABLES = ['events', 'metrics', 'test_results'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+
+/**
+ * Each table's primary key before partitioning; partitioned, it also holds created_at (PostgreSQL
+ * requires the partition key in it). A test result's created_at is its run's (PostgreSQL migration 24), so a
+ * run's results are in one partition and (run_id, test_id) stays unique.
+ */
+const KEYS: Record<PartitionedTable, string> = {
+  events: 'seq',
+  metrics: 'seq',
+  test_results: 'run_id, test_id',
+};
+/** The index of the partitioned key (key, created_at), built before the swap. */
+const keyIndex = (table: PartitionedTable) =>
+  table === 'test_results' ? 'test_results_key_created' : `${table}_seq_created`;
 
 /** Monthly partitions made ahead of the current month. */
 export const MONTHS_AHEAD = 3;
@@ -126,7 +140,7 @@ async function checkedBound(sql: Sql, table: string): Promise<number | undefined
 export async function convertTable(sql: Sql, table: PartitionedTable, now: number): Promise<void> {
   if (await isPartitioned(sql, table)) return;
   const check = `${table}_created_before`;
-  const index = `${table}_seq_created`;
+  const index = keyIndex(table);
   const [any] = await sql`SELECT 1 FROM ${sql(table)} LIMIT 1`;
   if (any === undefined) {
     // An empty table (a new database): everything in the swap, which reads no row; the
@@ -134,7 +148,7 @@ export async function convertTable(sql: Sql, table: PartitionedTable, now: numbe
     const bound = monthStart(now);
     return swap(sql, table, bound, async (tx) => {
       await tx.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT ${check} CHECK (created_at < ${bound})`);
-      await tx.unsafe(`CREATE UNIQUE INDEX ${index} ON ${table} (seq, created_at)`);
+      await tx.unsafe(`CREATE UNIQUE INDEX ${index} ON ${table} (${KEYS[table]}, created_at)`);
     });
   }
   // 1. The bound: every record stored so far is before it, and so is every record stamped until
@@ -172,7 +186,9 @@ export async function convertTable(sql: Sql, table: PartitionedTable, now: numbe
     SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${index})`;
   if (left && !left.valid) await sql.unsafe(`DROP INDEX CONCURRENTLY ${index}`);
   if (!left?.valid) {
-    await sql.unsafe(`CREATE UNIQUE INDEX CONCURRENTLY ${index} ON ${table} (seq, created_at)`);
+    await sql.unsafe(
+      `CREATE UNIQUE INDEX CONCURRENTLY ${index} ON ${table} (${KEYS[table]}, created_at)`,
+    );
   }
   await swap(sql, table, bound, async () => {});
 }
@@ -187,7 +203,7 @@ async function swap(
   bound: number,
   prepare: (tx: Sql) => Promise<void>,
 ): Promise<void> {
-  const index = `${table}_seq_created`;
+  const index = keyIndex(table);
   const legacy = `${table}_before_${monthName(bound)}`;
   const to = bound;
   await withShortLocks(sql, async (tx) => {
@@ -226,14 +242,15 @@ async function swap(
       `CREATE TABLE ${table} (LIKE ${legacy} INCLUDING DEFAULTS) PARTITION BY RANGE (created_at)`,
     );
     await tx.unsafe(
-      `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (seq, created_at)`,
+      `ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${KEYS[table]}, created_at)`,
     );
     for (const { def } of indexes) await tx.unsafe(def);
     for (const { name, def } of keys) {
       await tx.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT ${ident(name)} ${def}`);
     }
     const [sequence] = await tx<{ name: string | null }[]>`
-      SELECT pg_get_serial_sequence(${legacy}, 'seq') AS name`;
+      SELECT pg_get_serial_sequence(a.attrelid::regclass::text, a.attname) AS name
+        FROM pg_attribute a WHERE a.attrelid = to_regclass(${legacy}) AND a.attname = 'seq'`;
     if (sequence?.name) await tx.unsafe(`ALTER SEQUENCE ${sequence.name} OWNED BY ${table}.seq`);
     // No scan: the validated CHECK proves every row is before the bound.
     await tx.unsafe(
@@ -320,7 +337,8 @@ export async function maintainPartitions(pool: Sql, now = Date.now()): Promise<P
 /** Whether the record tables hold no row (a new database: converted before it serves). */
 export async function recordsEmpty(sql: Sql): Promise<boolean> {
   const [row] = await sql<{ empty: boolean }[]>`
-    SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM metrics) AS empty`;
+    SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM metrics)
+       AND NOT EXISTS (SELECT 1 FROM test_results) AS empty`;
   return row?.empty ?? false;
 }
 

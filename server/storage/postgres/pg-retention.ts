@@ -20,6 +20,7 @@ class StillKept extends Error {}
  * the partition's end, has a record in it, and none of its records is queued for the fold.
  */
 async function expired(sql: Sql, table: string, part: string, to: number, now: number) {
+  if (table === 'test_results') return resultsExpired(sql, part, now);
   const [row] = await sql<{ expired: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM ${sql(part)}) AND NOT EXISTS (
              SELECT 1 FROM projects pr
@@ -29,6 +30,26 @@ async function expired(sql: Sql, table: string, part: string, to: number, now: n
            ) AND NOT EXISTS (
              SELECT 1 FROM stats_queue q CROSS JOIN LATERAL unnest(q.${sql(table)}) AS s(seq)
                JOIN ${sql(part)} r ON r.seq = s.seq
+           ) AS expired`;
+  return row?.expired ?? false;
+}
+
+/**
+ * Whether every test result of the partition is past its project's retention: it has results and
+ * none of its runs (those in the range of its run ids, read from its primary key) is of a
+ * project without retention or younger than the project's retention. Asked per run rather than
+ * by the partition's range: the results stored before migration 24 are all in the partition of
+ * the past, whatever their run's time. Test results are never pinned, nor queued for a fold.
+ */
+async function resultsExpired(sql: Sql, part: string, now: number) {
+  const [row] = await sql<{ expired: boolean }[]>`
+    WITH ids AS (SELECT min(run_id) AS low, max(run_id) AS high FROM ${sql(part)})
+    SELECT EXISTS (SELECT 1 FROM ${sql(part)}) AND NOT EXISTS (
+             SELECT 1 FROM ids, test_runs tr JOIN projects pr ON pr.id = tr.project_id
+              WHERE tr.id BETWEEN ids.low AND ids.high
+                AND (pr.retention_days IS NULL
+                     OR tr.created_at >= ${now}::bigint - pr.retention_days::bigint * ${DAY_MS})
+                AND EXISTS (SELECT 1 FROM ${sql(part)} r WHERE r.run_id = tr.id)
            ) AS expired`;
   return row?.expired ?? false;
 }
@@ -45,8 +66,11 @@ async function dropPartition(sql: Sql, table: string, part: Partition, now: numb
     const kept = await withShortLocks(sql, async (tx) => {
       await tx.unsafe(`ALTER TABLE ${table} DETACH PARTITION "${part.name}"`);
       if (!(await expired(tx, table, part.name, part.to as number, now))) throw new StillKept();
-      const [pinned] = await tx<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM ${tx(part.name)} WHERE pinned <> 0`;
+      const [pinned] =
+        table === 'test_results'
+          ? []
+          : await tx<{ n: number }[]>`
+              SELECT count(*)::int AS n FROM ${tx(part.name)} WHERE pinned <> 0`;
       if (pinned && pinned.n > 0) {
         const [columns] = await tx<{ list: string }[]>`
           SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS list FROM pg_attribute

@@ -50,7 +50,7 @@ async function ingestIn(
       return { stored: false, earlier: { ...(earlier as StoredAnswer) } };
     }
   }
-  const [runRow] = await tx<{ id: number }[]>`
+  const [runRow] = await tx<{ id: number; created_at: string }[]>`
     INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
                            event_id, created_at)
     VALUES (${run.projectId}, ${run.key}, ${run.buildId}, ${run.attempt}, ${run.commit},
@@ -60,8 +60,14 @@ async function ingestIn(
       branch = coalesce(test_runs.branch, excluded.branch),
       pull_request = coalesce(test_runs.pull_request, excluded.pull_request),
       event_id = coalesce(test_runs.event_id, excluded.event_id)
-    RETURNING id`;
+    RETURNING id, created_at`;
   const runId = Number(runRow?.id);
+  // The results' partition key (pg-partitions.ts): the run's time, or, for a run whose results
+  // were stored before migration 24 (0 there), theirs, so that a run's results share one key.
+  const [keyRow] = await tx<{ at: string }[]>`
+    SELECT coalesce((SELECT created_at FROM test_results WHERE run_id = ${runId} LIMIT 1),
+                    ${runRow?.created_at ?? at}::bigint) AS at`;
+  const resultsAt = Number(keyRow?.at ?? at);
 
   const tests = [...new Map(results.map((r) => [r.test.key, r.test])).values()].sort((a, b) =>
     a.key < b.key ? -1 : 1,
@@ -104,11 +110,11 @@ async function ingestIn(
     r.message === null ? null : (messageIds.get(r.message) ?? null),
   ]);
   await tx`
-    INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id)
-    SELECT ${runId}, r.t, r.s, r.d, r.a, r.m
+    INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id, created_at)
+    SELECT ${runId}, r.t, r.s, r.d, r.a, r.m, ${resultsAt}::bigint
       FROM json_to_recordset(${json(rows.map(([t, s, d, a, m]) => ({ t, s, d, a, m })))}::text::json)
         AS r(t bigint, s smallint, d int, a smallint, m bigint)
-    ON CONFLICT (run_id, test_id) DO UPDATE SET
+    ON CONFLICT ON CONSTRAINT test_results_pkey DO UPDATE SET
       status = ${tx.unsafe(MERGE_STATUS)},
       duration_ms = test_results.duration_ms + excluded.duration_ms,
       attempts = test_results.attempts + excluded.attempts,

@@ -9,7 +9,8 @@ import { SimpleTable } from './simple-table.js';
 
 export interface ProjectDataProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
   project: Project;
-  use: ProjectUse;
+  /** The last measurement; undefined while the first is under way. */
+  use: ProjectUse | undefined;
   retentionDays: number | null;
   /** A refused retention form: the days as typed and why. */
   refused?: { value: string; error: string } | undefined;
@@ -23,6 +24,9 @@ const KINDS: { kind: ExportKind; label: string }[] = [
 ];
 
 const count = (n: number) => n.toLocaleString('en-US');
+/** `2026-11-27 06:50 UTC` */
+const measuredTime = (t: number) =>
+  `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * GET /dashboard/projects/<id>/data: what the project stores (rows, estimated bytes), how long
@@ -45,28 +49,40 @@ export function ProjectDataView(props: ProjectDataProps) {
       <div class="two-col">
         <section class="card" aria-labelledby="use-title">
           <h2 id="use-title">Storage use</h2>
-          <SimpleTable columns={['Stored', 'Count']} empty="">
-            <tr>
-              <td>Events</td>
-              <td>{count(use.events)}</td>
-            </tr>
-            <tr>
-              <td>Metric records</td>
-              <td>{count(use.metrics)}</td>
-            </tr>
-            <tr>
-              <td>Test results</td>
-              <td>{count(use.testResults)}</td>
-            </tr>
-            <tr>
-              <td>Pinned records</td>
-              <td>{count(use.pinned)}</td>
-            </tr>
-            <tr>
-              <td>On disk (estimate)</td>
-              <td>{formatWithUnit(use.bytes, 'bytes')}</td>
-            </tr>
-          </SimpleTable>
+          {use === undefined ? (
+            <p class="stat-note" id="use-measuring">
+              Being measured: reload the page in a moment.
+            </p>
+          ) : (
+            <>
+              <SimpleTable columns={['Stored', 'Count']} empty="">
+                <tr>
+                  <td>Events</td>
+                  <td>{count(use.events)}</td>
+                </tr>
+                <tr>
+                  <td>Metric records</td>
+                  <td>{count(use.metrics)}</td>
+                </tr>
+                <tr>
+                  <td>Test results</td>
+                  <td>{count(use.testResults)}</td>
+                </tr>
+                <tr>
+                  <td>Pinned records</td>
+                  <td>{count(use.pinned)}</td>
+                </tr>
+                <tr>
+                  <td>On disk (estimate)</td>
+                  <td>{formatWithUnit(use.bytes, 'bytes')}</td>
+                </tr>
+              </SimpleTable>
+              <p class="stat-note" id="use-measured">
+                {`Measured ${measuredTime(use.measuredAt)}`}, in the background (at most every 10
+                minutes, and after a change): counting a large project's records takes a moment.
+              </p>
+            </>
+          )}
           <p class="stat-note">
             The raw records with their indexes: each table's size shared by rows. The statistics
             cells are not counted.
@@ -79,7 +95,9 @@ export function ProjectDataView(props: ProjectDataProps) {
             {retentionDays === null
               ? 'Raw records are kept forever.'
               : `Raw records are kept ${count(retentionDays)} days.`}{' '}
-            {`${count(use.pinned)} pinned ${use.pinned === 1 ? 'record is' : 'records are'} never deleted.`}
+            {use === undefined
+              ? 'Pinned records are never deleted.'
+              : `${count(use.pinned)} pinned ${use.pinned === 1 ? 'record is' : 'records are'} never deleted.`}
           </p>
           <TextField
             name="retention_days"

@@ -85,7 +85,7 @@ export function ProjectsView(props: ProjectsProps) {
 
 /** A project's records (events, metric records, test results) and their estimated bytes. */
 function StoredCell({ use }: { use: ProjectUse | undefined }) {
-  if (use === undefined) return <span class="muted">–</span>;
+  if (use === undefined) return <span class="muted">being measured</span>;
   const n = (count: number) => count.toLocaleString('en-US');
   return (
     <span class="stored">
