@@ -5,6 +5,7 @@ import type {
   HeadlineQuery,
 } from '../../../contract/project-page.js';
 import type { BuildSummary } from '../../../contract/stats-queries.js';
+import { unitOf } from '../../domain/unit-format.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ProjectAccess } from '../project-access.js';
 import { rangeOf, type StatsService } from '../stats-service.js';
@@ -155,6 +156,8 @@ export function headlineService(
             ),
       ]);
       const series = described[0];
+      // The declared unit, else the one the key's name ends with (`duration_ms`: ms).
+      const unit = key === null ? null : unitOf(key, series?.unit);
       // A duration is better lower unless the series says otherwise.
       const durationDirection = series?.direction ?? 'lower';
       const figure = (
@@ -172,8 +175,8 @@ export function headlineService(
         eventType: eventType ?? null,
         builds: figure((p) => p.builds, null),
         success_rate: figure((p) => p.successRate, 'higher'),
-        duration_p50: figure((p) => p.p50, durationDirection, series?.unit ?? null),
-        duration_p95: figure((p) => p.p95, durationDirection, series?.unit ?? null),
+        duration_p50: figure((p) => p.p50, durationDirection, unit),
+        duration_p95: figure((p) => p.p95, durationDirection, unit),
         active_alerts: figure((p) => p.alerts, 'lower'),
         flaky_tests: figure((p) => p.flaky, 'lower'),
       };

@@ -1,13 +1,17 @@
 import type { Headline, HeadlineFigure } from '../../../../../contract/project-page.js';
+import { formatFigure } from '../../../../domain/unit-format.js';
 import { Csrf } from '../../dashboard/form-controls.js';
 import { formatNumber } from './format.js';
 
-/** A figure as shown: a rate in per cent, a count as is, a duration with its unit. */
+/**
+ * A figure as shown: a rate in per cent, a count as is, a value with its series' unit (a
+ * duration as people say it: `1 min 56 s`, `850 ms`; unit-format.ts).
+ */
 type Kind = 'count' | 'rate' | 'value';
 
 function show(value: number, kind: Kind, unit: string | null): string {
   if (kind === 'rate') return `${(value * 100).toFixed(1)} %`;
-  return unit && kind === 'value' ? `${formatNumber(value)} ${unit}` : formatNumber(value);
+  return kind === 'value' ? formatFigure(value, unit) : formatNumber(value);
 }
 
 /**

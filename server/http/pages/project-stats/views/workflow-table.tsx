@@ -1,3 +1,4 @@
+import { formatFigure } from '../../../../domain/unit-format.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import { formatNumber, formatTime } from './format.js';
 import { formatRate, SortHeader } from './sortable.js';
@@ -20,8 +21,7 @@ export function WorkflowTableCard({
   const { rows, partial, since } = view.workflows;
   if (rows.length === 0) return null;
   const unit = view.headline.duration_p50.unit;
-  const duration = (value: number | null) =>
-    value === null ? '–' : `${formatNumber(value)}${unit ? ` ${unit}` : ''}`;
+  const duration = (value: number | null) => (value === null ? '–' : formatFigure(value, unit));
   return (
     <section class="card table-wrap" aria-labelledby="by-workflow-title">
       <h2 id="by-workflow-title">By workflow or CI job</h2>

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeInBrowser, openBrowserPage } from '../helpers/browser.js';
+import { foldStatistics, storeEvent, storeMetric } from '../helpers/seed-records.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Whole seconds as minutes and seconds: what the headline should say (computed here). */
+const minutes = (ms: number) => {
+  const whole = Math.round(ms / 1000);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+};
+
+/**
+ * The headline as a reader sees it in Chromium, at a laptop's and a phone's width: durations in
+ * minutes and seconds (not "116,000"), the change and the period before in the same unit, and
+ * each figure whole inside its box.
+ */
+describeInBrowser('the headline in Chromium', () => {
+  let server: TestServer;
+  let me: TestAccount;
+  let url: string;
+  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    me = await server.account();
+    const now = Date.now();
+    // Two weeks of builds, every 6 hours, slower (about 1 min 56 s) in the last 7 days.
+    for (let t = now - 14 * DAY + HOUR, i = 0; t < now - HOUR; t += 6 * HOUR, i++) {
+      const recent = t >= now - 7 * DAY;
+      await storeEvent(server, me.projectId, t, 'build', { status: 'success' });
+      await storeMetric(server, me.projectId, t, {
+        duration_ms: (recent ? 115_000 : 100_000) + (i % 3) * 1000,
+      });
+    }
+    await foldStatistics(server, Date.now());
+    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    my = await openBrowserPage();
+    await my.page.goto(`${url}/dashboard/sign-in`);
+    await my.page.fill('#api_key', me.apiKey);
+    await my.page.click('button[type=submit]');
+  });
+
+  afterAll(async () => {
+    await my?.browser.close();
+    await server?.close();
+  });
+
+  it('says durations in minutes and seconds, their change in seconds, at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      await my.page.setViewportSize({ width, height: 900 });
+      await my.page.goto(`${url}/dashboard/projects/${me.projectId}?range=7d`);
+      // The figures of the page's own range and filters, as its CSV link gives them.
+      const csv = (await my.page.getAttribute('.headline a.csv-link', 'href')) as string;
+      const rows = (await my.page.evaluate(
+        async (href) => (await fetch(href)).text(),
+        csv,
+      )) as string;
+      const cells = rows
+        .split('\r\n')
+        .find((line) => line.startsWith('duration_p50,'))
+        ?.split(',') as string[];
+      const p50 = { value: Number(cells[1]), previous: Number(cells[2]) };
+      expect(cells[5]).toBe('ms');
+      const figure = my.page.locator('[data-figure="duration_p50"]');
+      expect(await figure.locator('.stat-value').innerText()).toBe(minutes(p50.value));
+      const change = await figure.locator('[data-change]').innerText();
+      // Under a minute: seconds to 3 significant digits.
+      const delta = Number(((p50.value - p50.previous) / 1000).toPrecision(3));
+      expect(change).toContain(`▲ ${delta} s`);
+      expect(change).toContain(`(before: ${minutes(p50.previous)})`);
+      for (const id of ['duration_p50', 'duration_p95']) {
+        const text = await my.page.locator(`[data-figure="${id}"] .stat-value`).innerText();
+        expect(text, `${id} at ${width}`).toMatch(/^\d+ min \d+ s$/);
+        // Whole inside its box: not cut off or spilling over the next figure.
+        const spill = await my.page
+          .locator(`[data-figure="${id}"] .stat-value`)
+          .evaluate((el) => el.scrollWidth - el.clientWidth);
+        expect(spill, `${id} at ${width}`).toBeLessThanOrEqual(0);
+      }
+    }
+  });
+});
