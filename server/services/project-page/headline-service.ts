@@ -8,7 +8,7 @@ import type { BuildSummary } from '../../../contract/stats-queries.js';
 import { unitOf } from '../../domain/unit-format.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ProjectAccess } from '../project-access.js';
-import { rangeOf, type StatsService } from '../stats-service.js';
+import { rangeOf, type StatsService, type Workflow } from '../stats-service.js';
 import type { TestQueryService } from '../tests/test-query-service.js';
 import type { VerdictReads } from '../verdicts/verdict-reads.js';
 
@@ -73,12 +73,12 @@ export function headlineService(
     accountId: string,
     projectId: string,
     key: string | null,
-    window: { from: number; to: number; branch: string | undefined },
+    window: { from: number; to: number; branch: string | undefined } & Workflow,
     eventType: string | undefined,
     known: Known | undefined,
   ): Promise<Period> {
-    const { from, to, branch } = window;
-    const one = { projectId, from, to, branch, buckets: 1 };
+    const { from, to, branch, workflow } = window;
+    const one = { projectId, from, to, branch, workflow, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
       known?.summary ?? services.stats.buildSummary(accountId, { ...one, eventType }),
       key === null
@@ -133,20 +133,20 @@ export function headlineService(
      */
     async headline(
       accountId: string,
-      query: HeadlineQuery,
+      query: HeadlineQuery & Workflow,
       current?: Known,
       /** false: the duration key's direction as judged so far (share pages; see describeKeys). */
       catchUp = true,
     ): Promise<Headline> {
-      const { projectId, branch, eventType } = query;
+      const { projectId, branch, eventType, workflow } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
       const before = { from: from - (to - from), to: from };
       const setting = await durationKey(projectId);
       const key = setting.duration_key;
       const [now, then, described] = await Promise.all([
-        period(accountId, projectId, key, { from, to, branch }, eventType, current),
-        period(accountId, projectId, key, { ...before, branch }, eventType, undefined),
+        period(accountId, projectId, key, { from, to, branch, workflow }, eventType, current),
+        period(accountId, projectId, key, { ...before, branch, workflow }, eventType, undefined),
         key === null
           ? []
           : services.verdicts.describeKeys(

@@ -81,8 +81,11 @@ export function HeadlineCard({
   keys,
   owner,
   csv,
+  workflow,
 }: {
   headline: Headline;
+  /** The workflow the page is filtered to, and the page of every workflow. */
+  workflow?: { name: string; all: string } | undefined;
   /** The figures as CSV (owner pages). */
   csv?: string | undefined;
   /** Keys offered for the build-duration key. */
@@ -95,6 +98,12 @@ export function HeadlineCard({
       <h2 id="headline-title" class="sr-only">
         Headline
       </h2>
+      {workflow && (
+        <p class="filter-note" data-headline-workflow>
+          Workflow <code>{workflow.name}</code> only, by whole hours (active alerts and flaky tests
+          are of every workflow). <a href={workflow.all}>Show every workflow</a>
+        </p>
+      )}
       <dl class="figures">
         <Figure name="Builds" figure={headline.builds} kind="count" id="builds" />
         <Figure name="Success rate" figure={headline.success_rate} kind="rate" id="success_rate" />

@@ -27,13 +27,13 @@ export function WorkflowTableCard({
       <h2 id="by-workflow-title">By workflow or CI job</h2>
       {view.workflow !== undefined && (
         <p class="filter-note" data-workflow-filter>
-          Timeline of <code>{view.workflow}</code> only (the figures and charts are of every
-          workflow). <a href={hrefOf(undefined)}>Show every workflow</a>
+          Showing <code>{view.workflow}</code> only (headline, build health, charts, timeline).{' '}
+          <a href={hrefOf(undefined)}>Show every workflow</a>
         </p>
       )}
       <table class="sortable" data-sortable data-workflow-table>
         <caption class="sr-only">
-          Runs by workflow or CI job over the range; a workflow's link filters the timeline
+          Runs by workflow or CI job over the range; a workflow's link filters the page to it
         </caption>
         <thead>
           <tr>
