@@ -67,7 +67,10 @@ export function pgStatsFold(pool: Sql, everyMs: number) {
       await foldWorkflowsInto(tx as unknown as Sql, eventSeqs, metricSeqs);
       await tx`DELETE FROM stats_queue WHERE id = ANY(${integerArray(ids)}::bigint[])`;
       const full = eventSeqs.length + metricSeqs.length >= CHUNK || ids.length === QUEUE_ROWS;
-      return full ? 'more' : 'done';
+      if (full) return 'more';
+      // The migration's backfill waits: the turn goes on to it (backfillWorkflows).
+      const [backfill] = await tx`SELECT 1 FROM workflow_queue LIMIT 1`;
+      return backfill ? 'more' : 'done';
     });
   }
 
