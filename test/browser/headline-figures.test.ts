@@ -80,6 +80,13 @@ describeInBrowser('the headline in Chromium', () => {
           .evaluate((el) => el.scrollWidth - el.clientWidth);
         expect(spill, `${id} at ${width}`).toBeLessThanOrEqual(0);
       }
+      // Two figures a row on a phone: the six fit the first screen with the filters.
+      const [first, second] = await Promise.all(
+        ['builds', 'success_rate'].map((id) =>
+          my.page.locator(`[data-figure="${id}"]`).boundingBox(),
+        ),
+      );
+      expect(second?.y, `the figures' rows at ${width}`).toBe(first?.y);
     }
   });
 });

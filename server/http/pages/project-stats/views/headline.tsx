@@ -128,9 +128,10 @@ export function HeadlineCard({
         <Figure name="Flaky tests" figure={headline.flaky_tests} kind="count" id="flaky_tests" />
       </dl>
       <p class="hint">
-        Against the period of the same length just before ({headline.previous_from.slice(0, 16)}
+        Against the period of the same length just before (
+        {headline.previous_from.slice(0, 16).replace('T', ' ')}
         {' – '}
-        {headline.previous_to.slice(0, 16)} UTC). Build duration:{' '}
+        {headline.previous_to.slice(0, 16).replace('T', ' ')} UTC). Build duration:{' '}
         {key === null ? 'no key yet' : <code>{key}</code>}
         {key !== null && !headline.duration_key_set && ' (default)'}.{' '}
         {csv !== undefined && (
