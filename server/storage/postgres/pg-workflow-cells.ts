@@ -8,15 +8,12 @@ import {
   type WorkflowFoldMetric,
 } from '../stats-fold.js';
 import type { EventCountCell, SeriesCell, StatsRepository } from '../storage.js';
-import { integerArray, integersOf, type Sql } from './pg-database.js';
+import { integerArray, type Sql } from './pg-database.js';
+// A cycle of functions only, called after both modules loaded (the fold calls foldWorkflowsInto).
+import { binsOf } from './pg-stats-fold.js';
 
 /** A float for json_to_recordset: as text, so that an infinite sum stays one (JSON has none). */
 const float = (value: number) => String(value);
-/** The bins of stored cells, from their two arrays as text. */
-const binsOf = (keys: string, counts: string): [number, number][] => {
-  const numbers = integersOf(counts);
-  return integersOf(keys).map((bin, i) => [bin, numbers[i] as number]);
-};
 
 /** Events of `seqs` as the fold needs them, with their payload's workflow. */
 export async function workflowEventsOf(sql: Sql, seqs: number[]) {
