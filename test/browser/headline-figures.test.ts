@@ -30,9 +30,13 @@ describeInBrowser('the headline in Chromium', () => {
     // Two weeks of builds, every 6 hours, slower (about 1 min 56 s) in the last 7 days.
     for (let t = now - 14 * DAY + HOUR, i = 0; t < now - HOUR; t += 6 * HOUR, i++) {
       const recent = t >= now - 7 * DAY;
-      await storeEvent(server, me.projectId, t, 'build', { status: 'success' });
+      // Two workflows: a quarter of the runs are Docs'.
+      const github = { workflow: i % 4 === 0 ? 'Docs' : 'CI' };
+      const status = i % 5 === 0 ? 'failure' : 'success';
+      await storeEvent(server, me.projectId, t, 'build', { status, github });
       await storeMetric(server, me.projectId, t, {
         duration_ms: (recent ? 115_000 : 100_000) + (i % 3) * 1000,
+        github,
       });
     }
     await foldStatistics(server, Date.now());
@@ -88,5 +92,38 @@ describeInBrowser('the headline in Chromium', () => {
       );
       expect(second?.y, `the figures' rows at ${width}`).toBe(first?.y);
     }
+  });
+
+  it('filters the headline and build health to a workflow clicked in the table', async () => {
+    await my.page.setViewportSize({ width: 1280, height: 900 });
+    await my.page.goto(`${url}/dashboard/projects/${me.projectId}?range=7d`);
+    // The table counts the raw records; the filtered page reads the workflow cells.
+    const runs = Number(
+      await my.page.getAttribute('tr[data-workflow="Docs"] td:nth-child(2)', 'data-value'),
+    );
+    const all = Number(
+      await my.page.getAttribute('[data-figure="builds"] .stat-value', 'data-value'),
+    );
+    expect(runs).toBeGreaterThan(0);
+    expect(runs).toBeLessThan(all);
+    await Promise.all([
+      my.page.waitForURL(/workflow=Docs/),
+      my.page.click('tr[data-workflow="Docs"] a'),
+    ]);
+    expect(await my.page.locator('[data-headline-workflow]').isVisible()).toBe(true);
+    expect(
+      Number(await my.page.getAttribute('[data-figure="builds"] .stat-value', 'data-value')),
+    ).toBe(runs);
+    const bars = await my.page.locator('.health-bars').getAttribute('aria-label');
+    const counted = [...(bars ?? '').matchAll(/(\d+) (success|failure|cancelled|other)/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    expect(counted).toBe(runs);
+    // And back to every workflow.
+    await my.page.click('[data-headline-workflow] a');
+    expect(
+      Number(await my.page.getAttribute('[data-figure="builds"] .stat-value', 'data-value')),
+    ).toBe(all);
   });
 });
