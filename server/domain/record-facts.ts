@@ -93,3 +93,28 @@ export function seriesOf(payload: Record<string, unknown>): [string, number][] {
   walk(payload, '');
   return found;
 }
+
+/** The workflow of a record: the Action's `github.workflow`, else the CLI's `ci.job`. */
+export function workflowOf(payload: Record<string, unknown> | null): string | null {
+  for (const [object, field] of [
+    ['github', 'workflow'],
+    ['ci', 'job'],
+  ] as const) {
+    const holder = payload?.[object];
+    const value = isJsonObject(holder) ? holder[field] : undefined;
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}
+
+/**
+ * workflowOf of a stored payload's text, parsed only when it may name one (the ingest path
+ * folds every record's workflow: most payloads without one are not parsed again). A key written
+ * with escapes (a backslash anywhere) is parsed too.
+ */
+export function workflowOfText(payload: string | null): string | null {
+  if (payload === null) return null;
+  const may = payload.includes('"workflow"') || payload.includes('"job"');
+  if (!may && !payload.includes('\\')) return null;
+  return workflowOf(JSON.parse(payload) as Record<string, unknown> | null);
+}

@@ -72,10 +72,19 @@ function split(from: number, to: number, unit: number) {
   return { whole: [first, last] as [number, number], rest };
 }
 
-export function readPlan(from: number, to: number, count: number): ReadPlan {
+/** The units of the workflow cells (hours only: stats-fold.ts, foldWorkflowEvents). */
+export const WORKFLOW_UNITS = [HOUR_MS] as const;
+
+/** `units`: the cells' units, largest first (the workflow cells': WORKFLOW_UNITS). */
+export function readPlan(
+  from: number,
+  to: number,
+  count: number,
+  units: readonly number[] = CELL_UNITS,
+): ReadPlan {
   const plan: ReadPlan = { buckets: bucketsOf(from, to, count), cells: [], raw: [] };
   const cut = (bucket: number, start: number, end: number, level: number) => {
-    const unit = CELL_UNITS[level];
+    const unit = units[level];
     if (unit === undefined) {
       plan.raw.push({ bucket, from: start, to: end });
       return;

@@ -83,3 +83,36 @@ export function formatWithUnit(value: number, unit: string | null): string {
   if (size !== undefined) return scaled(value, size, SIZE_STEPS);
   return `${significant(value, 6)} ${unit}`;
 }
+
+/** Whether `unit` is one of time (a figure in it is a duration). */
+export function isTimeUnit(unit: string | null): boolean {
+  return unit !== null && TIME[unit] !== undefined;
+}
+
+/**
+ * A duration as people say it: under a second in ms (µs, ns), under a minute in seconds to 3
+ * significant digits, then in whole minutes and seconds (`1 min 56 s`), from an hour in hours and
+ * whole minutes (`2 h 5 min`). `unit` must be a time unit (isTimeUnit).
+ */
+export function formatDuration(value: number, unit: string): string {
+  const seconds = value * (TIME[unit] ?? 1);
+  const magnitude = Math.abs(seconds);
+  const sign = seconds < 0 ? '-' : '';
+  if (magnitude === 0) return '0 s';
+  if (magnitude < 1) return scaled(seconds, 1, TIME_STEPS);
+  if (magnitude < 59.95) return `${sign}${significant(magnitude, 3)} s`;
+  const parts = (big: number, bigName: string, smallName: string, small: number) => {
+    const whole = Math.round(magnitude / small);
+    const high = Math.floor(whole / big);
+    const low = whole % big;
+    return `${sign}${high.toLocaleString('en')} ${bigName}${low === 0 ? '' : ` ${low} ${smallName}`}`;
+  };
+  return magnitude < 3599.5 ? parts(60, 'min', 's', 1) : parts(60, 'h', 'min', 60);
+}
+
+/** A figure with its unit: a duration as formatDuration says it, others as formatWithUnit. */
+export function formatFigure(value: number, unit: string | null): string {
+  return unit !== null && isTimeUnit(unit)
+    ? formatDuration(value, unit)
+    : formatWithUnit(value, unit);
+}

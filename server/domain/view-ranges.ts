@@ -50,3 +50,18 @@ export function customRange(first: string, last: string): ViewRange | undefined 
   const buckets = Math.ceil((to - from) / width);
   return { preset: 'custom', from, to: from + buckets * width, buckets, width };
 }
+
+/**
+ * The range as one workflow's figures read it: whole hours, since its cells are hours (the
+ * 24-hour preset's 15-minute buckets become 24 of an hour, ending at the next whole hour; a
+ * custom range of whole days keeps its days in hour buckets). Wider buckets are whole hours
+ * already.
+ */
+export function hourlyRange(range: ViewRange): ViewRange {
+  if (range.width >= HOUR) return range;
+  const span = range.to - range.from;
+  const to = Math.ceil(range.to / HOUR) * HOUR;
+  const from = range.preset === 'custom' ? range.from : to - span;
+  const buckets = Math.ceil((to - from) / HOUR);
+  return { ...range, from, to: from + buckets * HOUR, buckets, width: HOUR };
+}

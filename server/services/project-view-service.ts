@@ -163,7 +163,9 @@ export function projectViewService(
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
     const { range, branch, eventType, workflow } = query;
-    const window = { from: range.from, to: range.to, buckets: range.buckets, branch };
+    // A workflow filters the build health, the charts and the headline too: they are read from
+    // its hour cells (the range is whole hours then: view-query.ts).
+    const window = { from: range.from, to: range.to, buckets: range.buckets, branch, workflow };
     const cursor = query.before === undefined ? undefined : decodeRecordCursor(query.before);
     const keysAfter = query.keys === undefined ? undefined : decodeKeyCursor(query.keys);
     // Read once each: the build-health bars' buckets add up to the headline's builds and
@@ -196,7 +198,7 @@ export function projectViewService(
       summaryRead,
       services.headline.headline(
         accountId,
-        { projectId, from: range.from, to: range.to, branch, eventType },
+        { projectId, from: range.from, to: range.to, branch, eventType, workflow },
         {
           summary: summaryRead,
           durations:

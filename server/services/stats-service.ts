@@ -17,7 +17,7 @@ import {
 import { Invalid } from '../domain/domain-errors.js';
 import { isContextKey, seriesOf, statusClass } from '../domain/record-facts.js';
 import { addSeriesSum, emptySeriesSum } from '../domain/series-sum.js';
-import { planReads, readPlan } from '../domain/time-buckets.js';
+import { CELL_UNITS, planReads, readPlan, WORKFLOW_UNITS } from '../domain/time-buckets.js';
 import type { SeriesKeyInfo, Storage } from '../storage/storage.js';
 import type { ProjectAccess } from './project-access.js';
 import type { VerdictReads } from './verdicts/verdict-reads.js';
@@ -47,13 +47,21 @@ export function rangeOf(
 export const MAX_PLAN_READS = Limits.planReadsMax;
 
 /** The read plan of [from, to) in `buckets`; Invalid('read-budget') when it reads too much. */
-function boundedPlan(from: number, to: number, buckets: number) {
-  const plan = readPlan(from, to, buckets);
+function boundedPlan(from: number, to: number, buckets: number, workflow?: string) {
+  const plan = readPlan(from, to, buckets, workflow === undefined ? CELL_UNITS : WORKFLOW_UNITS);
   if (planReads(plan) > MAX_PLAN_READS) throw new Invalid('read-budget');
   return plan;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * One workflow or CI job (the project page's `?workflow=`): read from the workflow cells, by
+ * whole hours (the page's buckets are whole hours then: view-query.ts).
+ */
+export interface Workflow {
+  workflow?: string | undefined;
+}
 
 const keyInfo = (key: SeriesKeyInfo): MetricKeyInfo => ({
   key: key.key,
@@ -70,11 +78,15 @@ const keyInfo = (key: SeriesKeyInfo): MetricKeyInfo => ({
  */
 export async function readSeries(
   storage: Pick<Storage, 'stats'>,
-  query: SeriesQuery,
+  query: SeriesQuery & Workflow,
 ): Promise<{ series: MetricSeries; total: { p50: number; p95: number } | null }> {
   const { from, to } = rangeOf(query);
-  const plan = boundedPlan(from, to, query.buckets);
-  const data = await storage.stats.seriesData(query.projectId, query.key, query.branch, plan);
+  const { projectId, key, branch, workflow } = query;
+  const plan = boundedPlan(from, to, query.buckets, workflow);
+  const data =
+    workflow === undefined
+      ? await storage.stats.seriesData(projectId, key, branch, plan)
+      : await storage.stats.workflowSeriesData(projectId, workflow, key, branch, plan);
   // The partial minutes at bucket edges come from the records, read as at write time.
   const values = data.records.flatMap((record) =>
     seriesOf(record.payload)
@@ -128,7 +140,7 @@ export function statsService(
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
-  async function seriesRead(accountId: string, query: SeriesQuery) {
+  async function seriesRead(accountId: string, query: SeriesQuery & Workflow) {
     await own(accountId, query.projectId);
     return readSeries(storage, query);
   }
@@ -201,15 +213,19 @@ export function statsService(
       return storage.stats.latestStatusEvent(projectId, filter);
     },
 
-    async buildSummary(accountId: string, query: BuildSummaryQuery): Promise<BuildSummary> {
+    async buildSummary(
+      accountId: string,
+      query: BuildSummaryQuery & Workflow,
+    ): Promise<BuildSummary> {
       await own(accountId, query.projectId);
       const { from, to } = rangeOf(query);
-      const plan = boundedPlan(from, to, query.buckets);
-      const data = await storage.stats.eventData(
-        query.projectId,
-        { branch: query.branch, eventType: query.eventType },
-        plan,
-      );
+      const { projectId, workflow } = query;
+      const plan = boundedPlan(from, to, query.buckets, workflow);
+      const filter = { branch: query.branch, eventType: query.eventType };
+      const data =
+        workflow === undefined
+          ? await storage.stats.eventData(projectId, filter, plan)
+          : await storage.stats.workflowEventData(projectId, workflow, filter, plan);
       const single = data.events.map((event) => {
         const counts = { bucket: event.bucket, success: 0, failure: 0, cancelled: 0, other: 0 };
         counts[statusClass(event.status)] = 1;

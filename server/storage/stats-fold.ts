@@ -157,3 +157,73 @@ export function foldMetrics(metrics: Iterable<FoldMetric>): {
     keys: [...keys.values()],
   };
 }
+
+/** An event of a workflow (or CI job) as the workflow fold needs it. */
+export interface WorkflowFoldEvent extends FoldEvent {
+  workflow: string;
+}
+
+/** A metric of a workflow (or CI job) as the workflow fold needs it. */
+export interface WorkflowFoldMetric extends FoldMetric {
+  workflow: string;
+}
+
+/** Counts of one workflow's events in one hour, by event type and branch ('' for none). */
+export interface WorkflowEventCell extends Omit<EventCellCounts, 'unit'> {
+  workflow: string;
+}
+
+/** One workflow's series over one hour and one branch ('' for none). */
+export interface WorkflowSeriesCell {
+  projectId: string;
+  workflow: string;
+  key: string;
+  start: number;
+  branch: string;
+  sum: SeriesSum;
+}
+
+/**
+ * The workflow cells (docs/pages.md, "By workflow or CI job"): a record's workflow or CI job and
+ * hour, beside the cells above, so the page's figures and charts can be read for one workflow.
+ * Hours only, and per branch only (all branches are added up when read): a workflow's view reads
+ * whole hours, and a project has few branches per workflow.
+ */
+export function foldWorkflowEvents(events: Iterable<WorkflowFoldEvent>): WorkflowEventCell[] {
+  const cells = new Map<string, WorkflowEventCell>();
+  for (const event of events) {
+    const column = STATUS_COLUMNS.indexOf(statusClass(event.status));
+    const branch = event.branch ?? '';
+    const start = Math.floor(event.createdAt / HOUR_MS) * HOUR_MS;
+    const { projectId, workflow, eventType } = event;
+    // Texts that may hold anything: each one's length keeps the id unambiguous.
+    const id = `${projectId}\n${start}\n${workflow.length}\n${workflow}${eventType.length}\n${eventType}${branch}`;
+    let cell = cells.get(id);
+    if (!cell) {
+      cell = { projectId, workflow, start, eventType, branch, counts: [0, 0, 0, 0] };
+      cells.set(id, cell);
+    }
+    cell.counts[column as 0] += 1;
+  }
+  return [...cells.values()];
+}
+
+/** The workflow series cells of metrics given in storage order (the later value is the last). */
+export function foldWorkflowMetrics(metrics: Iterable<WorkflowFoldMetric>): WorkflowSeriesCell[] {
+  const cells = new Map<string, WorkflowSeriesCell>();
+  for (const { projectId, workflow, t, seq, leaves, branch: rowBranch } of metrics) {
+    const start = Math.floor(t / HOUR_MS) * HOUR_MS;
+    const branch = rowBranch ?? '';
+    const prefix = `${projectId}\n${start}\n${workflow.length}\n${workflow}${branch.length}\n${branch}`;
+    for (const [key, value] of leaves) {
+      const id = `${prefix}${key}`;
+      let cell = cells.get(id);
+      if (!cell) {
+        cell = { projectId, workflow, key, start, branch, sum: emptySeriesSum() };
+        cells.set(id, cell);
+      }
+      addSeriesValue(cell.sum, t, value, binOf(value), seq);
+    }
+  }
+  return [...cells.values()];
+}

@@ -324,6 +324,28 @@ export interface StatsRepository {
     filter: { branch?: string | undefined; eventType?: string | undefined },
     plan: ReadPlan,
   ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
+  /**
+   * eventData of one workflow or CI job (the records whose payload names it: `github.workflow`,
+   * else `ci.job`), from its hour cells: `plan` is cut into whole hours (readPlan's WORKFLOW_UNITS)
+   * and the rest is read from the records.
+   */
+  workflowEventData(
+    projectId: string,
+    workflow: string,
+    filter: { branch?: string | undefined; eventType?: string | undefined },
+    plan: ReadPlan,
+  ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
+  /** seriesData of one workflow or CI job, as workflowEventData reads its events. */
+  workflowSeriesData(
+    projectId: string,
+    workflow: string,
+    key: string,
+    branch: string | undefined,
+    plan: ReadPlan,
+  ): Promise<{
+    cells: SeriesCell[];
+    records: { bucket: number; t: number; payload: Record<string, unknown> }[];
+  }>;
   /** The status of the project's latest event that has one, with the filters; null: none. */
   latestStatus(
     projectId: string,

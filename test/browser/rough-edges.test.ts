@@ -173,7 +173,7 @@ describeInBrowser('the rough edges of the statistics pages, in Chromium', () => 
     expect(caption).not.toContain('1 points');
   });
 
-  it('6. at 390 px the header is one row and the charts are denser', async () => {
+  it('6. at 390 px the header is compact (64 px at most) and the charts are denser', async () => {
     await my.page.setViewportSize({ width: 390, height: 844 });
     try {
       await my.page.goto(`${statsUrl()}?range=30d`);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatWithUnit, unitOf } from '../../server/domain/unit-format.js';
+import {
+  formatDuration,
+  formatFigure,
+  formatWithUnit,
+  unitOf,
+} from '../../server/domain/unit-format.js';
 
 describe('values with their series unit', () => {
   it('scales times and sizes to the unit that suits them', () => {
@@ -28,5 +33,24 @@ describe('values with their series unit', () => {
     expect(unitOf('duration_ms', 'min')).toBe('min');
     expect(unitOf('tests.failed', null)).toBeNull();
     expect(unitOf('items', null)).toBeNull();
+  });
+
+  it('says durations as people do: ms, seconds, then minutes and seconds, hours and minutes', () => {
+    expect(formatDuration(116_000, 'ms')).toBe('1 min 56 s');
+    expect(formatDuration(850, 'ms')).toBe('850 ms');
+    expect(formatDuration(0.4, 'ms')).toBe('400 µs');
+    expect(formatDuration(12_345, 'ms')).toBe('12.3 s');
+    expect(formatDuration(59_970, 'ms')).toBe('1 min');
+    expect(formatDuration(120, 's')).toBe('2 min');
+    expect(formatDuration(3_599.4, 's')).toBe('59 min 59 s');
+    expect(formatDuration(3_599.6, 's')).toBe('1 h');
+    expect(formatDuration(7_530, 's')).toBe('2 h 6 min');
+    expect(formatDuration(1.5, 'min')).toBe('1 min 30 s');
+    expect(formatDuration(-116_000, 'ms')).toBe('-1 min 56 s');
+    expect(formatDuration(0, 'ms')).toBe('0 s');
+    // Any other unit (or none) as formatWithUnit says it.
+    expect(formatFigure(116_000, 'ms')).toBe('1 min 56 s');
+    expect(formatFigure(532_000, 'bytes')).toBe('532 kB');
+    expect(formatFigure(116_000, null)).toBe('116,000');
   });
 });

@@ -284,6 +284,86 @@ describe('the headline', () => {
     expect(res.body.indexOf('data-figure="builds"')).toBeLessThan(res.body.indexOf('health-title'));
   });
 
+  it('shows durations and other figures with their unit, the change and the period before too', async () => {
+    // Two minutes-long builds a day in the period before, slower this week; lint steps under a
+    // second; a bundle's size in bytes.
+    for (let day = 0; day < 14; day++) {
+      const at = BEFORE + day * DAY + 3_600_000;
+      const recent = at >= FROM;
+      await storeEvent(server, me.projectId, at, 'build', { status: 'success' });
+      await storeMetric(server, me.projectId, at, {
+        duration_ms: recent ? 116_000 : 101_000,
+        lint_ms: recent ? 850 : 800,
+        bundle_bytes: recent ? 532_000 : 530_000,
+      });
+    }
+    await foldStatistics(server, Date.now());
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const from = new Date(FROM).toISOString().slice(0, 10);
+    const to = new Date(TO - 1).toISOString().slice(0, 10);
+    const page = async () => {
+      const res = await browser.get(
+        `/dashboard/projects/${me.projectId}?range=custom&from=${from}&to=${to}`,
+      );
+      expect(res.statusCode).toBe(200);
+      const figure = (id: string) => {
+        const html = new RegExp(`data-figure="${id}"[\\s\\S]*?</div>`).exec(res.body)?.[0] ?? '';
+        const text = html.replace(/<[^>]+>/g, '').replace(/&nbsp;/g, ' ');
+        return text;
+      };
+      return { p50: figure('duration_p50'), p95: figure('duration_p95'), body: res.body };
+    };
+    /** Whole seconds as minutes and seconds, as the page should say them (computed here). */
+    const minutes = (ms: number) => {
+      const whole = Math.round(ms / 1000);
+      return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+    };
+
+    const api = await headline();
+    expect(api.duration_p50.unit).toBe('ms');
+    near(api.duration_p50.value, 116_000);
+    near(api.duration_p50.previous, 101_000);
+    const shown = await page();
+    const value = minutes(api.duration_p50.value as number);
+    const before = minutes(api.duration_p50.previous as number);
+    // Under a minute: seconds to 3 significant digits.
+    const change = Number(
+      (
+        ((api.duration_p50.value as number) - (api.duration_p50.previous as number)) /
+        1000
+      ).toPrecision(3),
+    );
+    expect(shown.p50).toContain(`Median build duration${value}`);
+    expect(value).toMatch(/^1 min 5[5-7] s$/);
+    expect(shown.p50).toContain(`▲ ${change} s`);
+    expect(shown.p50).toContain(`(before: ${before})`);
+    expect(shown.p95).toMatch(/p95 build duration\d+ min \d+ s/);
+    // No figure of the headline is a bare number of milliseconds.
+    expect(`${shown.p50}${shown.p95}`).not.toMatch(/\d{1,3},\d{3}/);
+
+    // Under a second: in ms; a size: in kB (the series' unit where the key names one).
+    await server.call('POST', ProjectPagePaths.updateDurationKey, {
+      key: me.apiKey,
+      body: { projectId: me.projectId, duration_key: 'lint_ms' },
+    });
+    const lint = await headline();
+    const lintShown = await page();
+    expect(lintShown.p50).toContain(
+      `Median build duration${Math.round(lint.duration_p50.value as number)} ms`,
+    );
+    expect(lintShown.p50).toMatch(/▲ \d+ ms/);
+    await server.call('POST', ProjectPagePaths.updateDurationKey, {
+      key: me.apiKey,
+      body: { projectId: me.projectId, duration_key: 'bundle_bytes' },
+    });
+    const bundle = await headline();
+    expect(bundle.duration_p50.unit).toBe('bytes');
+    const bundleShown = await page();
+    expect(bundleShown.p50).toMatch(/Median build duration53\d kB/);
+    expect(bundleShown.p50).toMatch(/▲ [\d.]+ kB/);
+  });
+
   it('tables the range by event type, and a type filters the builds, headline and timeline', async () => {
     const seeded = await seed();
     // The types are listed from the cells (a record is folded within about a second).

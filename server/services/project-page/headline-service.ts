@@ -5,9 +5,10 @@ import type {
   HeadlineQuery,
 } from '../../../contract/project-page.js';
 import type { BuildSummary } from '../../../contract/stats-queries.js';
+import { unitOf } from '../../domain/unit-format.js';
 import type { Storage } from '../../storage/storage.js';
 import type { ProjectAccess } from '../project-access.js';
-import { rangeOf, type StatsService } from '../stats-service.js';
+import { rangeOf, type StatsService, type Workflow } from '../stats-service.js';
 import type { TestQueryService } from '../tests/test-query-service.js';
 import type { VerdictReads } from '../verdicts/verdict-reads.js';
 
@@ -72,12 +73,12 @@ export function headlineService(
     accountId: string,
     projectId: string,
     key: string | null,
-    window: { from: number; to: number; branch: string | undefined },
+    window: { from: number; to: number; branch: string | undefined } & Workflow,
     eventType: string | undefined,
     known: Known | undefined,
   ): Promise<Period> {
-    const { from, to, branch } = window;
-    const one = { projectId, from, to, branch, buckets: 1 };
+    const { from, to, branch, workflow } = window;
+    const one = { projectId, from, to, branch, workflow, buckets: 1 };
     const [summary, durations, alerts, flaky] = await Promise.all([
       known?.summary ?? services.stats.buildSummary(accountId, { ...one, eventType }),
       key === null
@@ -132,20 +133,20 @@ export function headlineService(
      */
     async headline(
       accountId: string,
-      query: HeadlineQuery,
+      query: HeadlineQuery & Workflow,
       current?: Known,
       /** false: the duration key's direction as judged so far (share pages; see describeKeys). */
       catchUp = true,
     ): Promise<Headline> {
-      const { projectId, branch, eventType } = query;
+      const { projectId, branch, eventType, workflow } = query;
       await own(accountId, projectId);
       const { from, to } = rangeOf(query);
       const before = { from: from - (to - from), to: from };
       const setting = await durationKey(projectId);
       const key = setting.duration_key;
       const [now, then, described] = await Promise.all([
-        period(accountId, projectId, key, { from, to, branch }, eventType, current),
-        period(accountId, projectId, key, { ...before, branch }, eventType, undefined),
+        period(accountId, projectId, key, { from, to, branch, workflow }, eventType, current),
+        period(accountId, projectId, key, { ...before, branch, workflow }, eventType, undefined),
         key === null
           ? []
           : services.verdicts.describeKeys(
@@ -155,6 +156,8 @@ export function headlineService(
             ),
       ]);
       const series = described[0];
+      // The declared unit, else the one the key's name ends with (`duration_ms`: ms).
+      const unit = key === null ? null : unitOf(key, series?.unit);
       // A duration is better lower unless the series says otherwise.
       const durationDirection = series?.direction ?? 'lower';
       const figure = (
@@ -172,8 +175,8 @@ export function headlineService(
         eventType: eventType ?? null,
         builds: figure((p) => p.builds, null),
         success_rate: figure((p) => p.successRate, 'higher'),
-        duration_p50: figure((p) => p.p50, durationDirection, series?.unit ?? null),
-        duration_p95: figure((p) => p.p95, durationDirection, series?.unit ?? null),
+        duration_p50: figure((p) => p.p50, durationDirection, unit),
+        duration_p95: figure((p) => p.p95, durationDirection, unit),
         active_alerts: figure((p) => p.alerts, 'lower'),
         flaky_tests: figure((p) => p.flaky, 'lower'),
       };

@@ -1,7 +1,12 @@
 import { encodeRecordCursor, type RecordPosition } from '../../../contract/cursor.js';
-import { isJsonObject } from '../../../contract/json.js';
 import type { EventPage, StoredEvent } from '../../../contract/readback.js';
-import { type StatusClass, seriesOf, statusClass, statusOf } from '../../domain/record-facts.js';
+import {
+  type StatusClass,
+  seriesOf,
+  statusClass,
+  statusOf,
+  workflowOf,
+} from '../../domain/record-facts.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
 import type { Page, Storage } from '../../storage/storage.js';
 
@@ -33,19 +38,6 @@ export interface WorkflowTable {
   partial: boolean;
   /** The oldest time read, when partial (epoch ms). */
   since: number | null;
-}
-
-/** The workflow of a record: the Action's `github.workflow`, else the CLI's `ci.job`. */
-export function workflowOf(payload: Record<string, unknown> | null): string | null {
-  for (const [object, field] of [
-    ['github', 'workflow'],
-    ['ci', 'job'],
-  ] as const) {
-    const holder = payload?.[object];
-    const value = isJsonObject(holder) ? holder[field] : undefined;
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return null;
 }
 
 /** Nearest rank: x[⌈n/2⌉ − 1] of the values in ascending order. */

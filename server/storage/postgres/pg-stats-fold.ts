@@ -2,6 +2,7 @@ import { seriesOf } from '../../domain/record-facts.js';
 import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
 import { type FoldEvent, type FoldedSeriesCell, foldEvents, foldMetrics } from '../stats-fold.js';
 import { integerArray, integersOf, type Sql } from './pg-database.js';
+import { foldWorkflowsInto } from './pg-workflow-cells.js';
 
 /** Records folded in one transaction, at most (bounds memory when a migration queued millions). */
 const CHUNK = 20_000;
@@ -59,12 +60,17 @@ export function pgStatsFold(pool: Sql, everyMs: number) {
         eventSeqs.push(...integersOf(row.events));
         metricSeqs.push(...integersOf(row.metrics));
       }
-      if (ids.length === 0) return 'empty';
+      if (ids.length === 0) return backfillWorkflows(tx as unknown as Sql);
       if (eventSeqs.length > 0) await foldEventsInto(tx as unknown as Sql, eventSeqs);
       if (metricSeqs.length > 0) await foldMetricsInto(tx as unknown as Sql, metricSeqs);
+      // Each workflow's hour cells, beside the others (pg-workflow-cells.ts).
+      await foldWorkflowsInto(tx as unknown as Sql, eventSeqs, metricSeqs);
       await tx`DELETE FROM stats_queue WHERE id = ANY(${integerArray(ids)}::bigint[])`;
       const full = eventSeqs.length + metricSeqs.length >= CHUNK || ids.length === QUEUE_ROWS;
-      return full ? 'more' : 'done';
+      if (full) return 'more';
+      // The migration's backfill waits: the turn goes on to it (backfillWorkflows).
+      const [backfill] = await tx`SELECT 1 FROM workflow_queue LIMIT 1`;
+      return backfill ? 'more' : 'done';
     });
   }
 
@@ -126,6 +132,19 @@ export function pgStatsFold(pool: Sql, everyMs: number) {
       while ((await foldChunk(true)) !== 'empty') {}
     },
   };
+}
+
+/**
+ * With nothing new to fold, a chunk of the records stored before the workflow cells existed
+ * (workflow_queue, filled by migration 23) into those cells only: 'more' while some wait.
+ */
+async function backfillWorkflows(sql: Sql): Promise<'more' | 'empty'> {
+  const [row] = await sql<{ id: number; events: string; metrics: string }[]>`
+    SELECT id, events::text, metrics::text FROM workflow_queue ORDER BY id LIMIT 1`;
+  if (!row) return 'empty';
+  await foldWorkflowsInto(sql, integersOf(row.events), integersOf(row.metrics));
+  await sql`DELETE FROM workflow_queue WHERE id = ${row.id}`;
+  return 'more';
 }
 
 async function foldEventsInto(sql: Sql, seqs: number[]) {

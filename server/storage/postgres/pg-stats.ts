@@ -10,6 +10,7 @@ import { cellBucketOf, type ReadPlan } from '../../domain/time-buckets.js';
 import type { EventCountCell, NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import { integerArray, numbersOf, type Sql } from './pg-database.js';
 import { binsOf } from './pg-stats-fold.js';
+import { pgWorkflowReads } from './pg-workflow-cells.js';
 
 /** Branches listed for a project's filter, at most (as on SQLite). */
 const MAX_BRANCHES = 200;
@@ -130,6 +131,8 @@ const STATUS_COUNTS = `count(*) FILTER (WHERE e.status = 'success')::int AS succ
  */
 export function pgStats(sql: Sql): StatsRepository {
   return {
+    ...pgWorkflowReads(sql),
+
     async seriesKeys(projectId, { after, limit }) {
       // Byte order ("C"), as SQLite's BINARY collation, whatever the database's locale.
       return sql<SeriesKeyInfo[]>`

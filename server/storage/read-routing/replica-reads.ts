@@ -16,6 +16,8 @@ export const REPLICA_READS: { [R in keyof Repositories]?: readonly (keyof Reposi
     'seriesKey',
     'seriesData',
     'eventData',
+    'workflowSeriesData',
+    'workflowEventData',
     'latestStatus',
     'latestStatusEvent',
     'branches',

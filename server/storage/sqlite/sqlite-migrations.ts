@@ -2,6 +2,7 @@ import { projectNameKey } from '../../domain/project-names.js';
 import type { Db } from './sqlite-database.js';
 import { backfillRecordFacts, sqliteStatsIndex } from './sqlite-stats.js';
 import { markStoredRecords } from './sqlite-time-marks.js';
+import { backfillWorkflowCells } from './sqlite-workflow-cells.js';
 
 /** What a statistics cell of a series holds (series_cells and series_totals). */
 const SERIES_SUM_COLUMNS = `count INTEGER NOT NULL, min REAL NOT NULL, max REAL NOT NULL,
@@ -747,5 +748,39 @@ export const migrations: Migration[] = [
       CREATE INDEX judged_records_by_branch ON judged_records(project_id, branch, seq)
         WHERE branch IS NOT NULL;
     `,
+  },
+  {
+    version: 26,
+    name: 'statistics cells by workflow and hour',
+    sql: `
+      -- A workflow's (GitHub's github.workflow, else another CI's ci.job) events in one hour, by
+      -- type and branch ('' for none), counted by status class: the project page's figures and
+      -- build health for one workflow (docs/pages.md, "By workflow or CI job"). Hours only.
+      CREATE TABLE workflow_event_cells (
+        project_id TEXT NOT NULL,
+        workflow   TEXT NOT NULL,
+        start      INTEGER NOT NULL,
+        event_type TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        success    INTEGER NOT NULL,
+        failure    INTEGER NOT NULL,
+        cancelled  INTEGER NOT NULL,
+        other      INTEGER NOT NULL,
+        PRIMARY KEY (project_id, workflow, start, event_type, branch)
+      ) WITHOUT ROWID;
+      -- A workflow's series over one hour and one branch, as series_cells holds them; all
+      -- branches are added up when read (no totals table: a workflow has few branches).
+      CREATE TABLE workflow_series_cells (
+        project_id TEXT NOT NULL,
+        workflow   TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        start      INTEGER NOT NULL,
+        branch     TEXT NOT NULL,
+        ${SERIES_SUM_COLUMNS}
+        PRIMARY KEY (project_id, workflow, key, start, branch)
+      ) WITHOUT ROWID;
+    `,
+    // The records folded so far, from their payloads (later ones are folded as they come).
+    run: backfillWorkflowCells,
   },
 ];

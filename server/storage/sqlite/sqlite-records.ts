@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { RecordPosition } from '../../../contract/cursor.js';
+import { workflowOf, workflowOfText } from '../../domain/record-facts.js';
 import type { FreshMetrics } from '../fresh-metrics.js';
 import {
   type EventPageRow,
@@ -181,6 +182,7 @@ export function sqliteRecords(
           branch: m.branch,
           t: createdAt,
           leaves: record.series,
+          workflow: record.parsed ? workflowOf(record.parsed) : workflowOfText(m.payload),
         });
       } else {
         const e = record.row;
@@ -204,6 +206,7 @@ export function sqliteRecords(
           branch: e.branch,
           status: e.status,
           createdAt,
+          workflow: workflowOfText(e.payload),
         });
         if (record.notification) outbox.enqueue(record.notification, e.id);
         for (const job of record.channelJobs ?? []) outbox.enqueue(job);
@@ -228,6 +231,7 @@ export function sqliteRecords(
             branch: m.branch,
             t: m.createdAt,
             leaves: record.series,
+            workflow: record.parsed ? workflowOf(record.parsed) : workflowOfText(m.payload),
           });
         } else {
           const e = record.row;
@@ -248,6 +252,7 @@ export function sqliteRecords(
             branch: e.branch,
             status: e.status,
             createdAt: e.createdAt,
+            workflow: workflowOfText(e.payload),
           });
         }
       }

@@ -1,6 +1,12 @@
 import type { Statement } from 'better-sqlite3';
 import { byteOrder } from '../../domain/byte-order.js';
-import { branchOf, seriesOf, statusOf } from '../../domain/record-facts.js';
+import {
+  branchOf,
+  seriesOf,
+  statusOf,
+  workflowOf,
+  workflowOfText,
+} from '../../domain/record-facts.js';
 import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
 import { decodeBins, encodeBins } from '../../domain/sketch.js';
 import { cellBucketOf, HOUR_MS, type ReadPlan } from '../../domain/time-buckets.js';
@@ -9,6 +15,7 @@ import { type FoldEvent, type FoldMetric, foldEvents, foldMetrics } from '../sta
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { RecordTable, SqliteTimeMarks } from './sqlite-time-marks.js';
+import { sqliteWorkflowCellWriter, sqliteWorkflowReads } from './sqlite-workflow-cells.js';
 import type { Sync } from './sync.js';
 
 /** Branches listed for a project's filter, at most. */
@@ -20,8 +27,10 @@ const FOLD_AFTER_RECORDS = 20_000;
 /** Records folded into cells at a time: bounds memory when a backfill or a seed indexes millions. */
 const CHUNK = 20_000;
 
-/** A metric as the fold needs it. */
-export type AppendedMetric = Omit<FoldMetric, 'seq'>;
+/** A metric as the fold needs it, with its workflow or CI job (null: none). */
+export type AppendedMetric = Omit<FoldMetric, 'seq'> & { workflow: string | null };
+/** An event as the fold needs it, with its workflow or CI job (null: none). */
+export type AppendedEvent = FoldEvent & { workflow: string | null };
 
 /**
  * Keeps the statistics cells up to date with the records: `index` folds the events and metrics
@@ -35,7 +44,7 @@ export function sqliteStatsIndex(db: Db) {
     .pluck();
   const eventAt = db.prepare(
     `SELECT project_id AS projectId, event_type AS eventType, branch, status,
-            created_at AS createdAt FROM events WHERE seq = ?`,
+            created_at AS createdAt, payload FROM events WHERE seq = ?`,
   );
   const newMetricSeqs = db
     .prepare(`SELECT seq FROM metrics WHERE seq > ? ORDER BY seq LIMIT ${CHUNK}`)
@@ -49,14 +58,21 @@ export function sqliteStatsIndex(db: Db) {
   // a record stored by another process is read from the table.
   let appended = new Map<number, AppendedMetric>();
   // The same for events: what the fold needs of them, kept by `append`.
-  let appendedEvents = new Map<number, FoldEvent>();
-  const eventOf = (seq: number): FoldEvent =>
-    appendedEvents.get(seq) ?? (eventAt.get(seq) as FoldEvent);
+  let appendedEvents = new Map<number, AppendedEvent>();
+  const eventOf = (seq: number): AppendedEvent => {
+    const known = appendedEvents.get(seq);
+    if (known) return known;
+    const { payload, ...row } = eventAt.get(seq) as FoldEvent & { payload: string | null };
+    return { ...row, workflow: workflowOfText(payload) };
+  };
   const metricOf = (seq: number): AppendedMetric => {
     const known = appended.get(seq);
     if (known) return known;
-    const row = metricAt.get(seq) as Omit<AppendedMetric, 'leaves'> & { payload: string };
-    return { ...row, leaves: seriesOf(JSON.parse(row.payload) as Record<string, unknown>) };
+    const { payload, ...row } = metricAt.get(seq) as Omit<AppendedMetric, 'leaves' | 'workflow'> & {
+      payload: string;
+    };
+    const parsed = JSON.parse(payload) as Record<string, unknown>;
+    return { ...row, leaves: seriesOf(parsed), workflow: workflowOf(parsed) };
   };
   const addEvents = db.prepare(
     `INSERT INTO event_cells (project_id, unit, start, event_type, branch, success, failure, cancelled, other)
@@ -95,15 +111,26 @@ export function sqliteStatsIndex(db: Db) {
        last_at = MAX(last_at, excluded.last_at)`,
   );
   const addBranch = db.prepare('INSERT OR IGNORE INTO branches (project_id, branch) VALUES (?, ?)');
+  // Each workflow's (or CI job's) hour cells, beside the others (sqlite-workflow-cells.ts);
+  // none while an earlier migration folds (migration 25 then adds the records folded so far).
+  const hasWorkflowCells =
+    db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workflow_event_cells'")
+      .get() !== undefined;
+  const workflowCells = hasWorkflowCells
+    ? sqliteWorkflowCellWriter(db)
+    : { events: () => {}, metrics: () => {} };
   const progress = db.prepare('SELECT events, metrics FROM stats_progress');
   const saveProgress = db.prepare('UPDATE stats_progress SET events = ?, metrics = ?');
 
   /** Folds one chunk of events after `after` into their cells; returns the last one folded. */
   function indexEvents(after: number): number {
     const seqs = newEventSeqs.all(after) as number[];
-    for (const { projectId, unit, start, eventType, branch, counts } of foldEvents(
-      seqs.map(eventOf),
-    )) {
+    const events = seqs.map(eventOf);
+    workflowCells.events(
+      events.flatMap((e) => (e.workflow === null ? [] : [{ ...e, workflow: e.workflow }])),
+    );
+    for (const { projectId, unit, start, eventType, branch, counts } of foldEvents(events)) {
       addEvents.run(projectId, unit, start, eventType, branch, ...counts);
       if (unit === HOUR_MS && branch !== '') addBranch.run(projectId, branch);
     }
@@ -113,7 +140,11 @@ export function sqliteStatsIndex(db: Db) {
   /** Folds one chunk of metrics after `after` into their cells and keys; returns the last one. */
   function indexMetrics(after: number): number {
     const seqs = newMetricSeqs.all(after) as number[];
-    const { cells, keys } = foldMetrics(seqs.map(metricOf));
+    const metrics = seqs.map(metricOf);
+    workflowCells.metrics(
+      metrics.flatMap((m) => (m.workflow === null ? [] : [{ ...m, workflow: m.workflow }])),
+    );
+    const { cells, keys } = foldMetrics(metrics);
     for (const { projectId, key, unit, start, branch, sum } of cells) {
       if (unit === HOUR_MS && branch) addBranch.run(projectId, branch);
       const at =
@@ -174,7 +205,7 @@ export function sqliteStatsIndex(db: Db) {
       appended.set(seq, metric);
     },
     /** Keeps what the fold needs of an event (called by `append`, inside the transaction). */
-    appendedEvent(seq: number, event: FoldEvent): void {
+    appendedEvent(seq: number, event: AppendedEvent): void {
       sinceFold += 1;
       appendedEvents.set(seq, event);
     },
@@ -208,7 +239,7 @@ export function sqliteStatsIndex(db: Db) {
 export type SqliteStatsIndex = ReturnType<typeof sqliteStatsIndex>;
 
 /** The parameters of a raw span's two halves: its seq range, then its imported rows. */
-function rawSpanParameters(
+export function rawSpanParameters(
   marks: SqliteTimeMarks,
   table: RecordTable,
   projectId: string,
@@ -371,6 +402,8 @@ export function sqliteStats(
   };
 
   return {
+    ...sqliteWorkflowReads(db, marks, index),
+
     branches(projectId) {
       const { events, metrics } = index.watermark();
       return branchesOf.all(projectId, events, projectId, metrics, projectId) as string[];

@@ -3,6 +3,7 @@ import { Limits } from '../../../../contract/limits.js';
 import {
   customRange,
   DEFAULT_PRESET,
+  hourlyRange,
   presetRange,
   RANGE_PRESETS,
   type RangePreset,
@@ -54,5 +55,7 @@ export function viewQueryOf(query: unknown, now = Date.now()): ViewQuery | undef
   if (charts.length > MAX_CHARTS || charts.some((key) => key.length > MAX_KEY_LENGTH)) {
     return undefined;
   }
-  return { range, branch, eventType, workflow, before, keys, charts };
+  // One workflow's figures are read from hour cells: its buckets are whole hours.
+  const read = workflow === undefined ? range : hourlyRange(range);
+  return { range: read, branch, eventType, workflow, before, keys, charts };
 }

@@ -56,7 +56,7 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.65rem .5rem;border-bottom:1px solid var(--border);vertical-align:middle}
 th{color:var(--muted);font-size:.82rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em}
 tr:last-child td{border-bottom:0}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;position:relative}
 .empty{color:var(--muted);text-align:center;padding:1.5rem}
 form{margin:0}
 .field{margin-bottom:1rem}
@@ -84,7 +84,7 @@ fieldset{border:0;padding:0;margin:0 0 1rem;min-width:0}
 .notice.warn{background:var(--warn-bg)}
 .secret{display:block;font-family:var(--mono);font-size:.95rem;padding:.8rem 1rem;background:var(--surface-2);border:1px dashed var(--border);border-radius:8px;overflow-wrap:anywhere;user-select:all;margin:.5rem 0}
 .two-col{display:grid;grid-template-columns:minmax(0,1.6fr) minmax(0,1fr);gap:1rem;align-items:start}
-@media (max-width:52rem){.two-col{grid-template-columns:1fr}}
+@media (max-width:52rem){.two-col{grid-template-columns:minmax(0,1fr)}}
 .field-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:0 1rem;align-items:start}
 td select{min-width:8.5rem}
 td input[type=text]{min-width:5rem}
@@ -109,7 +109,7 @@ td input[type=text]{min-width:5rem}
 .muted{color:var(--muted)}
 .sparkline{color:var(--accent);vertical-align:middle;display:block}
 .summary-row td{white-space:nowrap}
-@media (max-width:40rem){.topbar-inner{padding:.4rem .75rem;gap:.5rem;flex-wrap:nowrap}.nav{flex-wrap:nowrap;overflow-x:auto;min-width:0;gap:0}.nav a{padding:.35rem .45rem;white-space:nowrap}.who>span{display:none}.main{padding:1rem .75rem 3rem}.page-head{margin-bottom:1rem}.card{padding:1rem}}
+@media (max-width:40rem){.topbar-inner{padding:.25rem .75rem;gap:.1rem .5rem;justify-content:space-between}.brand{line-height:1.2}.who .button.small{padding:.2rem .6rem}.nav{order:3;flex:1 0 100%;flex-wrap:nowrap;justify-content:space-between;gap:0}.nav a{padding:.25rem .45rem;font-size:.9rem;line-height:1.2;white-space:nowrap}.who>span{display:none}.main{padding:1rem .75rem 3rem}.page-head{margin-bottom:1rem}.card{padding:1rem}}
 .inline-form{display:inline}
 .sign-in{max-width:26rem;margin:6vh auto 0}
 .sign-in .card{padding:1.75rem}

@@ -46,7 +46,7 @@ export const PROJECT_STATS_CSS = `:root{--st-success:#1a7f37;--st-failure:#cf222
 .share-links li{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap;padding:.4rem 0}
 .copy-row{display:flex;gap:.5rem}
 .copy-row input{flex:1;min-width:0}
-.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,10.5rem),1fr));gap:.75rem 1rem;margin:0}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,9.5rem),1fr));gap:.75rem 1rem;margin:0}
 .figure{margin:0}.figure dd{margin:0}
 .change{font-size:.85rem}.change-good{color:var(--ok)}.change-bad{color:var(--danger)}.change-same,.change-none{color:var(--muted)}
 .duration-key,.mark-types{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem}

@@ -1,5 +1,5 @@
 import type { ProjectSummary, SummaryDay } from '../../../../../contract/summaries.js';
-import { formatWithUnit, unitOf } from '../../../../domain/unit-format.js';
+import { formatFigure, unitOf } from '../../../../domain/unit-format.js';
 import { SimpleTable } from './simple-table.js';
 import { StatusPill } from './status-pill.js';
 
@@ -86,7 +86,7 @@ export function ProjectSummariesTable({ summaries }: { summaries: ProjectSummary
           <td>
             {summary.median_duration === null || summary.duration_key === null
               ? '–'
-              : formatWithUnit(summary.median_duration, unitOf(summary.duration_key, null))}
+              : formatFigure(summary.median_duration, unitOf(summary.duration_key, null))}
           </td>
           <td class="sparkline-cell">
             <Sparkline summary={summary} />

@@ -1,13 +1,17 @@
 import type { Headline, HeadlineFigure } from '../../../../../contract/project-page.js';
+import { formatFigure } from '../../../../domain/unit-format.js';
 import { Csrf } from '../../dashboard/form-controls.js';
 import { formatNumber } from './format.js';
 
-/** A figure as shown: a rate in per cent, a count as is, a duration with its unit. */
+/**
+ * A figure as shown: a rate in per cent, a count as is, a value with its series' unit (a
+ * duration as people say it: `1 min 56 s`, `850 ms`; unit-format.ts).
+ */
 type Kind = 'count' | 'rate' | 'value';
 
 function show(value: number, kind: Kind, unit: string | null): string {
   if (kind === 'rate') return `${(value * 100).toFixed(1)} %`;
-  return unit && kind === 'value' ? `${formatNumber(value)} ${unit}` : formatNumber(value);
+  return kind === 'value' ? formatFigure(value, unit) : formatNumber(value);
 }
 
 /**
@@ -77,8 +81,11 @@ export function HeadlineCard({
   keys,
   owner,
   csv,
+  workflow,
 }: {
   headline: Headline;
+  /** The workflow the page is filtered to, and the page of every workflow. */
+  workflow?: { name: string; all: string } | undefined;
   /** The figures as CSV (owner pages). */
   csv?: string | undefined;
   /** Keys offered for the build-duration key. */
@@ -91,6 +98,12 @@ export function HeadlineCard({
       <h2 id="headline-title" class="sr-only">
         Headline
       </h2>
+      {workflow && (
+        <p class="filter-note" data-headline-workflow>
+          Workflow <code>{workflow.name}</code> only, by whole hours (active alerts and flaky tests
+          are of every workflow). <a href={workflow.all}>Show every workflow</a>
+        </p>
+      )}
       <dl class="figures">
         <Figure name="Builds" figure={headline.builds} kind="count" id="builds" />
         <Figure name="Success rate" figure={headline.success_rate} kind="rate" id="success_rate" />
@@ -115,9 +128,10 @@ export function HeadlineCard({
         <Figure name="Flaky tests" figure={headline.flaky_tests} kind="count" id="flaky_tests" />
       </dl>
       <p class="hint">
-        Against the period of the same length just before ({headline.previous_from.slice(0, 16)}
+        Against the period of the same length just before (
+        {headline.previous_from.slice(0, 16).replace('T', ' ')}
         {' – '}
-        {headline.previous_to.slice(0, 16)} UTC). Build duration:{' '}
+        {headline.previous_to.slice(0, 16).replace('T', ' ')} UTC). Build duration:{' '}
         {key === null ? 'no key yet' : <code>{key}</code>}
         {key !== null && !headline.duration_key_set && ' (default)'}.{' '}
         {csv !== undefined && (

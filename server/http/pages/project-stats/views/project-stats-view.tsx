@@ -488,6 +488,14 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
       <HeadlineCard
         csv={csv?.('headline')}
         headline={view.headline}
+        workflow={
+          view.workflow === undefined
+            ? undefined
+            : {
+                name: view.workflow,
+                all: statsHref(mode.path, { ...view, workflow: undefined }),
+              }
+        }
         keys={view.keys.map((key) => key.key)}
         owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
       />

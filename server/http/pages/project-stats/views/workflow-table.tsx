@@ -1,3 +1,4 @@
+import { formatFigure } from '../../../../domain/unit-format.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import { formatNumber, formatTime } from './format.js';
 import { formatRate, SortHeader } from './sortable.js';
@@ -20,20 +21,19 @@ export function WorkflowTableCard({
   const { rows, partial, since } = view.workflows;
   if (rows.length === 0) return null;
   const unit = view.headline.duration_p50.unit;
-  const duration = (value: number | null) =>
-    value === null ? '–' : `${formatNumber(value)}${unit ? ` ${unit}` : ''}`;
+  const duration = (value: number | null) => (value === null ? '–' : formatFigure(value, unit));
   return (
     <section class="card table-wrap" aria-labelledby="by-workflow-title">
       <h2 id="by-workflow-title">By workflow or CI job</h2>
       {view.workflow !== undefined && (
         <p class="filter-note" data-workflow-filter>
-          Timeline of <code>{view.workflow}</code> only (the figures and charts are of every
-          workflow). <a href={hrefOf(undefined)}>Show every workflow</a>
+          Showing <code>{view.workflow}</code> only (headline, build health, charts, timeline).{' '}
+          <a href={hrefOf(undefined)}>Show every workflow</a>
         </p>
       )}
       <table class="sortable" data-sortable data-workflow-table>
         <caption class="sr-only">
-          Runs by workflow or CI job over the range; a workflow's link filters the timeline
+          Runs by workflow or CI job over the range; a workflow's link filters the page to it
         </caption>
         <thead>
           <tr>
