@@ -260,7 +260,9 @@ export function channelSender(options: ChannelSenderOptions) {
         id,
         now,
         now - RUN_MESSAGE_DAYS * 86_400_000,
-        ref === undefined ? undefined : { runRef: ref, event: JSON.stringify(event) },
+        ref === undefined
+          ? undefined
+          : { runRef: ref, event: JSON.stringify(event), eventId: event.eventId ?? undefined },
       )
       .catch(() => undefined);
   }
