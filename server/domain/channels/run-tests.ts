@@ -33,8 +33,11 @@ export interface NamedTests {
 
 /** Each list keeps this many names; a message shows them, then `… and N more`. */
 export const RUN_TESTS_NAMED = 5;
-/** A name is cut to this many characters (a message has three lists to fit). */
-export const RUN_TEST_NAME_LENGTH = 200;
+/**
+ * A name is cut to this many characters: five of them, their bullets and `… and N more` fit in
+ * one Discord field (1,024 characters), so the count of the rest is never cut away.
+ */
+export const RUN_TEST_NAME_LENGTH = 190;
 
 /** Whether two judgements of a run's tests would make the same message. */
 export const sameTests = (a: RunTests | null | undefined, b: RunTests | null | undefined) =>
