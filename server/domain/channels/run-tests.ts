@@ -25,7 +25,7 @@ export interface RunTests {
   otherFailures: NamedTests;
 }
 
-/** A few tests by name (the first by name), and how many in all. */
+/** A few tests (the first by name), and how many in all. */
 export interface NamedTests {
   tests: { id: string; name: string }[];
   count: number;

@@ -52,25 +52,19 @@ export function runTestsJudging(storage: Pick<Storage, 'tests' | 'channels' | 't
     }
     const newOnes = [...news].filter((id) => !flaky.has(id));
     const others = [...failed].filter((id) => !flaky.has(id) && !news.has(id));
-    // A few of each, in the order the project first saw them (storage ids): the same on both
-    // backends, and only their names read.
-    const shown = (ids: number[]) => [...ids].sort((a, b) => a - b).slice(0, RUN_TESTS_NAMED);
-    const named = new Map(
-      (
-        await storage.tests.tests(projectId, [
-          ...shown(newOnes),
-          ...shown([...flaky]),
-          ...shown(others),
-        ])
-      ).map((test) => [test.id, test]),
+    // A few of each, by name (sorted here: the same on both backends).
+    const names = new Map(
+      (await storage.tests.tests(projectId, [...failed])).map((test) => [test.id, test]),
     );
-    const list = (ids: number[]): NamedTests => ({
-      tests: shown(ids).flatMap((id) => {
-        const test = named.get(id);
-        return test ? [{ id: test.key, name: nameOf(test) }] : [];
-      }),
-      count: ids.length,
-    });
+    const list = (ids: number[]): NamedTests => {
+      const tests = ids
+        .flatMap((id) => {
+          const test = names.get(id);
+          return test ? [{ id: test.key, name: nameOf(test) }] : [];
+        })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+      return { tests: tests.slice(0, RUN_TESTS_NAMED), count: ids.length };
+    };
     const sum = (pick: (run: (typeof mine)[number]) => number) =>
       mine.reduce((n, run) => n + pick(run), 0);
     const tests: RunTests = {
