@@ -148,9 +148,24 @@ describe('the flaky rule', () => {
     await run(stand, 5, { old: 'P', flips: 'P', retried: 'P', steady: 'P' });
     await stand.settled('flaky-check', 5);
     expect(await stand.jobs('channel-message')).toHaveLength(4);
-    // The digests count the two.
+    // Tests already announced flake again ('flips' passes on retry, 'retried' fails after its
+    // passes) while a new one, 'late', passes on retry: only 'late' is announced, once, though
+    // its run comes in two batches and a third run keeps all three flaky.
+    await run(stand, 6, { old: 'P', flips: 'R', retried: 'F', steady: 'P' });
+    await run(stand, 6, { late: 'R' });
+    await stand.receiver.waitFor(3);
+    await run(stand, 7, { old: 'P', flips: 'F', retried: 'R', steady: 'P', late: 'R' });
+    await stand.settled('flaky-check', 8);
+    await stand.settled('channel-message', 6);
+    expect(await stand.jobs('channel-message')).toHaveLength(6);
+    const later = stand.receiver.requests.slice(2).map((r) => r.body as FlakyBody);
+    expect(later.map(listedOf)).toEqual([
+      { tests: [{ name: 'checkout › late', score: score(['R']) }], more: 0 },
+    ]);
+
+    // The digests count the three.
     const news = await selectRows(stand.server.database, 'SELECT count(*) AS n FROM flaky_news');
-    expect(Number(news[0]?.n)).toBe(2);
+    expect(Number(news[0]?.n)).toBe(3);
   });
 
   it('lists the flakiest first, ten at most, then "… and N more"', async () => {
