@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_TTL_MS } from '../../contract/idempotency-key.js';
-import type { SecretBox } from '../outbox/secret-box.js';
 import { hearsOfBuilds } from '../domain/channels/channel-rules.js';
+import type { SecretBox } from '../outbox/secret-box.js';
 import type { SlackOAuth } from '../providers/channels/slack-oauth.js';
 import { type ForwardingProvider, localForwarding } from '../providers/forwarding-provider.js';
 import type { Storage } from '../storage/storage.js';

@@ -105,7 +105,7 @@ describe("a build message with its run's new and flaky failures", () => {
 
     // Two earlier runs on main, with no event: 'a', 'm' and the long ones passed, 'b' failed
     // both times, 'f' passed on retry once (flaky since), 'p' passes.
-    const before = (f: Outcome): [string, Outcome][] => [
+    const earlier = (f: Outcome): [string, Outcome][] => [
       ['a', 'P'],
       ['b', 'F'],
       ['f', f],
@@ -113,8 +113,8 @@ describe("a build message with its run's new and flaky failures", () => {
       ['m', 'P'],
       ['p', 'P'],
     ];
-    await tests(stand, 't1', before('R'));
-    await tests(stand, 't2', before('P'));
+    await tests(stand, 't1', earlier('R'));
+    await tests(stand, 't2', earlier('P'));
 
     const eventId = await build(stand, 901);
     await stand.discord.service.waitFor(1);
@@ -163,7 +163,9 @@ describe("a build message with its run's new and flaky failures", () => {
     // Slack's incoming webhook cannot edit: a second message, which lists them.
     type Blocks = { blocks: { text?: { text: string } }[] };
     const slackTexts = (i: number) =>
-      ((stand.slack.service.requests[i]?.body as Blocks).blocks ?? []).map((b) => b.text?.text ?? '');
+      ((stand.slack.service.requests[i]?.body as Blocks | undefined)?.blocks ?? []).map(
+        (b) => b.text?.text ?? '',
+      );
     expect(slackTexts(1)).toContain(
       `*New failures (7)*\n${newNames
         .slice(0, 5)
@@ -230,7 +232,11 @@ describe("a build message with its run's new and flaky failures", () => {
     expectFields(fieldsOf(stand.discord.messages()[0]?.body), withM, 12, 11);
 
     // Paced: no platform answered 429, none refused a message as too large.
-    for (const [name, fake] of Object.entries({ discord: stand.discord, slack: stand.slack, teams })) {
+    for (const [name, fake] of Object.entries({
+      discord: stand.discord,
+      slack: stand.slack,
+      teams,
+    })) {
       const seen = fake.service.requests.map((r) => `${r.method} ${r.at} ${r.replied}`);
       expect(fake.limited(), `${name}: ${seen.join(', ')}`).toBe(0);
       expect(fake.service.requests.every((r) => (r.replied ?? 0) < 300)).toBe(true);

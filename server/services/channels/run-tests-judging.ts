@@ -19,9 +19,7 @@ const DAY_MS = 86_400_000;
 
 const nameOf = (test: StoredTest) => {
   const name = [test.suite, test.classname, test.name].filter((part) => part).join(' › ');
-  return name.length <= RUN_TEST_NAME_LENGTH
-    ? name
-    : `${name.slice(0, RUN_TEST_NAME_LENGTH - 1)}…`;
+  return name.length <= RUN_TEST_NAME_LENGTH ? name : `${name.slice(0, RUN_TEST_NAME_LENGTH - 1)}…`;
 };
 
 /**

@@ -10,13 +10,13 @@ import type {
   TestsQuery,
 } from '../../../contract/tests/test-queries.js';
 import { NotFound } from '../../domain/domain-errors.js';
+import { runFailureKinds } from '../../domain/tests/run-failures.js';
 import {
   analyseTests,
   defaultBranch,
   percentile,
   type TestSummary,
 } from '../../domain/tests/test-analysis.js';
-import { runFailureKinds } from '../../domain/tests/run-failures.js';
 import { isFailure, STATUS_NAME } from '../../domain/tests/test-status.js';
 import type { Storage } from '../../storage/storage.js';
 import type { StoredTest } from '../../storage/tests/test-repository.js';

@@ -177,8 +177,7 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
       forget.run(channelId, forgetBefore);
     },
     runMessages: (channelId, runRef) => messagesOfRun.all(channelId, runRef) as RunMessage[],
-    eventMessages: (channelId, eventId) =>
-      messagesOfEvent.all(channelId, eventId) as RunMessage[],
+    eventMessages: (channelId, eventId) => messagesOfEvent.all(channelId, eventId) as RunMessage[],
     runTests: (projectId, eventId) => testsOf.get(projectId, eventId) as string | undefined,
     storeRunTests(projectId, eventId, tests, at, forgetBefore) {
       storeTests.run(projectId, eventId, tests, at);
