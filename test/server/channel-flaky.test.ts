@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
-import type { TestCase } from '../../contract/tests/ingest-tests.js';
 import {
   type ChannelStand,
   channelStand,
@@ -8,6 +7,7 @@ import {
   SLACK_URL,
 } from '../helpers/channel-server.js';
 import { selectRows } from '../helpers/database.js';
+import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
 
 /**
  * Newly flaky tests as a channel rule (issue 30's "newly flaky tests", issue 25's flakiness): a
@@ -16,8 +16,6 @@ import { selectRows } from '../helpers/database.js';
  * batch's transaction and the outbox runs. Flakiness and scores are judged here from the
  * definitions in docs/tests.md, apart from the server's code.
  */
-
-type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
 
 /**
  * The flaky score of docs/tests.md for a sequence of outcomes on the branch, oldest first: newest
@@ -39,14 +37,6 @@ function score(outcomes: Outcome[]): number {
   return Math.round((weighted / weights) * 1000) / 1000;
 }
 
-const testCase = (name: string, outcome: Outcome): TestCase => ({
-  suite: 'checkout',
-  name,
-  duration_ms: 12,
-  status: outcome === 'F' ? 'failed' : 'passed',
-  ...(outcome === 'R' ? { attempts: 2 } : {}),
-});
-
 async function run(
   stand: ChannelStand,
   build: number,
@@ -60,7 +50,7 @@ async function run(
       buildId: `b${build}`,
       commit: `c${build}`,
       branch,
-      cases: Object.entries(outcomes).map(([name, outcome]) => testCase(name, outcome)),
+      cases: Object.entries(outcomes).map(([name, outcome]) => checkoutCase(name, outcome)),
     },
   });
   expect(res.statusCode, res.body).toBe(200);

@@ -1,6 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Paths } from '../../contract/paths.js';
-import type { TestCase } from '../../contract/tests/ingest-tests.js';
 import {
   type ChannelStand,
   channelStand,
@@ -8,6 +7,7 @@ import {
   SLACK_URL,
 } from '../helpers/channel-server.js';
 import { fakeTeams } from '../helpers/fake-platforms.js';
+import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
 
 /**
  * A build message tells its run's test results (issue 30's "test counts with new and flaky
@@ -24,8 +24,6 @@ const REPO = 'acme/web';
 const SIG = 'tEaMsSiG0123456789abcdef';
 const TEAMS_URL = `https://prod-12.westeurope.logic.azure.com/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${SIG}`;
 
-type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
-
 /** Six tests with names longer than a message keeps (each cut to 190 characters). */
 const LONG = Array.from({ length: 6 }, (_, i) => `n${i} ${'long name '.repeat(20)}`.trim());
 /** The names a message shows: the suite and the name, cut to 190 characters with "…". */
@@ -33,14 +31,6 @@ const shown = (name: string) => {
   const full = `checkout › ${name}`;
   return full.length <= 190 ? full : `${full.slice(0, 189)}…`;
 };
-
-const testCase = (name: string, outcome: Outcome): TestCase => ({
-  suite: 'checkout',
-  name,
-  duration_ms: 12,
-  status: outcome === 'F' ? 'failed' : 'passed',
-  ...(outcome === 'R' ? { attempts: 2 } : {}),
-});
 
 async function tests(
   stand: ChannelStand,
@@ -56,7 +46,7 @@ async function tests(
       commit: `c-${build}`,
       branch: 'main',
       ...(eventId ? { eventId } : {}),
-      cases: outcomes.map(([name, outcome]) => testCase(name, outcome)),
+      cases: outcomes.map(([name, outcome]) => checkoutCase(name, outcome)),
     },
   });
   expect(res.statusCode, res.body).toBe(200);
