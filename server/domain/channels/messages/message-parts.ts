@@ -214,6 +214,22 @@ export function sampleEvent(projectId: string, projectName: string, pageUrl: str
       durationMs: 42_000,
       failures: ['checkout › applies the discount', 'checkout › rounds the total'],
     },
+    // As the run's test results tell it once they arrive: the new failure and the flaky one.
+    runTests: {
+      total: 120,
+      passed: 117,
+      failed: 2,
+      errors: 0,
+      skipped: 1,
+      passedOnRetry: 1,
+      durationMs: 42_000,
+      newFailures: {
+        tests: [{ id: 'sample-1', name: 'checkout › applies the discount' }],
+        count: 1,
+      },
+      flakyFailures: { tests: [{ id: 'sample-2', name: 'checkout › rounds the total' }], count: 1 },
+      otherFailures: { tests: [], count: 0 },
+    },
     release: null,
     createdAt: new Date().toISOString(),
     pageUrl,
