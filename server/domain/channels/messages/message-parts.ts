@@ -165,10 +165,13 @@ export function failureListsOf(event: EventSummary): FailureList[] {
   return [{ title: 'Failed tests', names, more: Math.max(0, failed - names.length) }];
 }
 
-/** A failure list's lines: each name after `bullet`, then `… and N more`. */
+/**
+ * A failure list's lines: each name after `bullet`, then `… and N more`, itself a list item in
+ * Markdown lists (Teams: `- `), a plain line under bullets typed as text (Discord, Slack: `• `).
+ */
 export function failureLines(
   list: FailureList,
-  bullet: string,
+  bullet: '• ' | '- ',
   name: (text: string) => string = (text) => text,
 ): string[] {
   const lines = list.names.map((text) => `${bullet}${name(text)}`);
