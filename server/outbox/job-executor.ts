@@ -1,6 +1,7 @@
 import { wants } from '../domain/channels/channel-rules.js';
 import type { EventSummary } from '../domain/channels/event-summary.js';
-import { canEdit, withRunFacts } from '../domain/channels/run-facts.js';
+import { withRunFacts } from '../domain/channels/run-facts.js';
+import { withRunTests } from '../domain/channels/run-tests.js';
 import { DeliveryError } from '../outbound/delivery-error.js';
 import type { ChannelSender } from '../providers/channels/channel-sender.js';
 import type { ContactsProvider } from '../providers/contacts-provider.js';
@@ -9,8 +10,10 @@ import type { ForwardingProvider } from '../providers/forwarding-provider.js';
 import { digestDurations } from '../services/channels/digest-durations.js';
 import { digestEvent } from '../services/channels/digest-event.js';
 import { flakyCheck } from '../services/channels/flaky-check.js';
+import { runTestsJudging } from '../services/channels/run-tests-judging.js';
 import type { Storage } from '../storage/storage.js';
 import type { OutboxJob } from './outbox-jobs.js';
+import { worthSending } from './run-update.js';
 
 export interface Executors {
   discord: DiscordNotifier;
@@ -39,11 +42,19 @@ export function jobExecutor(executors: Executors) {
   const { discord, forwarding, contacts, channels, storage } = executors;
   const durations = digestDurations(storage);
   const checkFlaky = flakyCheck(storage, executors.publicUrl);
-  /** A build's summary with what judging found on its run's metric records so far. */
+  const judgeRunTests = runTestsJudging(storage);
+  /**
+   * A build's summary with what judging found so far on its run's metric records and on the test
+   * results sent for its event.
+   */
   const factsAdded = async (event: EventSummary): Promise<EventSummary> => {
     const ref = event.run?.ref;
-    if (!ref) return event;
-    return withRunFacts(event, await storage.channels.runFacts(event.projectId, ref));
+    const withFacts = ref
+      ? withRunFacts(event, await storage.channels.runFacts(event.projectId, ref))
+      : event;
+    return event.eventId
+      ? withRunTests(withFacts, await storage.channels.runTests(event.projectId, event.eventId))
+      : withFacts;
   };
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
@@ -75,22 +86,15 @@ export function jobExecutor(executors: Executors) {
         const channel = await storage.channels.get(job.channelId);
         // Gone: its messages went with it.
         if (!channel) return;
-        const facts = await storage.channels.runFacts(job.projectId, job.runRef);
-        if (facts === undefined) return;
-        const messages = await storage.channels.runMessages(channel.id, job.runRef);
+        const messages =
+          job.eventId !== undefined
+            ? await storage.channels.eventMessages(channel.id, job.eventId)
+            : await storage.channels.runMessages(channel.id, job.runRef ?? '');
         for (const [index, message] of messages.entries()) {
           const sent = JSON.parse(message.event) as EventSummary;
           if (!wants(channel.rules, sent)) continue;
-          const event = withRunFacts(sent, facts);
-          const before = sent.facts ?? null;
-          const now = event.facts ?? null;
-          if (JSON.stringify(before) === JSON.stringify(now)) continue;
-          // Where a message cannot be edited (a chat's new message), only a new regression is
-          // worth another; a generic receiver keeps one record per run, so it hears of any.
-          const everyFact = canEdit(channel.kind) || channel.kind === 'webhook';
-          if (!everyFact && (now?.regressionCount ?? 0) <= (before?.regressionCount ?? 0)) {
-            continue;
-          }
+          const event = await factsAdded(sent);
+          if (!worthSending(channel.kind, sent, event)) continue;
           await channels.send(channel, event, `${job.messageId}_${index}`);
         }
         return;
@@ -113,6 +117,8 @@ export function jobExecutor(executors: Executors) {
       case 'flaky-check':
         await checkFlaky(job.projectId);
         return;
+      case 'run-tests':
+        return judgeRunTests(job.projectId, job.eventId);
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');
         return contacts.upsertContact({ email: job.email, alias: job.alias });

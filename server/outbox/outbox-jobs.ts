@@ -49,15 +49,18 @@ export interface ChannelMessageJob {
 
 /**
  * Judging found new facts on a run's metric records (its duration against the base, its
- * regressions; issue 30): the run's messages on the channel are sent again with them, edited
- * where the platform can edit. Queued in the channel's lane, behind the run's build message.
+ * regressions; issue 30), or the test results sent for a build's event were judged: the run's
+ * messages on the channel are sent again with them, edited where the platform can edit. Queued
+ * in the channel's lane, behind the run's build message.
  */
 export interface ChannelRunUpdateJob {
   kind: 'channel-run-update';
   channelId: string;
   projectId: string;
-  /** The run without its event type (RunIdentity's `ref`). */
-  runRef: string;
+  /** The run without its event type (RunIdentity's `ref`): its messages, for new facts. */
+  runRef?: string;
+  /** The build's event: the messages last sent for it, for its test results. */
+  eventId?: string;
   /** The base of the messages' ids (a generic webhook's `webhook-id`), the same on every retry. */
   messageId: string;
 }
@@ -82,8 +85,20 @@ export interface FlakyCheckJob {
   projectId: string;
 }
 
+/**
+ * Test results were stored for a build's event (ingest-tests' `eventId`) in a project one of
+ * whose channels hears of builds (issue 30): the run's tests are judged off the ingest path (its
+ * new and known flaky failures) and its messages updated.
+ */
+export interface RunTestsJob {
+  kind: 'run-tests';
+  projectId: string;
+  eventId: string;
+}
+
 export type OutboxJob =
   | FlakyCheckJob
+  | RunTestsJob
   | ChatNotificationJob
   | RemoveAliasJob
   | UpsertContactJob

@@ -31,20 +31,27 @@ export const outboxWorkerPlugin = fp(
             ? `channel:${job.channelId}`
             : job.kind === 'flaky-check'
               ? `flaky:${job.projectId}`
-              : undefined,
+              : job.kind === 'run-tests'
+                ? `tests:${job.projectId}`
+                : undefined,
       readyAt: (job) => (job.kind === 'chat-notification' ? providers.discord.readyAt(job) : 0),
       // A run's queued reports to one channel: only the latest is sent (it tells the latest
       // state, and edits the run's message where the platform can).
       // A run's queued updates (new facts judged on its metrics): the latest reads them all.
       // A project's queued flaky checks: one judges every result stored before it ran.
+      // An event's queued judgings of its tests: the latest reads every batch stored before it.
       coalesceKey: (job) =>
         job.kind === 'channel-message' && job.event.run
           ? job.event.run.key
           : job.kind === 'channel-run-update'
-            ? `update:${job.runRef}`
+            ? job.eventId !== undefined
+              ? `update-event:${job.eventId}`
+              : `update:${job.runRef}`
             : job.kind === 'flaky-check'
               ? 'flaky'
-              : undefined,
+              : job.kind === 'run-tests'
+                ? `tests:${job.eventId}`
+                : undefined,
     });
     // Jobs are sent once the change that queued them has committed.
     storage.onJobsQueued(() => worker.wake());

@@ -1,4 +1,5 @@
 import { IDEMPOTENCY_TTL_MS } from '../../contract/idempotency-key.js';
+import { hearsOfBuilds } from '../domain/channels/channel-rules.js';
 import type { SecretBox } from '../outbox/secret-box.js';
 import type { SlackOAuth } from '../providers/channels/slack-oauth.js';
 import { type ForwardingProvider, localForwarding } from '../providers/forwarding-provider.js';
@@ -114,9 +115,13 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       channelDispatch(storage, directory, options.publicUrl),
       () => judging.wake(),
     ),
-    testIngest: testIngestService(storage, access, once, async (projectId) =>
-      (await directory.of(projectId)).some((channel) => channel.rules.notify.includes('flaky')),
-    ),
+    testIngest: testIngestService(storage, access, once, async (projectId) => {
+      const channels = await directory.of(projectId);
+      return {
+        flaky: channels.some((channel) => channel.rules.notify.includes('flaky')),
+        builds: channels.some(hearsOfBuilds),
+      };
+    }),
     channels,
     slackInstall: slackInstallService(storage, access, channels, options.slackOAuth),
     testQueries,

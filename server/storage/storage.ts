@@ -479,11 +479,26 @@ export interface ChannelRepository {
     messageId: string,
     at: number,
     forgetBefore: number,
-    /** The run without its event type, and the summary sent (JSON), for later refreshes. */
-    sent?: { runRef: string; event: string },
+    /**
+     * The run without its event type, the summary sent (JSON) and the event it was sent for,
+     * for later refreshes.
+     */
+    sent?: { runRef: string; event: string; eventId?: string | undefined },
   ): Promise<void>;
   /** The messages the run `runRef` has on the channel, with the summaries sent in them. */
   runMessages(channelId: string, runRef: string): Promise<RunMessage[]>;
+  /** The messages last sent on the channel for the event `eventId` (a build's report). */
+  eventMessages(channelId: string, eventId: string): Promise<RunMessage[]>;
+  /** What the test results sent for an event say (JSON), if they were judged. */
+  runTests(projectId: string, eventId: string): Promise<string | undefined>;
+  /** Stores (or replaces) an event's test findings; the project's older than `forgetBefore` go. */
+  storeRunTests(
+    projectId: string,
+    eventId: string,
+    tests: string,
+    at: number,
+    forgetBefore: number,
+  ): Promise<void>;
   /** What judging found on a run's metric records (JSON), if anything. */
   runFacts(projectId: string, runRef: string): Promise<string | undefined>;
   /** Stores (or replaces) a run's facts; the project's older than `forgetBefore` go. */

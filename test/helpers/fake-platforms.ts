@@ -22,6 +22,7 @@ function platform(script: (request: RecordedRequest) => Reply): FakePlatform {
   };
 }
 
+type Field = { name: string; value: string };
 const chars = (value: unknown) => (typeof value === 'string' ? value.length : 0);
 
 /** A message a fake Discord holds: what it shows now, and how often it was edited. */
@@ -124,7 +125,9 @@ export function fakeDiscord(
           chars(e.title) > 256 ||
           chars(e.description) > 4096 ||
           ((e.fields as unknown[] | undefined)?.length ?? 0) > 25 ||
-          ((e.fields as { value: string }[] | undefined) ?? []).some((f) => f.value.length > 1024),
+          ((e.fields as Field[] | undefined) ?? []).some(
+            (f) => f.name.length > 256 || f.value.length > 1024,
+          ),
       );
     if (invalid || (embeds.length === 0 && !body.content)) {
       return { status: 400, body: { message: 'Invalid Form Body', code: 50035 }, headers: limits };

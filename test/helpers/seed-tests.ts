@@ -6,7 +6,16 @@ import { runIdOf } from '../../server/domain/tests/test-identity.js';
 import type { TestRunFacts } from '../../server/storage/tests/test-repository.js';
 import type { TestAccount, TestServer } from './server.js';
 
-type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
+export type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
+
+/** A `checkout` test's case with this outcome (the channel tests' runs). */
+export const checkoutCase = (name: string, outcome: Outcome): TestCase => ({
+  suite: 'checkout',
+  name,
+  duration_ms: 12,
+  status: outcome === 'F' ? 'failed' : 'passed',
+  ...(outcome === 'R' ? { attempts: 2 } : {}),
+});
 
 /**
  * Planted outcomes in main's runs 1-8: one flaky test (it passed on retry at c7), one broken,

@@ -378,6 +378,14 @@ describe('test-channel', () => {
     expect(slack.accepted().map((r) => (r.body as { text: string }).text)).toEqual([
       '❌ Failed (broken) · test project · CI · test',
     ]);
+    // It shows what a build's message says once its tests arrive: new and flaky failures apart.
+    const sample = slack.accepted()[0]?.body as { blocks: { text?: { text: string } }[] };
+    expect(sample.blocks.map((b) => b.text?.text)).toEqual(
+      expect.arrayContaining([
+        '*New failures (1)*\n• checkout › applies the discount',
+        '*Known flaky (1)*\n• checkout › rounds the total',
+      ]),
+    );
 
     const wrong = await channel(
       'slack',

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
-import type { TestCase } from '../../contract/tests/ingest-tests.js';
 import {
   type ChannelStand,
   channelStand,
@@ -8,6 +7,7 @@ import {
   SLACK_URL,
 } from '../helpers/channel-server.js';
 import { selectRows } from '../helpers/database.js';
+import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
 
 /**
  * Newly flaky tests as a channel rule (issue 30's "newly flaky tests", issue 25's flakiness): a
@@ -16,8 +16,6 @@ import { selectRows } from '../helpers/database.js';
  * batch's transaction and the outbox runs. Flakiness and scores are judged here from the
  * definitions in docs/tests.md, apart from the server's code.
  */
-
-type Outcome = 'P' | 'F' | 'R'; // passed, failed, passed on retry
 
 /**
  * The flaky score of docs/tests.md for a sequence of outcomes on the branch, oldest first: newest
@@ -39,14 +37,6 @@ function score(outcomes: Outcome[]): number {
   return Math.round((weighted / weights) * 1000) / 1000;
 }
 
-const testCase = (name: string, outcome: Outcome): TestCase => ({
-  suite: 'checkout',
-  name,
-  duration_ms: 12,
-  status: outcome === 'F' ? 'failed' : 'passed',
-  ...(outcome === 'R' ? { attempts: 2 } : {}),
-});
-
 async function run(
   stand: ChannelStand,
   build: number,
@@ -60,7 +50,7 @@ async function run(
       buildId: `b${build}`,
       commit: `c${build}`,
       branch,
-      cases: Object.entries(outcomes).map(([name, outcome]) => testCase(name, outcome)),
+      cases: Object.entries(outcomes).map(([name, outcome]) => checkoutCase(name, outcome)),
     },
   });
   expect(res.statusCode, res.body).toBe(200);
@@ -148,9 +138,24 @@ describe('the flaky rule', () => {
     await run(stand, 5, { old: 'P', flips: 'P', retried: 'P', steady: 'P' });
     await stand.settled('flaky-check', 5);
     expect(await stand.jobs('channel-message')).toHaveLength(4);
-    // The digests count the two.
+    // Tests already announced flake again ('flips' passes on retry, 'retried' fails after its
+    // passes) while a new one, 'late', passes on retry: only 'late' is announced, once, though
+    // its run comes in two batches and a third run keeps all three flaky.
+    await run(stand, 6, { old: 'P', flips: 'R', retried: 'F', steady: 'P' });
+    await run(stand, 6, { late: 'R' });
+    await stand.receiver.waitFor(3);
+    await run(stand, 7, { old: 'P', flips: 'F', retried: 'R', steady: 'P', late: 'R' });
+    await stand.settled('flaky-check', 8);
+    await stand.settled('channel-message', 6);
+    expect(await stand.jobs('channel-message')).toHaveLength(6);
+    const later = stand.receiver.requests.slice(2).map((r) => r.body as FlakyBody);
+    expect(later.map(listedOf)).toEqual([
+      { tests: [{ name: 'checkout › late', score: score(['R']) }], more: 0 },
+    ]);
+
+    // The digests count the three.
     const news = await selectRows(stand.server.database, 'SELECT count(*) AS n FROM flaky_news');
-    expect(Number(news[0]?.n)).toBe(2);
+    expect(Number(news[0]?.n)).toBe(3);
   });
 
   it('lists the flakiest first, ten at most, then "… and N more"', async () => {

@@ -70,3 +70,10 @@ export const needsPreviousStatus = (rules: ChannelRules): boolean =>
 /** Whether this event's message mentions the channel's `mention`: failures only. */
 export const mentions = (rules: ChannelRules, event: EventSummary): boolean =>
   Boolean(rules.mention) && event.status === 'failure';
+
+/** The rules that send build messages (releases, alerts, flaky tests and digests tell no run). */
+const BUILD_RULES: ReadonlySet<NotifyChoice> = new Set(['builds', 'failures', 'changes']);
+
+/** Whether the channel may have a build's message, which later facts of its run update. */
+export const hearsOfBuilds = (channel: { rules: ChannelRules }): boolean =>
+  channel.rules.notify.some((choice) => BUILD_RULES.has(choice));

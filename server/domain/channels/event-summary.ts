@@ -1,6 +1,7 @@
 import { isJsonObject } from '../../../contract/json.js';
 import type { DigestSummary } from './digest-summary.js';
 import type { RunFacts } from './run-facts.js';
+import type { RunTests } from './run-tests.js';
 
 /**
  * What a channel's message tells of an event, read once at ingest from the event and its
@@ -51,6 +52,16 @@ export interface EventSummary {
    * regressions), added when the message is sent; never stored in the outbox job.
    */
   facts?: RunFacts | null;
+  /**
+   * The event's id, which test results name (ingest-tests' `eventId`): the message finds its
+   * run's test results by it (absent in jobs queued before).
+   */
+  eventId?: string | null;
+  /**
+   * What the test results sent for the event say (its counts, new and flaky failures), added
+   * when the message is sent; never stored in the outbox job.
+   */
+  runTests?: RunTests | null;
 }
 
 /** The tests a run's results made flaky (docs/tests.md's flakiness), the flakiest first. */
@@ -160,6 +171,8 @@ export interface SummaryInput {
   status: string | null;
   createdAt: number;
   pageUrl: string | null;
+  /** The stored event's id. */
+  eventId?: string | null;
 }
 
 /**
@@ -239,5 +252,6 @@ export function summarize(input: SummaryInput): EventSummary {
     createdAt: new Date(input.createdAt).toISOString(),
     pageUrl: input.pageUrl,
     run: runOf(input.eventType, ci, github, repository, job),
+    eventId: input.eventId ?? null,
   };
 }

@@ -206,6 +206,13 @@ export function channelSender(options: ChannelSenderOptions) {
         await holdFor(channel, Date.now() + error.retryAfterMs);
       }
       throw error;
+    } finally {
+      // The slot was reserved before the request left; on a loaded machine it may leave (and
+      // arrive) late, then the next one on time: two arrive closer than the platform allows
+      // (a Slack 429 seen at 0.9 s apart). The answer has come by now, so the request arrived
+      // before now: the next one goes no sooner than the spacing after it.
+      const spacing = SPACING_MS[channel.kind];
+      if (spacing > 0) await holdFor(channel, Date.now() + spacing).catch(() => undefined);
     }
   }
 
@@ -260,7 +267,9 @@ export function channelSender(options: ChannelSenderOptions) {
         id,
         now,
         now - RUN_MESSAGE_DAYS * 86_400_000,
-        ref === undefined ? undefined : { runRef: ref, event: JSON.stringify(event) },
+        ref === undefined
+          ? undefined
+          : { runRef: ref, event: JSON.stringify(event), eventId: event.eventId ?? undefined },
       )
       .catch(() => undefined);
   }

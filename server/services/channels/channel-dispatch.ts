@@ -31,6 +31,7 @@ export function channelDispatch(
       branch: row.branch,
       status: row.status,
       createdAt: row.createdAt,
+      eventId: row.id,
       pageUrl: publicUrl
         ? `${publicUrl}/dashboard/projects/${encodeURIComponent(row.projectId)}`
         : null,

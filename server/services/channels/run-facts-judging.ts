@@ -1,3 +1,4 @@
+import { hearsOfBuilds } from '../../domain/channels/channel-rules.js';
 import { recordRunOf } from '../../domain/channels/event-summary.js';
 import {
   changeOf,
@@ -21,10 +22,6 @@ import { readSeries } from '../stats-service.js';
 
 const DAY_MS = 86_400_000;
 
-/** The rules that send build messages (releases, alerts, flaky tests and digests tell no run). */
-const BUILD_RULES: ReadonlySet<string> = new Set(['builds', 'failures', 'changes']);
-const hearsOfBuilds = (channel: StoredChannel) =>
-  channel.rules.notify.some((choice) => BUILD_RULES.has(choice));
 /** How long a run's facts are kept for its messages (as long as the messages' ids). */
 export const RUN_FACTS_DAYS = 30;
 

@@ -5,24 +5,30 @@ import {
 } from '../../../contract/tests/ingest-tests.js';
 import { resultsOf } from '../../domain/tests/test-batch.js';
 import { runIdOf } from '../../domain/tests/test-identity.js';
+import type { OutboxJob } from '../../outbox/outbox-jobs.js';
 import type { KeyOwner, Storage } from '../../storage/storage.js';
 import type { Answer, Idempotency } from '../idempotency-service.js';
 import type { ProjectAccess } from '../project-access.js';
 
-/** Whether one of the project's channels hears of newly flaky tests (a cached read). */
-export type FlakyWatched = (projectId: string) => Promise<boolean>;
+/**
+ * What the project's channels hear of that test results change (a cached read): newly flaky
+ * tests (`flaky`), and builds, whose messages tell their run's tests (`builds`).
+ */
+export type TestsWatched = (projectId: string) => Promise<{ flaky: boolean; builds: boolean }>;
 
 /**
  * POST /stats/ingest-tests: a batch of a run's test cases, stored once per Idempotency-Key,
  * answered once durable. Ingest keys may send tests (to their projects). When a channel of the
  * project hears of newly flaky tests, a flaky check is queued in the batch's transaction (so an
- * acknowledged batch is always judged), and judged by the outbox, off this path.
+ * acknowledged batch is always judged), and judged by the outbox, off this path; when one hears
+ * of builds and the batch names its build's event, so is the judging of the run's tests for that
+ * build's messages.
  */
 export function testIngestService(
   storage: Storage,
   access: ProjectAccess,
   idempotency: Idempotency,
-  flakyWatched: FlakyWatched = async () => false,
+  watched: TestsWatched = async () => ({ flaky: false, builds: false }),
 ) {
   return {
     async ingest(
@@ -44,19 +50,22 @@ export function testIngestService(
       };
       const response = { message: TESTS_INGESTED, runId: run.key, cases: body.cases.length };
       const batch = { run, results: resultsOf(body.cases), at: Date.now() };
-      const watched = await flakyWatched(body.projectId);
+      const watching = await watched(body.projectId);
+      const jobs: OutboxJob[] = [];
+      if (watching.flaky) jobs.push({ kind: 'flaky-check', projectId: body.projectId });
+      if (watching.builds && body.eventId) {
+        jobs.push({ kind: 'run-tests', projectId: body.projectId, eventId: body.eventId });
+      }
       return idempotency.once(
         caller.accountId,
         key,
         { endpoint: 'tests', body },
         response,
         (claim) =>
-          watched
+          jobs.length > 0
             ? storage.transaction(async (tx) => {
                 const stored = await tx.tests.ingest(batch, claim);
-                if (stored.stored) {
-                  await tx.outbox.enqueue({ kind: 'flaky-check', projectId: body.projectId });
-                }
+                if (stored.stored) for (const job of jobs) await tx.outbox.enqueue(job);
                 return stored;
               })
             : storage.tests.ingest(batch, claim),

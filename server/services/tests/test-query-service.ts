@@ -10,6 +10,7 @@ import type {
   TestsQuery,
 } from '../../../contract/tests/test-queries.js';
 import { NotFound } from '../../domain/domain-errors.js';
+import { runFailureKinds } from '../../domain/tests/run-failures.js';
 import {
   analyseTests,
   defaultBranch,
@@ -444,33 +445,10 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       const offset = offsetOf(query.cursor);
       const newestFirst = [...runs].reverse();
       const page = newestFirst.slice(offset, offset + query.limit);
-      // Each test's outcome in the default branch's runs, oldest first, to find the one before.
-      const order = new Map(runs.map((run, i) => [run.id, i]));
-      const onBranch = new Map<number, { order: number; failed: boolean }[]>();
-      for (const r of results) {
-        const run = runs[order.get(r.runId) as number];
-        if (run?.branch !== branch || r.status === 3) continue;
-        const list = onBranch.get(r.testId) ?? [];
-        list.push({ order: order.get(r.runId) as number, failed: isFailure(r.status) });
-        onBranch.set(r.testId, list);
-      }
-      for (const list of onBranch.values()) list.sort((a, b) => a.order - b.order);
-      const failuresOf = new Map<number, number[]>();
-      for (const r of results) {
-        if (!isFailure(r.status)) continue;
-        const list = failuresOf.get(r.runId) ?? [];
-        list.push(r.testId);
-        failuresOf.set(r.runId, list);
-      }
+      const kindsOf = runFailureKinds(runs, results, branch, summaries);
       return {
         runs: page.map((run) => {
-          const at = order.get(run.id) as number;
-          const failed = failuresOf.get(run.id) ?? [];
-          const newFailures = failed.filter((testId) => {
-            const before = (onBranch.get(testId) ?? []).filter((r) => r.order < at).at(-1);
-            return before !== undefined && !before.failed;
-          }).length;
-          const flakyFailures = failed.filter((testId) => summaries.get(testId)?.flaky).length;
+          const kinds = kindsOf(run.id);
           return {
             id: run.key,
             build_id: run.buildId,
@@ -486,8 +464,8 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
             skipped: run.skipped,
             passed_on_retry: run.flaky,
             duration_ms: run.durationMs,
-            new_failures: newFailures,
-            flaky_failures: flakyFailures,
+            new_failures: kinds.news.length,
+            flaky_failures: kinds.flaky.length,
           };
         }),
         nextCursor: next(offset, query.limit, newestFirst.length),

@@ -122,13 +122,38 @@ export function pgChannels(sql: Sql): ChannelRepository {
         DELETE FROM channel_messages WHERE channel_id = ${channelId} AND created_at < ${forgetBefore}`;
       // A channel deleted meanwhile has nothing to remember (its messages went with it).
       await sql`
-        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at, run_ref, event)
+        INSERT INTO channel_messages
+          (channel_id, run_key, message_id, created_at, run_ref, event, event_id)
         SELECT ${channelId}, ${runKey}, ${messageId}, ${at}, ${sent?.runRef ?? null},
-               ${sent?.event ?? null}
+               ${sent?.event ?? null}, ${sent?.eventId ?? null}
          WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
         ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
           run_ref = coalesce(excluded.run_ref, channel_messages.run_ref),
-          event = coalesce(excluded.event, channel_messages.event)`;
+          event = coalesce(excluded.event, channel_messages.event),
+          event_id = CASE WHEN excluded.event IS NULL THEN channel_messages.event_id
+                          ELSE excluded.event_id END`;
+    },
+
+    async eventMessages(channelId, eventId) {
+      return sql<RunMessage[]>`
+        SELECT run_key AS "runKey", message_id AS "messageId", event FROM channel_messages
+         WHERE channel_id = ${channelId} AND event_id = ${eventId} AND event IS NOT NULL
+         ORDER BY run_key`;
+    },
+
+    async runTests(projectId, eventId) {
+      const [row] = await sql<{ tests: string }[]>`
+        SELECT tests FROM run_tests WHERE project_id = ${projectId} AND event_id = ${eventId}`;
+      return row?.tests;
+    },
+
+    async storeRunTests(projectId, eventId, tests, at, forgetBefore) {
+      await sql`
+        INSERT INTO run_tests (project_id, event_id, tests, updated_at)
+        VALUES (${projectId}, ${eventId}, ${tests}, ${at})
+        ON CONFLICT (project_id, event_id) DO UPDATE SET tests = excluded.tests,
+          updated_at = excluded.updated_at`;
+      await sql`DELETE FROM run_tests WHERE project_id = ${projectId} AND updated_at < ${forgetBefore}`;
     },
 
     async runMessages(channelId, runRef) {

@@ -741,4 +741,22 @@ export const pgMigrations: PgMigration[] = [
          GROUP BY seq / 5000 ORDER BY seq / 5000;
     `,
   },
+  {
+    version: 26,
+    name: "channels: a run's test results in its build messages",
+    sql: `
+      -- As SQLite's migration 27 (see there), with PostgreSQL's types.
+      ALTER TABLE channel_messages ADD COLUMN event_id TEXT;
+      CREATE INDEX channel_messages_by_event ON channel_messages(channel_id, event_id)
+        WHERE event_id IS NOT NULL;
+      CREATE TABLE run_tests (
+        project_id TEXT NOT NULL,
+        event_id   TEXT NOT NULL,
+        tests      TEXT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (project_id, event_id)
+      );
+      CREATE INDEX run_tests_by_age ON run_tests(project_id, updated_at);
+    `,
+  },
 ];

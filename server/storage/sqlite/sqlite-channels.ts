@@ -11,6 +11,7 @@ export const channelWrites = [
   'holdUntil',
   'rememberRunMessage',
   'storeRunFacts',
+  'storeRunTests',
   'takeDigest',
 ] as const;
 
@@ -67,11 +68,26 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     .pluck();
   // A channel deleted meanwhile has nothing to remember (its messages went with it).
   const remember = db.prepare(
-    `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at, run_ref, event)
-     SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+    `INSERT INTO channel_messages
+       (channel_id, run_key, message_id, created_at, run_ref, event, event_id)
+     SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
      ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
-       run_ref = coalesce(excluded.run_ref, run_ref), event = coalesce(excluded.event, event)`,
+       run_ref = coalesce(excluded.run_ref, run_ref), event = coalesce(excluded.event, event),
+       event_id = CASE WHEN excluded.event IS NULL THEN event_id ELSE excluded.event_id END`,
   );
+  const messagesOfEvent = db.prepare(
+    `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
+      WHERE channel_id = ? AND event_id = ? AND event IS NOT NULL ORDER BY run_key`,
+  );
+  const testsOf = db
+    .prepare('SELECT tests FROM run_tests WHERE project_id = ? AND event_id = ?')
+    .pluck();
+  const storeTests = db.prepare(
+    `INSERT INTO run_tests (project_id, event_id, tests, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (project_id, event_id) DO UPDATE SET tests = excluded.tests,
+       updated_at = excluded.updated_at`,
+  );
+  const forgetTests = db.prepare('DELETE FROM run_tests WHERE project_id = ? AND updated_at < ?');
   const messagesOfRun = db.prepare(
     `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
       WHERE channel_id = ? AND run_ref = ? AND event IS NOT NULL ORDER BY run_key`,
@@ -155,11 +171,18 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         at,
         sent?.runRef ?? null,
         sent?.event ?? null,
+        sent?.eventId ?? null,
         channelId,
       );
       forget.run(channelId, forgetBefore);
     },
     runMessages: (channelId, runRef) => messagesOfRun.all(channelId, runRef) as RunMessage[],
+    eventMessages: (channelId, eventId) => messagesOfEvent.all(channelId, eventId) as RunMessage[],
+    runTests: (projectId, eventId) => testsOf.get(projectId, eventId) as string | undefined,
+    storeRunTests(projectId, eventId, tests, at, forgetBefore) {
+      storeTests.run(projectId, eventId, tests, at);
+      forgetTests.run(projectId, forgetBefore);
+    },
     runFacts: (projectId, runRef) => factsOf.get(projectId, runRef) as string | undefined,
     storeRunFacts(projectId, runRef, facts, at, forgetBefore) {
       storeFacts.run(projectId, runRef, facts, at);

@@ -783,4 +783,25 @@ export const migrations: Migration[] = [
     // The records folded so far, from their payloads (later ones are folded as they come).
     run: backfillWorkflowCells,
   },
+  {
+    version: 27,
+    name: "channels: a run's test results in its build messages",
+    sql: `
+      -- The event a run's message was last sent for, so that the test results sent for that
+      -- event (ingest-tests' eventId), judged after the message was sent, find it and update it.
+      ALTER TABLE channel_messages ADD COLUMN event_id TEXT;
+      CREATE INDEX channel_messages_by_event ON channel_messages(channel_id, event_id)
+        WHERE event_id IS NOT NULL;
+      -- What a build event's test results say (its counts, its new and flaky failures; JSON), for
+      -- its messages. Written off the ingest path (only for a project with channels), 30 days.
+      CREATE TABLE run_tests (
+        project_id TEXT NOT NULL,
+        event_id   TEXT NOT NULL,
+        tests      TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (project_id, event_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX run_tests_by_age ON run_tests(project_id, updated_at);
+    `,
+  },
 ];

@@ -1,5 +1,14 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, lookOf, regressionsOf, titleOf } from './message-parts.js';
+import {
+  bodyOf,
+  cut,
+  factsOf,
+  failureLines,
+  failureListsOf,
+  lookOf,
+  regressionsOf,
+  titleOf,
+} from './message-parts.js';
 
 /** Discord's documented limits: embed texts, 25 fields, 6,000 characters in all embeds. */
 export const DiscordEmbedLimits = {
@@ -12,8 +21,6 @@ export const DiscordEmbedLimits = {
   total: 6000,
   content: 2000,
 } as const;
-
-const FAILURES_SHOWN = 10;
 
 /** Only the mention the owner configured may ping; nothing in an event can. */
 function allowedMentions(mention: string | null) {
@@ -36,14 +43,10 @@ export function discordMessage(event: EventSummary, mention: string | null) {
     value: cut(fact.url ? `[${fact.value}](${fact.url})` : fact.value, L.fieldValue),
     inline: true,
   }));
-  const failures = event.tests?.failures ?? [];
-  if (failures.length > 0) {
-    const more = (event.tests?.failed ?? 0) + (event.tests?.errors ?? 0) - failures.length;
-    const lines = listed(failures, FAILURES_SHOWN).map((name) => `• ${name}`);
-    if (more > 0) lines.push(`… and ${more} more`);
+  for (const list of failureListsOf(event)) {
     fields.push({
-      name: 'Failed tests',
-      value: cut(lines.join('\n'), L.fieldValue),
+      name: cut(list.title, L.fieldName),
+      value: cut(failureLines(list, '• ').join('\n'), L.fieldValue),
       inline: false,
     });
   }

@@ -1,6 +1,7 @@
 import { digestFacts } from '../digest-facts.js';
 import type { EventSummary, TestSummary } from '../event-summary.js';
 import { regressionLines, runDurationText } from '../run-facts.js';
+import { type FailureList, failureGroups } from '../run-tests.js';
 
 /** What every platform's message says, before its own format: the same words everywhere. */
 
@@ -67,9 +68,9 @@ export function titleOf(event: EventSummary): string {
 export const shortSha = (commit: string): string =>
   /^[0-9a-f]{12,}$/i.test(commit) ? commit.slice(0, 7) : commit;
 
-/** `120 passed, 2 failed, 1 error, 3 skipped in 42 s`. */
-export function testLine(tests: TestSummary): string {
-  const parts = [`${tests.passed} passed`];
+/** `120 passed (1 on retry), 2 failed, 1 error, 3 skipped of 126 in 42 s`. */
+export function testLine(tests: Omit<TestSummary, 'failures'>, onRetry = 0): string {
+  const parts = [`${tests.passed} passed${onRetry > 0 ? ` (${onRetry} on retry)` : ''}`];
   if (tests.failed) parts.push(`${tests.failed} failed`);
   if (tests.errors) parts.push(`${tests.errors} error${tests.errors === 1 ? '' : 's'}`);
   if (tests.skipped) parts.push(`${tests.skipped} skipped`);
@@ -87,12 +88,6 @@ export function duration(ms: number): string {
 /** Shortens `text` to `max` characters, marking the cut with an ellipsis. */
 export function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(max - 1, 0))}…`;
-}
-
-/** At most `max` of `items`, the rest said as `… and N more`. */
-export function listed(items: readonly string[], max: number): string[] {
-  if (items.length <= max) return [...items];
-  return [...items.slice(0, max), `… and ${items.length - max} more`];
 }
 
 /** The facts every format shows, label and value (plain text) with a link where there is one. */
@@ -131,7 +126,13 @@ export function factsOf(event: EventSummary): Fact[] {
       url: event.runUrl,
     });
   }
-  if (event.tests) facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
+  // The stored results, when they have arrived, tell more than the event's counts.
+  const results = event.runTests;
+  if (results) {
+    facts.push({ label: 'Tests', value: testLine(results, results.passedOnRetry), url: null });
+  } else if (event.tests) {
+    facts.push({ label: 'Tests', value: testLine(event.tests), url: null });
+  }
   if (event.facts?.duration) {
     facts.push({ label: 'Duration', value: runDurationText(event.facts.duration), url: null });
   }
@@ -146,6 +147,36 @@ export function regressionsOf(event: EventSummary): { title: string; lines: stri
   const facts = event.facts;
   if (!facts || facts.regressionCount === 0) return null;
   return { title: `Regressions (${facts.regressionCount})`, lines: regressionLines(facts) };
+}
+
+/** The failures a build message lists: the event's first failed tests. */
+const FAILURES_SHOWN = 10;
+
+/**
+ * The failed tests a build message lists, each list titled: once the run's test results have
+ * arrived, its new failures, its known flaky ones and the others apart (a few names each);
+ * before, the first failed tests the event's payload names.
+ */
+export function failureListsOf(event: EventSummary): FailureList[] {
+  if (event.runTests) return failureGroups(event.runTests);
+  const names = (event.tests?.failures ?? []).slice(0, FAILURES_SHOWN);
+  if (names.length === 0) return [];
+  const failed = (event.tests?.failed ?? 0) + (event.tests?.errors ?? 0);
+  return [{ title: 'Failed tests', names, more: Math.max(0, failed - names.length) }];
+}
+
+/**
+ * A failure list's lines: each name after `bullet`, then `… and N more`, itself a list item in
+ * Markdown lists (Teams: `- `), a plain line under bullets typed as text (Discord, Slack: `• `).
+ */
+export function failureLines(
+  list: FailureList,
+  bullet: '• ' | '- ',
+  name: (text: string) => string = (text) => text,
+): string[] {
+  const lines = list.names.map((text) => `${bullet}${name(text)}`);
+  if (list.more > 0) lines.push(`${bullet === '- ' ? bullet : ''}… and ${list.more} more`);
+  return lines;
 }
 
 /** ` (attempt 2)` for a re-run, so an edited message says which attempt it tells of. */
@@ -185,6 +216,22 @@ export function sampleEvent(projectId: string, projectName: string, pageUrl: str
       skipped: 1,
       durationMs: 42_000,
       failures: ['checkout › applies the discount', 'checkout › rounds the total'],
+    },
+    // As the run's test results tell it once they arrive: the new failure and the flaky one.
+    runTests: {
+      total: 120,
+      passed: 117,
+      failed: 2,
+      errors: 0,
+      skipped: 1,
+      passedOnRetry: 1,
+      durationMs: 42_000,
+      newFailures: {
+        tests: [{ id: 'sample-1', name: 'checkout › applies the discount' }],
+        count: 1,
+      },
+      flakyFailures: { tests: [{ id: 'sample-2', name: 'checkout › rounds the total' }], count: 1 },
+      otherFailures: { tests: [], count: 0 },
     },
     release: null,
     createdAt: new Date().toISOString(),

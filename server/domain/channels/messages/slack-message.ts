@@ -1,5 +1,13 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, regressionsOf, titleOf } from './message-parts.js';
+import {
+  bodyOf,
+  cut,
+  factsOf,
+  failureLines,
+  failureListsOf,
+  regressionsOf,
+  titleOf,
+} from './message-parts.js';
 
 /** Slack's documented limits: 50 blocks, a header's 150 characters, a section's 3,000, 10 fields. */
 export const SlackLimits = {
@@ -10,8 +18,6 @@ export const SlackLimits = {
   fieldText: 2000,
   text: 40_000,
 } as const;
-
-const FAILURES_SHOWN = 10;
 
 /** Slack's mrkdwn needs only &, < and > escaped; a link is `<url|text>`. */
 const mrkdwn = (text: string) =>
@@ -44,14 +50,11 @@ export function slackMessage(event: EventSummary, mention: string | null) {
       text: { type: 'mrkdwn', text: cut(mrkdwn(body), L.sectionText) },
     });
   }
-  const failures = event.tests?.failures ?? [];
-  if (failures.length > 0) {
-    const more = (event.tests?.failed ?? 0) + (event.tests?.errors ?? 0) - failures.length;
-    const lines = listed(failures, FAILURES_SHOWN).map((name) => `• ${mrkdwn(name)}`);
-    if (more > 0) lines.push(`… and ${more} more`);
+  for (const list of failureListsOf(event)) {
+    const lines = failureLines(list, '• ', mrkdwn).join('\n');
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: cut(`*Failed tests*\n${lines.join('\n')}`, L.sectionText) },
+      text: { type: 'mrkdwn', text: cut(`*${mrkdwn(list.title)}*\n${lines}`, L.sectionText) },
     });
   }
   const regressions = regressionsOf(event);

@@ -1,10 +1,17 @@
 import type { EventSummary } from '../event-summary.js';
-import { bodyOf, cut, factsOf, listed, lookOf, regressionsOf, titleOf } from './message-parts.js';
+import {
+  bodyOf,
+  cut,
+  factsOf,
+  failureLines,
+  failureListsOf,
+  lookOf,
+  regressionsOf,
+  titleOf,
+} from './message-parts.js';
 
 /** Teams refuses a message over 28 KB; texts are kept well within it. */
 export const TeamsLimits = { bytes: 28 * 1024, text: 4000 } as const;
-
-const FAILURES_SHOWN = 10;
 
 /**
  * A build or release as an Adaptive Card (1.4, which Teams renders) in the message envelope a
@@ -30,14 +37,11 @@ export function teamsMessage(event: EventSummary) {
   if (facts.length > 0) body.push({ type: 'FactSet', facts });
   const text = bodyOf(event);
   if (text) body.push({ type: 'TextBlock', text: cut(text, TeamsLimits.text), wrap: true });
-  const failures = event.tests?.failures ?? [];
-  if (failures.length > 0) {
-    const more = (event.tests?.failed ?? 0) + (event.tests?.errors ?? 0) - failures.length;
-    const lines = listed(failures, FAILURES_SHOWN).map((name) => `- ${name}`);
-    if (more > 0) lines.push(`- … and ${more} more`);
+  for (const list of failureListsOf(event)) {
+    const lines = failureLines(list, '- ').join('\n');
     body.push({
       type: 'TextBlock',
-      text: cut(`**Failed tests**\n\n${lines.join('\n')}`, TeamsLimits.text),
+      text: cut(`**${list.title}**\n\n${lines}`, TeamsLimits.text),
       wrap: true,
     });
   }
