@@ -1,10 +1,20 @@
 /**
  * Export's memory (issue 29, docs/export.md): a server process on a new SQLite database (or
  * DATABASE_URL) takes N metric records through POST /stats/import-records, then streams them out
- * with GET /stats/export while its resident memory is sampled every 10 ms from /proc.
+ * with GET /stats/export while its resident memory is sampled every 10 ms from /proc. The export
+ * must be the imported file byte for byte (the file is written as an export is): their sha256 are
+ * compared.
  * `node build/bench/export-memory.js [records]` (default 200,000); prints one JSON line.
  */
-import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  openAsBlob,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchBackend, createBenchProject, startBenchServer } from './bench-account.js';
@@ -23,6 +33,10 @@ async function main() {
     if (!out.write(line)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve) => out.end(() => resolve()));
+
+  const fileHash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) fileHash.update(chunk as Buffer);
+  const fileSha256 = fileHash.digest('hex');
 
   const server = await startBenchServer(dir);
   const pid = server.child.pid as number;
@@ -52,6 +66,9 @@ async function main() {
         records: count,
         fileMb: +(statSync(file).size / 1e6).toFixed(1),
         import: importAnswer,
+        identical: measured.sha256 === fileSha256,
+        sha256: fileSha256,
+        exportSha256: measured.sha256,
         importS: +importS.toFixed(1),
         ...measured.figures,
       }),
