@@ -1,6 +1,6 @@
-import type { SummaryRow } from '../../domain/tests/test-recent.js';
 import type { TestResultInput } from '../../domain/tests/test-batch.js';
 import type { TestIdentity } from '../../domain/tests/test-identity.js';
+import type { SummaryRow } from '../../domain/tests/test-recent.js';
 import type { AppendResult, IdempotencyClaim } from '../storage.js';
 
 /**
