@@ -47,8 +47,8 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
   // run older than every run kept). A summary's entries of deleted runs need no upkeep: reads
   // keep only the entries of the runs they look at (services/tests/flaky-summary.ts).
   const removeSummaries = db.prepare(
-    `DELETE FROM test_summaries WHERE project_id = ?1 AND last_run <
-       coalesce((SELECT min(id) FROM test_runs WHERE project_id = ?1), 9007199254740991)`,
+    `DELETE FROM test_summaries WHERE project_id = @project AND last_run <
+       coalesce((SELECT min(id) FROM test_runs WHERE project_id = @project), 9007199254740991)`,
   );
 
   return {
@@ -89,7 +89,7 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
         const run = oldestRun.get(projectId, before) as number | undefined;
         if (run === undefined) {
           batch.done = true;
-          removeSummaries.run(projectId);
+          removeSummaries.run({ project: projectId });
           break;
         }
         const asked = limit - batch.deleted;
