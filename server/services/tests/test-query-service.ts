@@ -318,12 +318,10 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       (a, b) => (scores.get(b.id) as number) - (scores.get(a.id) as number) || byName(a, b),
     );
     const offset = offsetOf(query.cursor);
-    return pageOf(
-      query,
-      range,
-      await analysedPage(range, tests.slice(offset, offset + query.limit)),
-      tests.length,
-    );
+    const page = await analysedPage(range, tests.slice(offset, offset + query.limit));
+    // The score the list is ordered by (the same number as the page's analysis gives).
+    for (const row of page) row.summary.flakyScore = scores.get(row.test.id) as number;
+    return pageOf(query, range, page, tests.length);
   }
 
   /** get-tests' page of `query` over a range: the plan's way (planOf). */
