@@ -132,7 +132,8 @@ async function ingest(count: number): Promise<void> {
     const n = sent.length;
     const branch = random() < 0.65 ? 'main' : 'dev';
     const commit = n > 0 && random() < 0.25 ? (sent[n - 1] as Run).commit : `c${n}`;
-    const build = `b${(builds += 1)}`;
+    builds += 1;
+    const build = `b${builds}`;
     const first = new Map(NAMES.map((name) => [name, outcome(name, branch)]));
     const again = NAMES[Math.floor(random() * NAMES.length)] as string;
     const second = outcome(again, branch);
