@@ -54,6 +54,23 @@ export function withResult(
   return next.slice(-FLIP_WINDOW);
 }
 
+/**
+ * withResult on the stored text. A run newer than every entry (each batch of a new run) is
+ * appended as text, without parsing the window: the ingest of 5,000 cases does it 10,000 times.
+ */
+export function afterResult(text: string, runId: number, status: number, attempts: number) {
+  const lastAt = text.lastIndexOf(',') + 1;
+  const last = text === '' ? -1 : Number(text.slice(lastAt, text.indexOf(':', lastAt)));
+  if (last >= runId) return formatRecent(withResult(parseRecent(text), runId, status, attempts));
+  if (status === 3) return text;
+  const entry = `${runId}:${codeOf(status, attempts)}`;
+  if (text === '') return entry;
+  let entries = 1;
+  for (let at = text.indexOf(','); at >= 0; at = text.indexOf(',', at + 1)) entries += 1;
+  const kept = entries >= FLIP_WINDOW ? text.slice(text.indexOf(',') + 1) : text;
+  return `${kept},${entry}`;
+}
+
 /** A summary row as stored. */
 export interface SummaryRow {
   testId: number;
@@ -91,9 +108,7 @@ export function summariesAfter(
         testId: change.testId,
         branch: b,
         lastRun: Math.max(row.lastRun, runId),
-        recent: formatRecent(
-          withResult(parseRecent(row.recent), runId, change.status, change.attempts),
-        ),
+        recent: afterResult(row.recent, runId, change.status, change.attempts),
       });
     }
   }
