@@ -23,6 +23,7 @@ import type { StoredTest } from '../../storage/tests/test-repository.js';
 import type { ProjectAccess } from '../project-access.js';
 import { rangeOf } from '../stats-service.js';
 import { resultsFor, type Scope } from './analysed-runs.js';
+import { flakyScores, ranSince, reachesNewest } from './flaky-summary.js';
 
 /** The newest runs an answer looks at, at most (the range's older runs are left out). */
 export const MAX_RUNS = 1000;
@@ -130,69 +131,103 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
   /**
-   * The runs of a range and branch, oldest first, and the results of theirs that `scope` needs,
-   * analysed: `summaries` has a line for each test of the scope that ran (analysed-runs.ts).
+   * The runs of a range and branch, oldest first, the flip branch, and whether they reach the
+   * project's newest run (then the per-test summaries answer for them: flaky-summary.ts).
    */
-  async function analysed(
+  async function rangeRuns(
     projectId: string,
     query: { branch?: string | undefined; from?: number | undefined; to?: number | undefined },
-    scope: Scope,
   ) {
     const { from, to } = rangeOf(query);
     const runs = await storage.tests.runs(projectId, { branch: query.branch, from, to }, MAX_RUNS);
-    const results = await resultsFor(storage, runs, scope);
     const branch = query.branch ?? defaultBranch(runs);
-    const summaries = analyseTests(runs, results, branch);
+    const newest = await reachesNewest(storage, projectId, runs, query.branch);
     let ran: Promise<number[]> | undefined;
     /** The tests that ran in these runs (asked once: the headline and a list by name need them). */
     const ranTests = () => {
       ran ??=
         runs.length === 0
           ? Promise.resolve([])
-          : storage.tests.ranTests(
-              projectId,
-              runs.map((run) => run.id),
-            );
+          : newest
+            ? ranSince(storage, projectId, runs, query.branch)
+            : storage.tests.ranTests(
+                projectId,
+                runs.map((run) => run.id),
+              );
       return ran;
     };
-    return { projectId, from, to, runs, results, branch, summaries, scope, ranTests };
+    return { projectId, from, to, runs, branch, newest, ranTests };
+  }
+
+  type Range = Awaited<ReturnType<typeof rangeRuns>>;
+
+  /**
+   * A range's runs and the results of theirs that `scope` needs, analysed: `summaries` has a
+   * line for each test of the scope that ran (analysed-runs.ts).
+   */
+  async function analysed(
+    projectId: string,
+    query: { branch?: string | undefined; from?: number | undefined; to?: number | undefined },
+    scope: Scope,
+  ) {
+    return analysedOf(await rangeRuns(projectId, query), scope);
+  }
+
+  async function analysedOf(range: Range, scope: Scope) {
+    const results = await resultsFor(storage, range.runs, scope);
+    const summaries = analyseTests(range.runs, results, range.branch);
+    return { ...range, results, summaries, scope };
   }
 
   /**
-   * How a list is made: the flaky and failing lists from the flagged tests' analysis; a list in
+   * The flaky tests of a range with their scores: from the summaries when its runs reach the
+   * newest (flaky-summary.ts), else from the analysis of the flagged tests' results.
+   */
+  async function flakyOf(range: Range): Promise<Map<number, number>> {
+    if (range.newest) return flakyScores(storage, range.runs, range.branch);
+    const { summaries } = await analysedOf(range, 'flagged');
+    const scores = new Map<number, number>();
+    for (const s of summaries.values()) if (s.flaky) scores.set(s.testId, s.flakyScore);
+    return scores;
+  }
+
+  /**
+   * How a list is made: the flaky list in its own order from the flaky tests' scores
+   * (flakyOf) and its page's analysis; the flaky and failing lists from the flagged tests'
+   * analysis; a list in
    * name order (`sort=name`, or `order=name`) by the names first, then the analysis of its page's
    * tests alone; any other order ranks every test, so analyses every result of the runs.
    */
-  const planOf = (query: Pick<TestsQuery, 'sort' | 'order'>): 'flagged' | 'names' | 'all' =>
-    query.sort === 'flaky' || query.sort === 'failing'
-      ? 'flagged'
-      : (query.order ?? (query.sort === 'name' ? 'name' : 'p95')) === 'name'
-        ? 'names'
-        : 'all';
-  const scopeOf = (query: Pick<TestsQuery, 'sort' | 'order'>): Scope =>
-    planOf(query) === 'all' ? 'all' : 'flagged';
+  const planOf = (
+    query: Pick<TestsQuery, 'sort' | 'order'>,
+  ): 'flaky' | 'flagged' | 'names' | 'all' =>
+    query.sort === 'flaky' && query.order === undefined
+      ? 'flaky'
+      : query.sort === 'flaky' || query.sort === 'failing'
+        ? 'flagged'
+        : (query.order ?? (query.sort === 'name' ? 'name' : 'p95')) === 'name'
+          ? 'names'
+          : 'all';
 
   type Analysis = Awaited<ReturnType<typeof analysed>>;
 
   /**
-   * The Tests view's headline figures over the analysed runs: the passes and failures from the
+   * The Tests view's headline figures over a range's runs: the passes and failures from the
    * runs' counts (made again from their results with each batch: the same sums as over every
-   * result), the tests that ran counted by the database when not every test was analysed.
+   * result), the tests that ran, the flaky tests.
    */
-  async function figures({ runs, summaries, scope, ranTests }: Analysis): Promise<TestFigures> {
+  async function figures(range: Range, flaky: number): Promise<TestFigures> {
+    const { runs } = range;
     let passed = 0;
     let failed = 0;
-    let flaky = 0;
     for (const run of runs) {
       passed += run.passed;
       failed += run.failed + run.errors;
     }
-    for (const s of summaries.values()) if (s.flaky) flaky += 1;
     const durations = runs.map((run) => run.durationMs).sort((a, b) => a - b);
-    const tests = scope === 'all' ? summaries.size : (await ranTests()).length;
     return {
       runs: runs.length,
-      tests,
+      tests: (await range.ranTests()).length,
       passRate: passed + failed === 0 ? null : passed / (passed + failed),
       flaky,
       suiteMs: percentile(durations, 0.5),
@@ -209,7 +244,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
   /** A page of rows as get-tests answers it. */
   async function pageOf(
     query: TestsQuery,
-    { from, to, runs, branch }: Analysis,
+    { from, to, runs, branch }: Range,
     page: { test: StoredTest; summary: TestSummary }[],
     total: number,
   ): Promise<TestList> {
@@ -228,7 +263,6 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
   /** get-tests' page of `query` over an analysis of its range and branch. */
   async function listOf(query: TestsQuery, analysis: Analysis): Promise<TestList> {
-    if (planOf(query) === 'names') return namedListOf(query, analysis);
     const { summaries } = analysis;
     const ids = await searched(query.projectId, [...summaries.keys()], query.q);
     const tests = new Map(
@@ -251,24 +285,52 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
    * A list in name order: the tests that ran in the runs (one probe each through the index by
    * test), by name, then the page's tests analysed alone: its cost does not grow with the results.
    */
-  async function namedListOf(query: TestsQuery, analysis: Analysis): Promise<TestList> {
-    const { runs, branch } = analysis;
-    const ids = await searched(query.projectId, await analysis.ranTests(), query.q);
+  async function namedListOf(query: TestsQuery, range: Range): Promise<TestList> {
+    const ids = await searched(query.projectId, await range.ranTests(), query.q);
     const tests = (await storage.tests.tests(query.projectId, ids)).sort(byName);
     if (query.dir === 'desc') tests.reverse();
     const offset = offsetOf(query.cursor);
-    const page = tests.slice(offset, offset + query.limit);
-    const results = await resultsFor(storage, runs, { testIds: page.map((test) => test.id) });
-    const summaries = analyseTests(runs, results, branch);
     return pageOf(
       query,
-      analysis,
-      page.flatMap((test) => {
-        const summary = summaries.get(test.id);
-        return summary ? [{ test, summary }] : [];
-      }),
+      range,
+      await analysedPage(range, tests.slice(offset, offset + query.limit)),
       tests.length,
     );
+  }
+
+  /** A page's tests analysed alone, over every result of theirs in the range's runs. */
+  async function analysedPage(range: Range, page: StoredTest[]): Promise<Ranked[]> {
+    const results = await resultsFor(storage, range.runs, { testIds: page.map((t) => t.id) });
+    const summaries = analyseTests(range.runs, results, range.branch);
+    return page.flatMap((test) => {
+      const summary = summaries.get(test.id);
+      return summary ? [{ test, summary }] : [];
+    });
+  }
+
+  /**
+   * The flaky list in its own order (score, then name): the flaky tests and their scores
+   * (flakyOf), their names for the order, then only the page's tests analysed from their
+   * results for the other columns.
+   */
+  async function flakyListOf(query: TestsQuery, range: Range, scores: Map<number, number>) {
+    const ids = await searched(query.projectId, [...scores.keys()], query.q);
+    const tests = (await storage.tests.tests(query.projectId, ids)).sort(
+      (a, b) => (scores.get(b.id) as number) - (scores.get(a.id) as number) || byName(a, b),
+    );
+    const offset = offsetOf(query.cursor);
+    const page = await analysedPage(range, tests.slice(offset, offset + query.limit));
+    // The score the list is ordered by (the same number as the page's analysis gives).
+    for (const row of page) row.summary.flakyScore = scores.get(row.test.id) as number;
+    return pageOf(query, range, page, tests.length);
+  }
+
+  /** get-tests' page of `query` over a range: the plan's way (planOf). */
+  async function answerOf(query: TestsQuery, range: Range): Promise<TestList> {
+    const plan = planOf(query);
+    if (plan === 'names') return namedListOf(query, range);
+    if (plan === 'flaky') return flakyListOf(query, range, await flakyOf(range));
+    return listOf(query, await analysedOf(range, plan === 'all' ? 'all' : 'flagged'));
   }
 
   return {
@@ -280,10 +342,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       projectId: string,
       query: { branch?: string | undefined; from: number; to: number },
     ): Promise<number> {
-      const { summaries } = await analysed(projectId, query, 'flagged');
-      let flaky = 0;
-      for (const summary of summaries.values()) if (summary.flaky) flaky += 1;
-      return flaky;
+      return (await flakyOf(await rangeRuns(projectId, query))).size;
     },
 
     /**
@@ -330,7 +389,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
     async list(accountId: string, query: TestsQuery): Promise<TestList> {
       await own(accountId, query.projectId);
-      return listOf(query, await analysed(query.projectId, query, scopeOf(query)));
+      return answerOf(query, await rangeRuns(query.projectId, query));
     },
 
     /**
@@ -344,15 +403,23 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       query: TestsQuery & { from: number; to: number },
     ): Promise<{ headline: { current: TestFigures; previous: TestFigures }; list: TestList }> {
       await own(accountId, query.projectId);
-      const current = await analysed(query.projectId, query, scopeOf(query));
-      const previous = await analysed(
-        query.projectId,
-        { branch: query.branch, from: query.from - (query.to - query.from), to: query.from },
-        'flagged',
-      );
+      const current = await rangeRuns(query.projectId, query);
+      const previous = await rangeRuns(query.projectId, {
+        branch: query.branch,
+        from: query.from - (query.to - query.from),
+        to: query.from,
+      });
+      const flaky = await flakyOf(current);
+      const plan = planOf(query);
       return {
-        headline: { current: await figures(current), previous: await figures(previous) },
-        list: await listOf(query, current),
+        headline: {
+          current: await figures(current, flaky.size),
+          previous: await figures(previous, (await flakyOf(previous)).size),
+        },
+        list:
+          plan === 'flaky'
+            ? await flakyListOf(query, current, flaky)
+            : await answerOf(query, current),
       };
     },
 

@@ -759,4 +759,38 @@ export const pgMigrations: PgMigration[] = [
       CREATE INDEX run_tests_by_age ON run_tests(project_id, updated_at);
     `,
   },
+  {
+    version: 27,
+    name: 'tests as data: a summary per test and branch',
+    sql: `
+      -- As SQLite's migration 28 (see there).
+      CREATE TABLE test_summaries (
+        project_id TEXT NOT NULL,
+        test_id    BIGINT NOT NULL,
+        branch     TEXT NOT NULL,
+        last_run   BIGINT NOT NULL,
+        recent     TEXT NOT NULL,
+        PRIMARY KEY (test_id, branch)
+      );
+      CREATE INDEX test_summaries_by_last ON test_summaries(project_id, branch, last_run);
+      INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
+      WITH scoped AS (
+        SELECT u.project_id, r.test_id, u.branch, r.run_id, r.status, r.attempts
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id WHERE u.branch IS NOT NULL
+        UNION ALL
+        SELECT u.project_id, r.test_id, '', r.run_id, r.status, r.attempts
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id
+      ), ranked AS (
+        SELECT *, row_number() OVER (
+          PARTITION BY test_id, branch, status = 3 ORDER BY run_id DESC) AS k
+          FROM scoped
+      )
+      SELECT project_id, test_id, branch, max(run_id),
+             coalesce(string_agg(
+               CASE WHEN status <> 3 AND k <= 30 THEN run_id || ':' ||
+                 CASE WHEN status = 0 AND attempts > 1 THEN 4 ELSE status END END,
+               ',' ORDER BY run_id), '')
+        FROM ranked GROUP BY project_id, test_id, branch;
+    `,
+  },
 ];

@@ -196,6 +196,11 @@ export function pgRetention(sql: Sql): RetentionRepository {
              ORDER BY created_at, id LIMIT 1`;
           if (!run) {
             batch.done = true;
+            // As on SQLite (sqlite-retention.ts): the summaries of tests with no result left.
+            await tx`
+              DELETE FROM test_summaries WHERE project_id = ${projectId} AND last_run <
+                coalesce((SELECT min(id) FROM test_runs WHERE project_id = ${projectId}),
+                         9007199254740991)`;
             return;
           }
           const asked = limit - batch.deleted;

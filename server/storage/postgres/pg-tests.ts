@@ -1,3 +1,8 @@
+import {
+  EVERY_BRANCH,
+  type SummaryChange,
+  summariesAfter,
+} from '../../domain/tests/test-recent.js';
 import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js';
 import type { TestBatch, TestRepository } from '../tests/test-repository.js';
 import {
@@ -50,6 +55,8 @@ async function ingestIn(
       return { stored: false, earlier: { ...(earlier as StoredAnswer) } };
     }
   }
+  const [prior] = await tx<{ branch: string | null }[]>`
+    SELECT branch FROM test_runs WHERE project_id = ${run.projectId} AND key = ${run.key}`;
   const [runRow] = await tx<{ id: number; created_at: string }[]>`
     INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
                            event_id, created_at)
@@ -109,7 +116,7 @@ async function ingestIn(
     r.attempts,
     r.message === null ? null : (messageIds.get(r.message) ?? null),
   ]);
-  await tx`
+  const merged = await tx<{ testId: string; status: number; attempts: number }[]>`
     INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id, created_at)
     SELECT ${runId}, r.t, r.s, r.d, r.a, r.m, ${resultsAt}::bigint
       FROM json_to_recordset(${json(rows.map(([t, s, d, a, m]) => ({ t, s, d, a, m })))}::text::json)
@@ -118,11 +125,57 @@ async function ingestIn(
       status = ${tx.unsafe(MERGE_STATUS)},
       duration_ms = test_results.duration_ms + excluded.duration_ms,
       attempts = test_results.attempts + excluded.attempts,
-      message_id = coalesce(test_results.message_id, excluded.message_id)`;
+      message_id = coalesce(test_results.message_id, excluded.message_id)
+    RETURNING test_id AS "testId", status, attempts`;
   await tx`
     UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
       (${tx.unsafe(RECOUNT)} ${runId}) WHERE id = ${runId}`;
+  // A run that names its branch only now: its earlier results join that branch's summaries.
+  const all =
+    prior !== undefined && prior.branch === null && run.branch !== null
+      ? await tx<{ testId: string; status: number; attempts: number }[]>`
+          SELECT test_id AS "testId", status, attempts FROM test_results WHERE run_id = ${runId}`
+      : merged;
+  await keepSummaries(
+    tx,
+    run.projectId,
+    runId,
+    run.branch,
+    all.map((c) => ({ testId: Number(c.testId), status: c.status, attempts: c.attempts })),
+  );
   return { stored: true };
+}
+
+/**
+ * The batch's tests' summaries (domain/tests/test-recent.ts), read and written under a lock of
+ * the project's summaries: batches of two runs of one project, in two transactions, would each
+ * write its own window over the other's.
+ */
+async function keepSummaries(
+  tx: TransactionSql,
+  projectId: string,
+  runId: number,
+  branch: string | null,
+  changes: SummaryChange[],
+) {
+  await tx`SELECT pg_advisory_xact_lock(hashtext(${`test_summaries:${projectId}`}))`;
+  const ids = integerArray(changes.map((c) => c.testId));
+  const branches = branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, branch];
+  const stored = await tx<{ testId: string; branch: string; lastRun: string; recent: string }[]>`
+    SELECT test_id AS "testId", branch, last_run AS "lastRun", recent FROM test_summaries
+     WHERE test_id = ANY(${ids}::bigint[]) AND branch = ANY(${branches}::text[])`;
+  const rows = summariesAfter(
+    stored.map((row) => ({ ...row, testId: Number(row.testId), lastRun: Number(row.lastRun) })),
+    runId,
+    branch,
+    changes,
+  ).map((row) => ({ t: row.testId, b: row.branch, l: row.lastRun, r: row.recent }));
+  await tx`
+    INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
+    SELECT ${projectId}, r.t, r.b, r.l, r.r
+      FROM json_to_recordset(${json(rows)}::text::json) AS r(t bigint, b text, l bigint, r text)
+    ON CONFLICT (test_id, branch) DO UPDATE SET
+      last_run = excluded.last_run, recent = excluded.recent`;
 }
 
 /** Tests as data on PostgreSQL (storage/tests/test-repository.ts); `sql` a pool or a transaction. */
@@ -204,6 +257,49 @@ export function pgTests(sql: Sql): TestRepository {
              ${every ? sql`` : sql`AND r.run_id = ANY(${integerArray(runIds)}::bigint[])`})
          ORDER BY c.id`;
       return rows.map((row) => Number(row.id));
+    },
+
+    async runsFrom(projectId, branch, firstRunId) {
+      const [row] = await sql<{ n: string }[]>`
+        SELECT count(*) AS n FROM test_runs
+         WHERE project_id = ${projectId} AND id >= ${firstRunId}
+           AND (${branch ?? null}::text IS NULL OR branch = ${branch ?? null})`;
+      return Number(row?.n);
+    },
+
+    async testsSince(projectId, branch, firstRunId) {
+      const rows = await sql<{ id: string }[]>`
+        SELECT test_id AS id FROM test_summaries
+         WHERE project_id = ${projectId} AND branch = ${branch} AND last_run >= ${firstRunId}
+         ORDER BY test_id`;
+      return rows.map((row) => Number(row.id));
+    },
+
+    async summaries(testIds, branches) {
+      const rows = await sql<{ testId: string; branch: string; lastRun: string; recent: string }[]>`
+        SELECT test_id AS "testId", branch, last_run AS "lastRun", recent FROM test_summaries
+         WHERE test_id = ANY(${integerArray(testIds)}::bigint[])
+           AND branch = ANY(${[...branches]}::text[])`;
+      return rows.map((row) => ({
+        ...row,
+        testId: Number(row.testId),
+        lastRun: Number(row.lastRun),
+      }));
+    },
+
+    async flaggedResults(runIds) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+         WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) AND ${sql.unsafe(FLAGGED)}`;
+      return rows.map(resultOf);
+    },
+
+    async resultsAt(runIds, testIds) {
+      const rows = await sql<Row[]>`
+        SELECT ${sql.unsafe(RESULT_COLUMNS)} FROM test_results
+         WHERE run_id = ANY(${integerArray(runIds)}::bigint[])
+           AND test_id = ANY(${integerArray(testIds)}::bigint[])`;
+      return rows.map(resultOf);
     },
 
     async tests(projectId, ids) {

@@ -804,4 +804,44 @@ export const migrations: Migration[] = [
       CREATE INDEX run_tests_by_age ON run_tests(project_id, updated_at);
     `,
   },
+  {
+    version: 28,
+    name: 'tests as data: a summary per test and branch',
+    sql: `
+      -- Per test, on each branch and on every branch (branch ''): the newest run it has a result
+      -- in and its newest 30 results that were not skipped ("runId:code" oldest first, code the
+      -- status or 4 for a pass on retry). Kept by each stored batch (domain/tests/test-recent.ts),
+      -- so the tests that ran in a range reaching the newest run, and the flaky answer's flips
+      -- and score, are read per test instead of from every result (docs/tests.md, "The per-test
+      -- summary").
+      CREATE TABLE test_summaries (
+        project_id TEXT NOT NULL,
+        test_id    INTEGER NOT NULL,
+        branch     TEXT NOT NULL,
+        last_run   INTEGER NOT NULL,
+        recent     TEXT NOT NULL,
+        PRIMARY KEY (test_id, branch)
+      ) WITHOUT ROWID;
+      CREATE INDEX test_summaries_by_last ON test_summaries(project_id, branch, last_run);
+      -- Built from the results stored so far (bench/tests-scale.ts runs the same statement).
+      INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
+      WITH scoped AS (
+        SELECT u.project_id, r.test_id, u.branch, r.run_id, r.status, r.attempts
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id WHERE u.branch IS NOT NULL
+        UNION ALL
+        SELECT u.project_id, r.test_id, '', r.run_id, r.status, r.attempts
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id
+      ), ranked AS (
+        SELECT *, row_number() OVER (
+          PARTITION BY test_id, branch, status = 3 ORDER BY run_id DESC) AS k
+          FROM scoped
+      )
+      SELECT project_id, test_id, branch, max(run_id),
+             coalesce(group_concat(
+               CASE WHEN status <> 3 AND k <= 30 THEN run_id || ':' ||
+                 CASE WHEN status = 0 AND attempts > 1 THEN 4 ELSE status END END,
+               ',' ORDER BY run_id), '')
+        FROM ranked GROUP BY project_id, test_id, branch;
+    `,
+  },
 ];

@@ -43,6 +43,13 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
        (SELECT test_id FROM test_results WHERE run_id = ? ORDER BY test_id LIMIT ?)`,
   );
   const removeRun = db.prepare('DELETE FROM test_runs WHERE id = ?');
+  // Once a project's old runs are gone: the summaries of tests with no result left (their newest
+  // run older than every run kept). A summary's entries of deleted runs need no upkeep: reads
+  // keep only the entries of the runs they look at (services/tests/flaky-summary.ts).
+  const removeSummaries = db.prepare(
+    `DELETE FROM test_summaries WHERE project_id = @project AND last_run <
+       coalesce((SELECT min(id) FROM test_runs WHERE project_id = @project), 9007199254740991)`,
+  );
 
   return {
     retentionOf: (projectId) => (retentionOf.get(projectId) as number | null | undefined) ?? null,
@@ -82,6 +89,7 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
         const run = oldestRun.get(projectId, before) as number | undefined;
         if (run === undefined) {
           batch.done = true;
+          removeSummaries.run({ project: projectId });
           break;
         }
         const asked = limit - batch.deleted;

@@ -1,3 +1,9 @@
+import {
+  EVERY_BRANCH,
+  type SummaryChange,
+  type SummaryRow,
+  summariesAfter,
+} from '../../domain/tests/test-recent.js';
 import type { TestRepository } from '../tests/test-repository.js';
 import {
   AGGREGATED_RESULTS,
@@ -66,7 +72,24 @@ export function sqliteTests(
        status = ${MERGE_STATUS},
        duration_ms = test_results.duration_ms + excluded.duration_ms,
        attempts = test_results.attempts + excluded.attempts,
-       message_id = coalesce(test_results.message_id, excluded.message_id)`,
+       message_id = coalesce(test_results.message_id, excluded.message_id)
+     RETURNING status, attempts`,
+  );
+  const branchOfRun = db
+    .prepare('SELECT branch FROM test_runs WHERE project_id = ? AND key = ?')
+    .pluck();
+  const runResults = db.prepare(
+    'SELECT test_id AS testId, status, attempts FROM test_results WHERE run_id = ?',
+  );
+  const summaryOf = db.prepare(
+    `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
+      WHERE test_id = ? AND branch = ?`,
+  );
+  const saveSummary = db.prepare(
+    `INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (test_id, branch) DO UPDATE SET
+       last_run = excluded.last_run, recent = excluded.recent`,
   );
   const recount = db.prepare(
     `UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
@@ -119,6 +142,30 @@ export function sqliteTests(
   const runsBetween = db
     .prepare('SELECT count(*) FROM test_runs WHERE project_id = ? AND id BETWEEN ? AND ?')
     .pluck();
+  const runsFromOf = db
+    .prepare(
+      `SELECT count(*) FROM test_runs
+        WHERE project_id = @project AND id >= @first AND (@branch IS NULL OR branch = @branch)`,
+    )
+    .pluck();
+  const testsSinceOf = db
+    .prepare(
+      `SELECT test_id FROM test_summaries
+        WHERE project_id = ? AND branch = ? AND last_run >= ? ORDER BY test_id`,
+    )
+    .pluck();
+  const summariesOf = db.prepare(
+    `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
+      WHERE test_id IN (SELECT value FROM json_each(?)) AND branch IN (SELECT value FROM json_each(?))`,
+  );
+  const flaggedResultsOf = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results INDEXED BY test_results_flagged
+      WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}`,
+  );
+  const resultsAtOf = db.prepare(
+    `SELECT ${RESULT_COLUMNS} FROM test_results
+      WHERE run_id IN (SELECT value FROM json_each(?)) AND test_id IN (SELECT value FROM json_each(?))`,
+  );
   const testsOf = db.prepare(
     `SELECT ${TEST_COLUMNS} FROM test_cases
       WHERE project_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
@@ -194,6 +241,7 @@ export function sqliteTests(
         const earlier = idempotency.claim(claim);
         if (earlier) return { stored: false, earlier };
       }
+      const before = branchOfRun.get(run.projectId, run.key) as string | null | undefined;
       const runId = upsertRun.get(
         run.projectId,
         run.key,
@@ -205,6 +253,7 @@ export function sqliteTests(
         run.eventId,
         at,
       ) as number;
+      const changes: SummaryChange[] = [];
       for (const result of results) {
         const { test } = result;
         let testId = findTestId.get(run.projectId, test.key) as number | undefined;
@@ -230,16 +279,27 @@ export function sqliteTests(
             messageId = Number(insertMessage.run(run.projectId, result.message).lastInsertRowid);
           }
         }
-        upsertResult.run(
+        const merged = upsertResult.get(
           runId,
           testId,
           result.status,
           result.durationMs,
           result.attempts,
           messageId,
-        );
+        ) as { status: number; attempts: number };
+        changes.push({ testId, ...merged });
       }
       recount.run(runId, runId);
+      // A run named its branch only now: its earlier results join that branch's summaries too.
+      const named = before === null && run.branch !== null;
+      const all = named ? (runResults.all(runId) as SummaryChange[]) : changes;
+      const branches = run.branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, run.branch];
+      const stored = all.flatMap((c) =>
+        branches.flatMap((b) => (summaryOf.get(c.testId, b) as SummaryRow | undefined) ?? []),
+      );
+      for (const row of summariesAfter(stored, runId, run.branch, all)) {
+        saveSummary.run(run.projectId, row.testId, row.branch, row.lastRun, row.recent);
+      }
       return { stored: true };
     },
 
@@ -282,6 +342,21 @@ export function sqliteTests(
         runs: JSON.stringify(runIds),
       }) as number[];
     },
+
+    runsFrom: (projectId, branch, firstRunId) =>
+      runsFromOf.get({ project: projectId, first: firstRunId, branch: branch ?? null }) as number,
+
+    testsSince: (projectId, branch, firstRunId) =>
+      testsSinceOf.all(projectId, branch, firstRunId) as number[],
+
+    summaries: (testIds, branches) =>
+      summariesOf.all(JSON.stringify(testIds), JSON.stringify(branches)) as SummaryRow[],
+
+    flaggedResults: (runIds) =>
+      (flaggedResultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
+
+    resultsAt: (runIds, testIds) =>
+      (resultsAtOf.all(JSON.stringify(runIds), JSON.stringify(testIds)) as Row[]).map(resultOf),
 
     tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
 

@@ -1,5 +1,6 @@
 import type { TestResultInput } from '../../domain/tests/test-batch.js';
 import type { TestIdentity } from '../../domain/tests/test-identity.js';
+import type { SummaryRow } from '../../domain/tests/test-recent.js';
 import type { AppendResult, IdempotencyClaim } from '../storage.js';
 
 /**
@@ -110,6 +111,20 @@ export interface TestRepository {
    * test through the index by test, not a pass over every result.
    */
   ranTests(projectId: string, runIds: readonly number[]): Promise<number[]>;
+  /** How many of the project's runs (of `branch`, when given) have an id of `firstRunId` or more. */
+  runsFrom(projectId: string, branch: string | undefined, firstRunId: number): Promise<number>;
+  /**
+   * The tests whose summary on `branch` (EVERY_BRANCH: any) has a result in a run of
+   * `firstRunId` or newer (ascending): with runs that are all of the project's from that one on,
+   * the tests that ran in them, read from the summaries (domain/tests/test-recent.ts).
+   */
+  testsSince(projectId: string, branch: string, firstRunId: number): Promise<number[]>;
+  /** The summaries of these tests on these branches. */
+  summaries(testIds: readonly number[], branches: readonly string[]): Promise<SummaryRow[]>;
+  /** The flagged results of these runs (failed, errored, passed on retry). */
+  flaggedResults(runIds: readonly number[]): Promise<StoredTestResult[]>;
+  /** The results of these tests in these runs (through the primary key). */
+  resultsAt(runIds: readonly number[], testIds: readonly number[]): Promise<StoredTestResult[]>;
   /** Tests by storage id. */
   tests(projectId: string, ids: readonly number[]): Promise<StoredTest[]>;
   findTest(projectId: string, key: string): Promise<StoredTest | undefined>;
