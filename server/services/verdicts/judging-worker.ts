@@ -1,6 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import type { Storage } from '../../storage/storage.js';
 import type { Logger } from '../logger.js';
-import { MAX_BATCH_RECORDS, nextBatchRecords } from './batch-size.js';
+import { FIRST_BATCH_RECORDS, nextBatchRecords } from './batch-size.js';
 import { rebuildStaleChangePoints } from './change-point-update.js';
 import { judgeBatch } from './judging.js';
 import { reevaluateBatch } from './reevaluation.js';
@@ -27,7 +28,7 @@ export class JudgingWorker {
   /** A wake-up came while a drain was running: look again when it ends. */
   #again = false;
   /** Records the next batch takes: fewer when records carry many values (batch-size.ts). */
-  #batch = MAX_BATCH_RECORDS;
+  #batch = FIRST_BATCH_RECORDS;
   /** Imports running in this process: background judging waits for them (`during`). */
   #held = 0;
 
@@ -106,11 +107,15 @@ export class JudgingWorker {
         // An import began: the rest waits for its end (which wakes the worker).
         if (background && this.#held > 0) return;
         const limit = this.#batch;
-        let judged: { records: number; values: number };
+        let judged: { records: number; values: number; ms?: number };
         try {
-          judged = await this.storage.lock('verdicts', () =>
-            this.storage.transaction((tx) => judgeBatch(tx, limit)),
-          );
+          judged = await this.storage.lock('verdicts', async () => {
+            // The batch's time on the event loop (all of it on SQLite, where it runs
+            // synchronously; its own work between awaits on PostgreSQL): what other requests wait.
+            const before = performance.eventLoopUtilization();
+            const done = await this.storage.transaction((tx) => judgeBatch(tx, limit));
+            return { ...done, ms: performance.eventLoopUtilization(before).active };
+          });
         } catch (error) {
           // Retried at the next poll; a read that waits for it sees the error.
           this.log.error({ err: error }, 'judging failed');
