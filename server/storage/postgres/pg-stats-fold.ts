@@ -200,8 +200,21 @@ async function foldMetricsInto(sql: Sql, seqs: number[]) {
   );
 }
 
+/**
+ * Cells written per statement: a chunk of wide records (an import's 10,000 records of 100 keys,
+ * a bulk load's queue) folds into hundreds of thousands of cells, and one JSON text of them all
+ * passed V8's longest string (the tenants benchmark's seed: RangeError in JSON.stringify).
+ */
+const CELLS_PER_STATEMENT = 5_000;
+
 /** Adds the cells to the stored ones (series_cells with a branch, else series_totals). */
 async function saveCells(sql: Sql, cells: FoldedSeriesCell[], withBranch: boolean) {
+  for (let i = 0; i < cells.length; i += CELLS_PER_STATEMENT)
+    await saveCellSlice(sql, cells.slice(i, i + CELLS_PER_STATEMENT), withBranch);
+}
+
+/** saveCells for at most CELLS_PER_STATEMENT cells, each of another (key, branch, unit, start). */
+async function saveCellSlice(sql: Sql, cells: FoldedSeriesCell[], withBranch: boolean) {
   if (cells.length === 0) return;
   const table = sql(withBranch ? 'series_cells' : 'series_totals');
   // The key's length keeps the id unambiguous whatever the key and the branch hold.

@@ -78,7 +78,15 @@ type StoredSum = Omit<SeriesSum, 'bins' | 'lastSeq'> & {
 
 /** Adds metrics of a workflow to their hour cells (merged with the stored ones, as saveCells). */
 export async function addWorkflowMetrics(sql: Sql, metrics: WorkflowFoldMetric[]): Promise<void> {
-  const cells = foldWorkflowMetrics(metrics);
+  const all = foldWorkflowMetrics(metrics);
+  // A statement per 5,000 cells, as saveCells (one JSON text of them all can pass V8's longest).
+  for (let i = 0; i < all.length; i += 5_000) await saveWorkflowCells(sql, all.slice(i, i + 5_000));
+}
+
+async function saveWorkflowCells(
+  sql: Sql,
+  cells: ReturnType<typeof foldWorkflowMetrics>,
+): Promise<void> {
   if (cells.length === 0) return;
   const at = cells.map((c) => ({
     p: c.projectId,
