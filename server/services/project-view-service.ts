@@ -54,7 +54,7 @@ export interface ProjectView {
   branches: string[];
   /** The range's events by type (the table), and whether more types were left out. */
   eventTypes: { rows: EventTypeRow[]; more: boolean };
-  /** The range's runs, success rate and median duration by workflow or CI job (bounded read). */
+  /** The range's runs, success rate and median duration by workflow or CI job (its cells). */
   workflows: WorkflowTable;
   /**
    * The key list's page shown: each key's records, last value and time over every branch and all

@@ -291,6 +291,16 @@ export interface EventCountCell {
   other: number;
 }
 
+/** A workflow's (or CI job's) cells and records, each naming the workflow it is of. */
+export type WorkflowEventCell = EventCountCell & { workflow: string };
+export type WorkflowSeriesCell = SeriesCell & { workflow: string };
+export interface WorkflowRecord {
+  workflow: string;
+  bucket: number;
+  t: number;
+  payload: Record<string, unknown>;
+}
+
 /**
  * Statistics over time. Backends keep per-minute, ten-minute and hour cells (by series key or
  * event type, and branch; storage/stats-fold.ts), folded from the records shortly after they are
@@ -326,26 +336,27 @@ export interface StatsRepository {
   ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
   /**
    * eventData of one workflow or CI job (the records whose payload names it: `github.workflow`,
-   * else `ci.job`), from its hour cells: `plan` is cut into whole hours (readPlan's WORKFLOW_UNITS)
-   * and the rest is read from the records.
+   * else `ci.job`), or of every one (`workflow` null: the table by workflow), from the hour
+   * cells: `plan` is cut into whole hours (readPlan's WORKFLOW_UNITS) and the rest is read from
+   * the records. Each cell and event names its workflow.
    */
   workflowEventData(
     projectId: string,
-    workflow: string,
+    workflow: string | null,
     filter: { branch?: string | undefined; eventType?: string | undefined },
     plan: ReadPlan,
-  ): Promise<{ cells: EventCountCell[]; events: { bucket: number; status: string | null }[] }>;
-  /** seriesData of one workflow or CI job, as workflowEventData reads its events. */
+  ): Promise<{
+    cells: WorkflowEventCell[];
+    events: { workflow: string; bucket: number; status: string | null }[];
+  }>;
+  /** seriesData of one workflow or CI job (or of every one), as workflowEventData reads. */
   workflowSeriesData(
     projectId: string,
-    workflow: string,
+    workflow: string | null,
     key: string,
     branch: string | undefined,
     plan: ReadPlan,
-  ): Promise<{
-    cells: SeriesCell[];
-    records: { bucket: number; t: number; payload: Record<string, unknown> }[];
-  }>;
+  ): Promise<{ cells: WorkflowSeriesCell[]; records: WorkflowRecord[] }>;
   /** The status of the project's latest event that has one, with the filters; null: none. */
   latestStatus(
     projectId: string,

@@ -1,24 +1,22 @@
 import { encodeRecordCursor, type RecordPosition } from '../../../contract/cursor.js';
+import { Limits } from '../../../contract/limits.js';
 import type { EventPage, StoredEvent } from '../../../contract/readback.js';
-import {
-  type StatusClass,
-  seriesOf,
-  statusClass,
-  statusOf,
-  workflowOf,
-} from '../../domain/record-facts.js';
+import { type SeriesPart, seriesTotal, valuePart } from '../../domain/bucket-aggregates.js';
+import { Invalid } from '../../domain/domain-errors.js';
+import { type StatusClass, seriesOf, statusClass, workflowOf } from '../../domain/record-facts.js';
+import { planReads, readPlan, WORKFLOW_UNITS } from '../../domain/time-buckets.js';
 import type { ViewRange } from '../../domain/view-ranges.js';
-import type { Page, Storage } from '../../storage/storage.js';
+import type { Storage } from '../../storage/storage.js';
 
 /**
- * Records read for the table, at most, of each kind (events, metrics), newest first. No cell
- * keeps the workflow today, so the table reads raw records; this bound keeps the read a few
- * pages whatever the project holds (docs/pages.md says the table then covers the newest ones).
+ * Events read per page of the filtered timeline, at most: no cell keeps single events, so the
+ * timeline of one workflow reads raw events, bounded (docs/pages.md).
  */
 export const MAX_WORKFLOW_RECORDS = 2_000;
 /** Rows of the table, at most (the most runs first). */
 export const MAX_WORKFLOWS = 30;
 const PAGE = 500;
+const STATUS_CLASSES: readonly StatusClass[] = ['success', 'failure', 'cancelled', 'other'];
 
 /** One row of the table by workflow (GitHub) or CI job (other CIs). */
 export interface WorkflowRow {
@@ -28,106 +26,83 @@ export interface WorkflowRow {
   failure: number;
   /** success ÷ (success + failure); null when both are 0. */
   successRate: number | null;
-  /** The median of the build-duration key's values reported by this workflow (null: none). */
+  /**
+   * The median of the build-duration key's values reported by this workflow (null: none), by
+   * nearest rank within the sketch's 2 %, as the headline's.
+   */
   durationP50: number | null;
 }
 
 export interface WorkflowTable {
   rows: WorkflowRow[];
-  /** The range held more events or metrics than were read: the table is of the newest. */
-  partial: boolean;
-  /** The oldest time read, when partial (epoch ms). */
-  since: number | null;
 }
 
-/** Nearest rank: x[⌈n/2⌉ − 1] of the values in ascending order. */
-const median = (values: number[]) =>
-  values.length === 0
-    ? null
-    : ([...values].sort((a, b) => a - b)[Math.ceil(values.length / 2) - 1] as number);
-
 /**
- * The range's events and build durations by workflow or CI job: runs and success rate from the
- * newest MAX_WORKFLOW_RECORDS events of the range (of `branch` and `eventType` when given), the
- * median duration from the newest MAX_WORKFLOW_RECORDS metric records holding the build-duration
- * key. Records without a workflow or job are left out.
+ * The range's events and build durations by workflow or CI job, of `branch` and `eventType` when
+ * given, read as one bucket from the workflow cells (whole hours) and the raw records of the
+ * range's edges and not folded yet, as one workflow's figures are: exact over the whole range at
+ * any size. Records without a workflow or job are left out.
  */
 export async function workflowTable(
-  storage: Pick<Storage, 'records'>,
+  storage: Pick<Storage, 'stats'>,
   projectId: string,
   range: Pick<ViewRange, 'from' | 'to'>,
   filter: { branch: string | undefined; eventType: string | undefined },
   durationKey: string | null,
 ): Promise<WorkflowTable> {
-  const rows = new Map<string, { counts: Record<StatusClass, number>; durations: number[] }>();
-  const rowOf = (workflow: string) => {
-    let row = rows.get(workflow);
-    if (!row) {
-      row = { counts: { success: 0, failure: 0, cancelled: 0, other: 0 }, durations: [] };
-      rows.set(workflow, row);
-    }
-    return row;
-  };
-  const where = { from: range.from, to: range.to, branch: filter.branch };
-  let partial = false;
-  let since: number | null = null;
-
-  /** Pages of one kind of record, newest first, up to the bound. */
-  async function each<T extends { created_at: string }>(
-    read: (before: RecordPosition | undefined) => Promise<Page<T, RecordPosition>>,
-    use: (item: T) => void,
-  ) {
-    let before: RecordPosition | undefined;
-    let seen = 0;
-    for (;;) {
-      const page = await read(before);
-      for (const item of page.items) use(item);
-      seen += page.items.length;
-      if (page.nextBefore === null) return;
-      if (seen >= MAX_WORKFLOW_RECORDS) {
-        partial = true;
-        const oldest = Date.parse(page.items.at(-1)?.created_at ?? '');
-        since = since === null ? oldest : Math.max(since, oldest);
-        return;
-      }
-      before = page.nextBefore;
-    }
-  }
-
-  await Promise.all([
-    each(
-      (before) =>
-        storage.records.events(projectId, { ...where, eventType: filter.eventType }, PAGE, before),
-      (event) => {
-        const workflow = workflowOf(event.payload);
-        if (workflow !== null) rowOf(workflow).counts[statusClass(statusOf(event.payload))] += 1;
-      },
-    ),
+  const plan = readPlan(range.from, range.to, 1, WORKFLOW_UNITS);
+  if (planReads(plan) > Limits.planReadsMax) throw new Invalid('read-budget');
+  const [events, durations] = await Promise.all([
+    storage.stats.workflowEventData(projectId, null, filter, plan),
     durationKey === null
       ? undefined
-      : each(
-          (before) => storage.records.metrics(projectId, where, PAGE, before),
-          (metric) => {
-            const workflow = workflowOf(metric.payload);
-            const value = seriesOf(metric.payload).find(([key]) => key === durationKey)?.[1];
-            if (workflow !== null && value !== undefined) rowOf(workflow).durations.push(value);
-          },
-        ),
+      : storage.stats.workflowSeriesData(projectId, null, durationKey, filter.branch, plan),
   ]);
+  const counts = new Map<string, Record<StatusClass, number>>();
+  const countsOf = (workflow: string) => {
+    let found = counts.get(workflow);
+    if (!found) {
+      found = { success: 0, failure: 0, cancelled: 0, other: 0 };
+      counts.set(workflow, found);
+    }
+    return found;
+  };
+  for (const cell of events.cells) {
+    const row = countsOf(cell.workflow);
+    for (const status of STATUS_CLASSES) row[status] += cell[status];
+  }
+  for (const event of events.events) countsOf(event.workflow)[statusClass(event.status)] += 1;
+  const parts = new Map<string, SeriesPart[]>();
+  const partsOf = (workflow: string) => {
+    let found = parts.get(workflow);
+    if (!found) {
+      found = [];
+      parts.set(workflow, found);
+    }
+    return found;
+  };
+  for (const cell of durations?.cells ?? []) partsOf(cell.workflow).push(cell);
+  for (const record of durations?.records ?? []) {
+    for (const [key, value] of seriesOf(record.payload)) {
+      if (key === durationKey) partsOf(record.workflow).push(valuePart(0, record.t, value));
+    }
+  }
+  // A workflow with durations but no event in the range is a row too (0 runs), as before.
+  for (const workflow of parts.keys()) countsOf(workflow);
 
-  const table = [...rows].map(([workflow, { counts, durations }]): WorkflowRow => {
-    const decided = counts.success + counts.failure;
+  const table = [...counts].map(([workflow, c]): WorkflowRow => {
+    const decided = c.success + c.failure;
     return {
       workflow,
-      runs: counts.success + counts.failure + counts.cancelled + counts.other,
-      success: counts.success,
-      failure: counts.failure,
-      successRate: decided === 0 ? null : counts.success / decided,
-      durationP50: median(durations),
+      runs: c.success + c.failure + c.cancelled + c.other,
+      success: c.success,
+      failure: c.failure,
+      successRate: decided === 0 ? null : c.success / decided,
+      durationP50: seriesTotal(parts.get(workflow) ?? [])?.p50 ?? null,
     };
   });
   table.sort((a, b) => b.runs - a.runs || (a.workflow < b.workflow ? -1 : 1));
-  return { rows: table.slice(0, MAX_WORKFLOWS), partial, since };
+  return { rows: table.slice(0, MAX_WORKFLOWS) };
 }
 
 /**

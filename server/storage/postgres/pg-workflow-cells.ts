@@ -7,7 +7,13 @@ import {
   foldWorkflowMetrics,
   type WorkflowFoldMetric,
 } from '../stats-fold.js';
-import type { EventCountCell, SeriesCell, StatsRepository } from '../storage.js';
+import type {
+  EventCountCell,
+  StatsRepository,
+  WorkflowEventCell,
+  WorkflowRecord,
+  WorkflowSeriesCell,
+} from '../storage.js';
 import { integerArray, type Sql } from './pg-database.js';
 // A cycle of functions only, called after both modules loaded (the fold calls foldWorkflowsInto).
 import { binsOf } from './pg-stats-fold.js';
@@ -177,7 +183,25 @@ export function pgWorkflowReads(
                              ${column(plan.raw, (s) => s.to)}::bigint[],
                              ${column(plan.raw, (s) => s.bucket)}::int[]) AS e(f, t, b))`;
   };
-  const mention = (workflow: string) => JSON.stringify(workflow).slice(1, -1);
+  /** A text search that narrows the records to those that may name the workflow. */
+  const mentions = (column: ReturnType<typeof sql>, workflow: string | null) =>
+    workflow === null
+      ? sql``
+      : sql`AND strpos(${column}, ${JSON.stringify(workflow).slice(1, -1)}) > 0`;
+  // The workflows read: the one asked for, or every one of the project's (workflow null), each
+  // found by one step down the primary key (a loose index scan).
+  const names = (table: string, projectId: string, workflow: string | null) =>
+    workflow === null
+      ? sql`names AS (
+          SELECT min(workflow) AS name FROM ${sql(table)} WHERE project_id = ${projectId}
+          UNION ALL
+          SELECT (SELECT min(workflow) FROM ${sql(table)}
+                   WHERE project_id = ${projectId} AND workflow > n.name)
+            FROM names n WHERE n.name IS NOT NULL)`
+      : sql`names AS (SELECT ${workflow}::text AS name)`;
+  /** The record's workflow when it is the one asked for (null: any), else null. */
+  const kept = (workflow: string | null, found: string | null) =>
+    workflow === null || found === workflow ? found : null;
 
   return {
     async workflowEventData(projectId, workflow, filter, plan) {
@@ -189,10 +213,10 @@ export function pgWorkflowReads(
       const records = sql`e.project_id = ${projectId}
         ${filter.branch === undefined ? sql`` : sql`AND e.branch = ${filter.branch}`}
         ${filter.eventType === undefined ? sql`` : sql`AND e.event_type = ${filter.eventType}`}
-        AND strpos(e.payload, ${mention(workflow)}) > 0`;
+        ${mentions(sql`e.payload`, workflow)}`;
       const queued = (queue: 'stats_queue' | 'workflow_queue') => sql`
-        SELECT -1 AS b, NULL::int, NULL::int, NULL::int, NULL::int, e.created_at, e.status,
-               e.payload
+        SELECT -1 AS b, NULL::text, NULL::int, NULL::int, NULL::int, NULL::int, e.created_at,
+               e.status, e.payload
           FROM ${sql(queue)} q CROSS JOIN LATERAL (
           SELECT * FROM events e
            WHERE e.seq = ANY(q.events)
@@ -201,37 +225,40 @@ export function pgWorkflowReads(
       const rows = await sql<
         (Omit<EventCountCell, 'bucket'> & {
           bucket: number;
+          workflow: string | null;
           t: number | null;
           status: string | null;
           payload: string | null;
         })[]
       >`
-        WITH ${spans(plan)}
-        SELECT s.b AS bucket, sum(c.success)::int AS success, sum(c.failure)::int AS failure,
-               sum(c.cancelled)::int AS cancelled, sum(c.other)::int AS other,
-               NULL::bigint AS t, NULL AS status, NULL AS payload
-          FROM spans s CROSS JOIN LATERAL (
+        WITH RECURSIVE ${spans(plan)}, ${names('workflow_event_cells', projectId, workflow)}
+        SELECT s.b AS bucket, c.workflow, sum(c.success)::int AS success,
+               sum(c.failure)::int AS failure, sum(c.cancelled)::int AS cancelled,
+               sum(c.other)::int AS other, NULL::bigint AS t, NULL AS status, NULL AS payload
+          FROM spans s CROSS JOIN names n CROSS JOIN LATERAL (
           SELECT * FROM workflow_event_cells c
-           WHERE c.project_id = ${projectId} AND c.workflow = ${workflow}
+           WHERE c.project_id = ${projectId} AND c.workflow = n.name
                  AND c.start >= s.f AND c.start < s.t ${cellFilters} OFFSET 0) c
-         GROUP BY s.b
+         WHERE n.name IS NOT NULL
+         GROUP BY s.b, c.workflow
         UNION ALL
-        SELECT x.b, NULL, NULL, NULL, NULL, e.created_at, e.status, e.payload
+        SELECT x.b, NULL, NULL, NULL, NULL, NULL, e.created_at, e.status, e.payload
           FROM edges x CROSS JOIN LATERAL (
           SELECT * FROM events e
            WHERE e.created_at >= x.f AND e.created_at < x.t AND ${records} OFFSET 0) e
         UNION ALL ${queued('stats_queue')}
         UNION ALL ${queued('workflow_queue')}`;
-      const cells: EventCountCell[] = [];
-      const events: { bucket: number; status: string | null }[] = [];
-      for (const { bucket, t, status, payload, ...counts } of rows) {
+      const cells: WorkflowEventCell[] = [];
+      const events: { workflow: string; bucket: number; status: string | null }[] = [];
+      for (const { bucket, t, status, payload, workflow: of, ...counts } of rows) {
         if (payload === null) {
-          cells.push({ bucket, ...counts });
+          cells.push({ bucket, workflow: of as string, ...counts });
           continue;
         }
-        if (workflowOfText(payload) !== workflow) continue;
+        const found = kept(workflow, workflowOfText(payload));
+        if (found === null) continue;
         const at = bucket >= 0 ? bucket : cellBucketOf(plan, t as number);
-        if (at !== undefined) events.push({ bucket: at, status });
+        if (at !== undefined) events.push({ workflow: found, bucket: at, status });
       }
       return { cells, events };
     },
@@ -242,10 +269,10 @@ export function pgWorkflowReads(
       const part = JSON.stringify(key.split('.').at(-1)).slice(1, -1);
       const records = sql`m.project_id = ${projectId}
         ${branch === undefined ? sql`` : sql`AND m.branch = ${branch}`}
-        AND strpos(m.payload, ${part}) > 0 AND strpos(m.payload, ${mention(workflow)}) > 0`;
+        AND strpos(m.payload, ${part}) > 0 ${mentions(sql`m.payload`, workflow)}`;
       const queued = (queue: 'stats_queue' | 'workflow_queue') => sql`
-        SELECT -1 AS b, NULL::bigint, NULL::float8, NULL::float8, NULL::float8, m.created_at,
-               m.seq, NULL::float8, NULL, NULL, m.payload
+        SELECT -1 AS b, NULL::text, NULL::bigint, NULL::float8, NULL::float8, NULL::float8,
+               m.created_at, m.seq, NULL::float8, NULL, NULL, m.payload
           FROM ${sql(queue)} q CROSS JOIN LATERAL (
           SELECT * FROM metrics m
            WHERE m.seq = ANY(q.metrics)
@@ -254,6 +281,7 @@ export function pgWorkflowReads(
       const rows = await sql<
         {
           bucket: number;
+          workflow: string | null;
           count: number;
           min: number;
           max: number;
@@ -266,29 +294,32 @@ export function pgWorkflowReads(
           payload: string | null;
         }[]
       >`
-        WITH ${spans(plan)}
-        SELECT s.b AS bucket, c.count, c.min, c.max, c.sum, c.last_at AS "lastAt",
+        WITH RECURSIVE ${spans(plan)}, ${names('workflow_series_cells', projectId, workflow)}
+        SELECT s.b AS bucket, c.workflow, c.count, c.min, c.max, c.sum, c.last_at AS "lastAt",
                c.last_seq AS seq, c.last_value AS "lastValue", c.bin_keys::text AS keys,
                c.bin_counts::text AS counts, NULL AS payload
-          FROM spans s CROSS JOIN LATERAL (
+          FROM spans s CROSS JOIN names n CROSS JOIN LATERAL (
           SELECT * FROM workflow_series_cells c
-           WHERE c.project_id = ${projectId} AND c.workflow = ${workflow} AND c.key = ${key}
+           WHERE c.project_id = ${projectId} AND c.workflow = n.name AND c.key = ${key}
                  ${branch === undefined ? sql`` : sql`AND c.branch = ${branch}`}
                  AND c.start >= s.f AND c.start < s.t OFFSET 0) c
+         WHERE n.name IS NOT NULL
         UNION ALL
-        SELECT e.b, NULL, NULL, NULL, NULL, m.created_at, m.seq, NULL, NULL, NULL, m.payload
+        SELECT e.b, NULL, NULL, NULL, NULL, NULL, m.created_at, m.seq, NULL, NULL, NULL,
+               m.payload
           FROM edges e CROSS JOIN LATERAL (
           SELECT * FROM metrics m
            WHERE m.created_at >= e.f AND m.created_at < e.t AND ${records} OFFSET 0) m
         UNION ALL ${queued('stats_queue')}
         UNION ALL ${queued('workflow_queue')}
          ORDER BY seq`;
-      const cells: SeriesCell[] = [];
-      const found: { bucket: number; t: number; payload: Record<string, unknown> }[] = [];
+      const cells: WorkflowSeriesCell[] = [];
+      const found: WorkflowRecord[] = [];
       for (const row of rows) {
         if (row.payload === null) {
           cells.push({
             bucket: row.bucket,
+            workflow: row.workflow as string,
             count: Number(row.count),
             min: row.min,
             max: row.max,
@@ -301,9 +332,12 @@ export function pgWorkflowReads(
           continue;
         }
         const payload = JSON.parse(row.payload) as Record<string, unknown>;
-        if (workflowOf(payload) !== workflow) continue;
+        const of = kept(workflow, workflowOf(payload));
+        if (of === null) continue;
         const bucket = row.bucket >= 0 ? row.bucket : cellBucketOf(plan, row.lastAt);
-        if (bucket !== undefined) found.push({ bucket, t: Number(row.lastAt), payload });
+        if (bucket !== undefined) {
+          found.push({ workflow: of, bucket, t: Number(row.lastAt), payload });
+        }
       }
       return { cells, records: found };
     },

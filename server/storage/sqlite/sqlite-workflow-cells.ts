@@ -9,7 +9,12 @@ import {
   type WorkflowFoldEvent,
   type WorkflowFoldMetric,
 } from '../stats-fold.js';
-import type { EventCountCell, SeriesCell, StatsRepository } from '../storage.js';
+import type {
+  StatsRepository,
+  WorkflowEventCell,
+  WorkflowRecord,
+  WorkflowSeriesCell,
+} from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import { rawSpanParameters, type SqliteStatsIndex } from './sqlite-stats.js';
 import type { SqliteTimeMarks } from './sqlite-time-marks.js';
@@ -151,29 +156,43 @@ export function sqliteWorkflowReads(
     statement(`e-raw${branch}${eventType}`, () =>
       rawSpan('events', 'status, payload', branchAnd(branch, eventType)),
     );
-  const eventCells = (branch: boolean, eventType: boolean) =>
-    statement(
-      `e-cells${branch}${eventType}`,
-      () =>
-        `SELECT success, failure, cancelled, other FROM workflow_event_cells
-          WHERE project_id = ? AND workflow = ? AND start >= ? AND start < ?
-          ${branchAnd(branch, eventType)}`,
-    );
+  // Every workflow (workflow null): the project's workflow names, each found by one step down
+  // the primary key (a loose index scan), then each one's cells as for one workflow.
+  const names = (table: string) =>
+    `WITH RECURSIVE names(name) AS (
+       SELECT min(workflow) FROM ${table} WHERE project_id = ?
+       UNION ALL
+       SELECT (SELECT min(workflow) FROM ${table} WHERE project_id = ? AND workflow > name)
+         FROM names WHERE name IS NOT NULL)`;
+  const which = (table: string, all: boolean) =>
+    all
+      ? { head: names(table), from: `names JOIN ${table} c ON c.workflow = names.name`, where: '' }
+      : { head: '', from: `${table} c`, where: 'AND c.workflow = ?' };
+  const workflowParameters = (projectId: string, workflow: string | null) =>
+    workflow === null ? [projectId, projectId, projectId] : [projectId, workflow];
+  const eventCells = (branch: boolean, eventType: boolean, all: boolean) =>
+    statement(`e-cells${branch}${eventType}${all}`, () => {
+      const at = which('workflow_event_cells', all);
+      return `${at.head}
+        SELECT c.workflow, success, failure, cancelled, other FROM ${at.from}
+          WHERE c.project_id = ? ${at.where} AND start >= ? AND start < ?
+          ${branchAnd(branch, eventType)}`;
+    });
   const eventTail = statement(
     'e-tail',
     () =>
       `SELECT created_at AS t, branch, event_type AS eventType, status, payload FROM events
         WHERE seq > ? AND project_id = ? ORDER BY seq`,
   );
-  const seriesCells = (branch: boolean) =>
-    statement(
-      `s-cells${branch}`,
-      () =>
-        `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
-           FROM workflow_series_cells
-          WHERE project_id = ? AND workflow = ? AND key = ? AND start >= ? AND start < ?
-          ${branchAnd(branch)} ORDER BY start, last_at`,
-    );
+  const seriesCells = (branch: boolean, all: boolean) =>
+    statement(`s-cells${branch}${all}`, () => {
+      const at = which('workflow_series_cells', all);
+      return `${at.head}
+        SELECT c.workflow, count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
+           FROM ${at.from}
+          WHERE c.project_id = ? ${at.where} AND key = ? AND start >= ? AND start < ?
+          ${branchAnd(branch)} ORDER BY start, last_at`;
+    });
   const rawMetrics = (branch: boolean) =>
     statement(`s-raw${branch}`, () =>
       rawSpan('metrics', 'created_at AS t, payload', branchAnd(branch)),
@@ -185,22 +204,27 @@ export function sqliteWorkflowReads(
         WHERE seq > ? AND project_id = ? ORDER BY seq`,
   );
 
+  /** The record's workflow when it is the one asked for (null: any), else null. */
+  const kept = (workflow: string | null, payload: string | null) => {
+    const found = workflowOfText(payload);
+    return workflow === null || found === workflow ? found : null;
+  };
+
   return {
     workflowEventData(projectId, workflow, filter, plan) {
       const extra = [filter.branch, filter.eventType].filter((value) => value !== undefined);
       const has = [filter.branch !== undefined, filter.eventType !== undefined] as const;
-      const cells: EventCountCell[] = [];
+      const cells: WorkflowEventCell[] = [];
       for (const span of plan.cells) {
-        const rows = eventCells(has[0], has[1]).all(
-          projectId,
-          workflow,
+        const rows = eventCells(has[0], has[1], workflow === null).all(
+          ...workflowParameters(projectId, workflow),
           span.from,
           span.to,
           ...extra,
-        ) as Omit<EventCountCell, 'bucket'>[];
+        ) as Omit<WorkflowEventCell, 'bucket'>[];
         for (const row of rows) cells.push({ ...row, bucket: span.bucket });
       }
-      const events: { bucket: number; status: string | null }[] = [];
+      const events: { workflow: string; bucket: number; status: string | null }[] = [];
       for (const span of plan.raw) {
         const rows = rawEvents(has[0], has[1]).all(
           ...rawSpanParameters(marks, 'events', projectId, span, extra),
@@ -209,9 +233,9 @@ export function sqliteWorkflowReads(
           payload: string | null;
         }[];
         for (const row of rows) {
-          if (workflowOfText(row.payload) === workflow) {
-            events.push({ bucket: span.bucket, status: row.status });
-          }
+          const found = kept(workflow, row.payload);
+          if (found !== null)
+            events.push({ workflow: found, bucket: span.bucket, status: row.status });
         }
       }
       const tail = eventTail.all(index.watermark().events, projectId) as {
@@ -224,33 +248,39 @@ export function sqliteWorkflowReads(
       for (const event of tail) {
         if (filter.branch !== undefined && event.branch !== filter.branch) continue;
         if (filter.eventType !== undefined && event.eventType !== filter.eventType) continue;
-        if (workflowOfText(event.payload) !== workflow) continue;
+        const found = kept(workflow, event.payload);
+        if (found === null) continue;
         const bucket = cellBucketOf(plan, event.t);
-        if (bucket !== undefined) events.push({ bucket, status: event.status });
+        if (bucket !== undefined) events.push({ workflow: found, bucket, status: event.status });
       }
       return { cells, events };
     },
 
     workflowSeriesData(projectId, workflow, key, branch, plan: ReadPlan) {
       const extra = branch === undefined ? [] : [branch];
-      const cells: SeriesCell[] = [];
+      const cells: WorkflowSeriesCell[] = [];
       for (const span of plan.cells) {
-        const rows = seriesCells(branch !== undefined).all(
-          projectId,
-          workflow,
+        const rows = seriesCells(branch !== undefined, workflow === null).all(
+          ...workflowParameters(projectId, workflow),
           key,
           span.from,
           span.to,
           ...extra,
-        ) as (Omit<SeriesCell, 'bucket' | 'bins'> & { bins: Uint8Array })[];
+        ) as (Omit<WorkflowSeriesCell, 'bucket' | 'bins'> & { bins: Uint8Array })[];
         for (const row of rows) {
           cells.push({ ...row, bucket: span.bucket, bins: decodeBins(row.bins) });
         }
       }
-      const records: { bucket: number; t: number; payload: Record<string, unknown> }[] = [];
+      const records: WorkflowRecord[] = [];
       const keep = (bucket: number | undefined, t: number, text: string) => {
-        if (bucket === undefined || workflowOfText(text) !== workflow) return;
-        records.push({ bucket, t, payload: JSON.parse(text) as Record<string, unknown> });
+        const found = bucket === undefined ? null : kept(workflow, text);
+        if (bucket === undefined || found === null) return;
+        records.push({
+          workflow: found,
+          bucket,
+          t,
+          payload: JSON.parse(text) as Record<string, unknown>,
+        });
       };
       for (const span of plan.raw) {
         const rows = rawMetrics(branch !== undefined).all(

@@ -1,9 +1,52 @@
 import type { HeadlineFigure } from '../../../../contract/project-page.js';
-import type { ProjectView } from '../../../services/project-view-service.js';
+import { branchOf, statusOf } from '../../../domain/record-facts.js';
+import type { ProjectView, ViewQuery } from '../../../services/project-view-service.js';
+import { viewQueryOf } from './view-query.js';
+import { linksOf } from './views/event-links.js';
 
 /** The tables the page's CSV links export, each exactly as the page shows it (range, filters). */
-export const CSV_TABLES = ['headline', 'event-types', 'workflows', 'keys', 'chart'] as const;
+export const CSV_TABLES = [
+  'headline',
+  'build-health',
+  'event-types',
+  'workflows',
+  'keys',
+  'chart',
+  'timeline',
+] as const;
 export type CsvTable = (typeof CSV_TABLES)[number];
+
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+/** The Content-Disposition of an export's answer (its name has only word characters, . and -). */
+export const attachment = (file: string) => `attachment; filename="${file}"`;
+
+/** What an export's address asks for: the page's query, the table, and a chart's key. */
+export interface CsvRequest {
+  query: ViewQuery;
+  table: CsvTable;
+  key: string | undefined;
+  /** The file's name, `<table>[-<key>].csv`. */
+  file: string;
+}
+
+/**
+ * The export asked for by `?table=` (and `key` for a chart) with the page's own query (range,
+ * filters, the timeline's page); undefined when it makes no sense (400). A chart asked for is
+ * drawn (and so read) whatever the key list's page holds.
+ */
+export function csvRequestOf(raw: unknown): CsvRequest | undefined {
+  const q = (raw ?? {}) as { table?: unknown; key?: unknown };
+  const query = viewQueryOf(raw);
+  const table = CSV_TABLES.find((name) => name === q.table);
+  const key = typeof q.key === 'string' ? q.key : undefined;
+  if (!query || !table || (table === 'chart' && key === undefined)) return undefined;
+  return {
+    query: table === 'chart' ? { ...query, charts: [key as string] } : query,
+    table,
+    key,
+    file: `${table}${key === undefined ? '' : `-${key.replace(/[^\w.-]+/g, '_')}`}.csv`,
+  };
+}
 
 type Cell = string | number | null;
 
@@ -55,6 +98,34 @@ export function exportTable(
         ],
       );
     }
+    case 'build-health':
+      return csvOf(
+        ['start', 'end', 'success', 'failure', 'cancelled', 'other'],
+        view.summary.buckets.map((b) => [
+          b.start,
+          b.end,
+          b.success,
+          b.failure,
+          b.cancelled,
+          b.other,
+        ]),
+      );
+    case 'timeline':
+      return csvOf(
+        ['time', 'event_type', 'status', 'branch', 'description', 'commit', 'links'],
+        view.timeline.events.map((event) => {
+          const { commit, links } = linksOf(event);
+          return [
+            event.created_at,
+            event.eventType,
+            statusOf(event.payload),
+            branchOf(event.payload),
+            event.description,
+            commit ?? null,
+            links.map(([label, href]) => `${label}: ${href}`).join(' '),
+          ];
+        }),
+      );
     case 'event-types':
       return csvOf(
         ['event_type', 'runs', 'success_rate', 'success', 'failure', 'cancelled', 'other'],

@@ -7,7 +7,7 @@ import { publicBaseOf } from '../../base-path.js';
 import { layoutOf, redirectTo, sendPage, textOf } from '../dashboard/dashboard-pages.js';
 import type { Chrome, PageAssets } from '../dashboard/views/dashboard-layout.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
-import { CSV_TABLES, type CsvTable, exportTable } from './csv-export.js';
+import { attachment, CSV_TYPE, csvRequestOf, exportTable } from './csv-export.js';
 import { keepNewShareLink, takeNewShareLink } from './new-share-link.js';
 import { viewQueryOf } from './view-query.js';
 import { OwnerStatsView } from './views/project-stats-view.js';
@@ -94,25 +94,17 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
       }
     });
 
-    // A table or chart of the page as CSV, for the same range and filters (`table`, and `key`
-    // for a chart, which must be one the page draws).
+    // A table or chart of the page as CSV, for the same range and filters (csv-export.ts).
     app.get('/projects/:id/export.csv', { onRequest: statsHeaders }, async (request, reply) => {
       const { id } = (request as ProjectRequest).params;
-      const q = request.query as { table?: unknown; key?: unknown };
-      const query = viewQueryOf(request.query);
-      const table = CSV_TABLES.find((name) => name === q.table) as CsvTable | undefined;
-      const key = typeof q.key === 'string' ? q.key : undefined;
-      if (!query || !table || (table === 'chart' && key === undefined)) {
-        throw Object.assign(new Error('bad export query'), { statusCode: 400 });
-      }
-      // The chart asked for is drawn (and so read) whatever the key list's page holds.
-      const asked = table === 'chart' ? { ...query, charts: [key as string] } : query;
+      const asked = csvRequestOf(request.query);
+      if (!asked) throw Object.assign(new Error('bad export query'), { statusCode: 400 });
       let csv: string | undefined;
       try {
         const view = await app.heavyReads.run(id, () =>
-          projectView.forOwner(request.session.accountId, id, asked),
+          projectView.forOwner(request.session.accountId, id, asked.query),
         );
-        csv = exportTable(view, table, key);
+        csv = exportTable(view, asked.table, asked.key);
       } catch (error) {
         if (error instanceof NotFound) {
           throw Object.assign(new Error('no such project'), { statusCode: 404 });
@@ -122,11 +114,7 @@ export function ownerStatsPages(chrome: Chrome, assets: PageAssets) {
       if (csv === undefined) {
         throw Object.assign(new Error('no points for this key in the range'), { statusCode: 404 });
       }
-      const name = `${table}${key === undefined ? '' : `-${key.replace(/[^\w.-]+/g, '_')}`}.csv`;
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${name}"`)
-        .send(csv);
+      return reply.type(CSV_TYPE).header('content-disposition', attachment(asked.file)).send(csv);
     });
 
     // The build-duration key of the headline; empty: back to the default (duration_ms).

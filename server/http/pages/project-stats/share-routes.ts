@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import { NotFound } from '../../../domain/domain-errors.js';
 import { unitOf } from '../../../domain/unit-format.js';
@@ -11,6 +11,7 @@ import type { PageKit } from '../page-kit.js';
 import { STATS_PAGE_POLICY, securityHeaders } from '../security-headers.js';
 import { shareTestsRoutes } from '../tests/share-tests-routes.js';
 import { MAX_BADGE_LABEL, metricBadge, statusBadge } from './badges.js';
+import { attachment, CSV_TYPE, csvRequestOf, exportTable } from './csv-export.js';
 import { SHARE_PAGE_CACHE, type ShareAnswer, type ShareOwner, sharedPath } from './share-answer.js';
 import { viewQueryOf } from './view-query.js';
 import { SharedStatsView } from './views/project-stats-view.js';
@@ -106,6 +107,38 @@ export function shareRoutes(kit: PageKit) {
         return { status: 200, type: HTML, body };
       });
     });
+
+    // A table or chart of the page as CSV, as the owner's (csv-export.ts): what the share page
+    // shows, with its range and filters, cached and limited as the page is.
+    // Only a CSV answer is a download (not the 404 page of a revoked link, nor a refusal).
+    const download = {
+      onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        const asked = csvRequestOf(request.query);
+        if (asked && String(reply.getHeader('content-type')).startsWith('text/csv')) {
+          reply.header('content-disposition', attachment(asked.file));
+        }
+        return payload;
+      },
+    };
+    app.get<{ Params: { token: string } }>(
+      '/share/:token/export.csv',
+      download,
+      async (request, reply) => {
+        const asked = csvRequestOf(request.query);
+        reply.header('referrer-policy', 'no-referrer');
+        return answer(request, reply, SHARE_PAGE_CACHE, async ({ accountId, projectId }) => {
+          if (!asked) {
+            const error = "table must be one of the page's tables (and key a chart's).";
+            return { status: 400, type: JSON_TYPE, body: JSON.stringify({ error }) };
+          }
+          const view = await projectView.forSharedProject({ accountId, projectId }, asked.query);
+          const csv = exportTable(view, asked.table, asked.key);
+          return csv === undefined
+            ? { status: 404, type: JSON_TYPE, body: JSON.stringify({ error: 'No points.' }) }
+            : { status: 200, type: CSV_TYPE, body: csv };
+        });
+      },
+    );
 
     // The project's Tests view and a test's page, read-only (pages/tests/share-tests-routes.ts).
     shareTestsRoutes(app, answer, kit, chrome);

@@ -1,6 +1,7 @@
 import type { BuildSummary } from '../../../../../contract/stats-queries.js';
 import type { ViewRange } from '../../../../domain/view-ranges.js';
 import type { ChartMark } from '../../../../services/project-page/chart-marks.js';
+import { CsvLink } from './csv-link.js';
 import { formatTime } from './format.js';
 import { TimeAxis } from './time-axis.js';
 
@@ -16,7 +17,10 @@ export function BuildHealth({
   summary,
   range,
   marks,
+  csv,
 }: {
+  /** The bars' CSV (one row per bucket). */
+  csv?: string | undefined;
   summary: BuildSummary;
   range: ViewRange;
   /** Releases and deploys are drawn over the bars (alerts belong to their series' chart). */
@@ -101,6 +105,11 @@ export function BuildHealth({
           </li>
         ))}
       </ul>
+      {csv !== undefined && (
+        <p class="hint">
+          <CsvLink href={csv} what="the build-health bars" />
+        </p>
+      )}
     </section>
   );
 }

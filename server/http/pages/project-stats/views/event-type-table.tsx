@@ -1,4 +1,5 @@
 import type { ProjectView } from '../../../../services/project-view-service.js';
+import { CsvLink } from './csv-link.js';
 import { formatNumber } from './format.js';
 import { formatRate, SortHeader } from './sortable.js';
 
@@ -69,12 +70,8 @@ export function EventTypeTable({
         <p class="hint">More event types than shown: the first 30 in name order are listed.</p>
       )}
       <p class="hint">
-        {csv !== undefined && (
-          <a class="csv-link" href={csv} download>
-            CSV<span class="sr-only"> of the table by event type</span>
-          </a>
-        )}{' '}
-        Success rate: success ÷ (success + failure), as in build health.
+        <CsvLink href={csv} what="the table by event type" /> Success rate: success ÷ (success +
+        failure), as in build health.
       </p>
     </section>
   );

@@ -1,6 +1,7 @@
 import type { Headline, HeadlineFigure } from '../../../../../contract/project-page.js';
 import { formatFigure } from '../../../../domain/unit-format.js';
 import { Csrf } from '../../dashboard/form-controls.js';
+import { CsvLink } from './csv-link.js';
 import { formatNumber } from './format.js';
 
 /**
@@ -134,11 +135,7 @@ export function HeadlineCard({
         {headline.previous_to.slice(0, 16).replace('T', ' ')} UTC). Build duration:{' '}
         {key === null ? 'no key yet' : <code>{key}</code>}
         {key !== null && !headline.duration_key_set && ' (default)'}.{' '}
-        {csv !== undefined && (
-          <a class="csv-link" href={csv} download>
-            CSV<span class="sr-only"> of the headline</span>
-          </a>
-        )}
+        <CsvLink href={csv} what="the headline" />
       </p>
       {owner && (
         <form method="post" action={`${owner.path}/duration-key`} class="duration-key">

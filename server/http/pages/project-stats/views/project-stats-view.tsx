@@ -11,6 +11,7 @@ import {
   SharedFrame,
 } from '../../dashboard/views/dashboard-layout.js';
 import { BuildHealth } from './build-health.js';
+import { CsvLink } from './csv-link.js';
 import { EventTypeTable } from './event-type-table.js';
 import { formatNumber, formatTime } from './format.js';
 import { HeadlineCard } from './headline.js';
@@ -67,24 +68,19 @@ export function statsHref(
   return `${path}?${query}`;
 }
 
-/** Where a table or chart of the page is as CSV (owner pages only); undefined: none. */
+/**
+ * Where a table or chart of the page is as CSV, on the owner's page and a share link's alike
+ * (the timeline's: the page of it shown, `before`).
+ */
 type CsvHref = ((table: string, key?: string) => string) | undefined;
 
 function csvHrefOf(view: ProjectView, mode: StatsMode): CsvHref {
-  if (mode.kind !== 'owner') return undefined;
   return (table, key) => {
-    const base = statsHref(`${mode.path}/export.csv`, view);
+    const before = table === 'timeline' ? view.before : undefined;
+    const base = statsHref(`${mode.path}/export.csv`, view, before);
     const extra = new URLSearchParams({ table, ...(key === undefined ? {} : { key }) });
     return `${base}&${extra}`;
   };
-}
-
-function CsvLink({ href, what }: { href: string | undefined; what: string }) {
-  return href === undefined ? null : (
-    <a class="csv-link" href={href} download>
-      CSV<span class="sr-only"> of {what}</span>
-    </a>
-  );
 }
 
 function Filters({ view, path }: { view: ProjectView; path: string }) {
@@ -500,7 +496,12 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
       />
       <Filters view={view} path={mode.path} />
-      <BuildHealth summary={view.summary} range={range} marks={view.marks} />
+      <BuildHealth
+        summary={view.summary}
+        range={range}
+        marks={view.marks}
+        csv={csv?.('build-health')}
+      />
       <EventTypeTable
         csv={csv?.('event-types')}
         view={view}
@@ -518,6 +519,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
         owner={mode.kind === 'owner' ? { path: mode.path, csrf: mode.csrf } : undefined}
       />
       <Timeline
+        csv={csv?.('timeline')}
         timeline={view.timeline}
         first={view.before === undefined}
         workflow={view.workflow}

@@ -1,6 +1,7 @@
 import type { EventPage, StoredEvent } from '../../../../../contract/readback.js';
 import { branchOf, statusClass, statusOf } from '../../../../domain/record-facts.js';
 import { MAX_WORKFLOW_RECORDS } from '../../../../services/project-page/workflow-table.js';
+import { CsvLink } from './csv-link.js';
 import { linksOf } from './event-links.js';
 import { formatTime } from './format.js';
 
@@ -32,7 +33,10 @@ export function Timeline({
   pageHref,
   first,
   workflow,
+  csv,
 }: {
+  /** The CSV of the timeline's page shown. */
+  csv?: string | undefined;
   timeline: EventPage;
   /** The workflow or CI job the timeline is filtered to (`?workflow=`). */
   workflow?: string | undefined;
@@ -97,6 +101,7 @@ export function Timeline({
       <nav class="pager" aria-label="Timeline pages">
         {!first && <a href={pageHref(undefined)}>Newest</a>}
         {timeline.nextCursor && <a href={pageHref(timeline.nextCursor)}>Older events</a>}
+        {timeline.events.length > 0 && <CsvLink href={csv} what="these events" />}
       </nav>
     </section>
   );

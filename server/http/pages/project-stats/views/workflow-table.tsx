@@ -1,6 +1,7 @@
 import { formatFigure } from '../../../../domain/unit-format.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
-import { formatNumber, formatTime } from './format.js';
+import { CsvLink } from './csv-link.js';
+import { formatNumber } from './format.js';
 import { formatRate, SortHeader } from './sortable.js';
 
 /**
@@ -18,7 +19,7 @@ export function WorkflowTableCard({
   /** The page filtered to one workflow (undefined: all). */
   hrefOf: (workflow: string | undefined) => string;
 }) {
-  const { rows, partial, since } = view.workflows;
+  const { rows } = view.workflows;
   if (rows.length === 0) return null;
   const unit = view.headline.duration_p50.unit;
   const duration = (value: number | null) => (value === null ? '–' : formatFigure(value, unit));
@@ -66,19 +67,9 @@ export function WorkflowTableCard({
         </tbody>
       </table>
       <p class="hint">
-        {csv !== undefined && (
-          <a class="csv-link" href={csv} download>
-            CSV<span class="sr-only"> of the table by workflow</span>
-          </a>
-        )}{' '}
-        The workflow is the Action's <code>github.workflow</code>, else the CLI's{' '}
-        <code>ci.job</code>; the duration is the build-duration key's median.
-        {partial && since !== null && (
-          <>
-            {' '}
-            Read from the newest records only: since {formatTime(new Date(since).toISOString())}.
-          </>
-        )}
+        <CsvLink href={csv} what="the table by workflow" /> The workflow is the Action's{' '}
+        <code>github.workflow</code>, else the CLI's <code>ci.job</code>; the duration is the
+        build-duration key's median.
       </p>
     </section>
   );
