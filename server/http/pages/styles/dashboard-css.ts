@@ -23,6 +23,7 @@ body{margin:0;background:var(--bg);color:var(--text);font-family:var(--font);fon
 a{color:var(--link);text-underline-offset:.18em}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 code,.mono{font-family:var(--mono);font-size:.92em}
+.wrap-anywhere{overflow-wrap:anywhere}
 .skip{position:absolute;left:-9999px;top:0}.skip:focus{left:1rem;top:1rem;z-index:10;background:var(--surface);padding:.5rem 1rem}
 .topbar{background:var(--surface);border-bottom:1px solid var(--border)}
 .topbar-inner{max-width:72rem;margin:0 auto;padding:.7rem 1.25rem;display:flex;align-items:center;gap:1.5rem;flex-wrap:wrap}

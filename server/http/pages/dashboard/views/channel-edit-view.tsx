@@ -41,7 +41,7 @@ export function ChannelEditView(props: ChannelEditProps) {
         <Csrf token={csrf} />
         {errors.form && <p class="error">{errors.form}</p>}
         <p>
-          Sends to <code>{channel.target}</code>
+          Sends to <code class="wrap-anywhere">{channel.target}</code>
         </p>
         <TargetFields form={form} errors={errors} editing={channel} />
         <RulesFields form={form} errors={errors} />

@@ -18,7 +18,8 @@ export function SimpleTable({
         <thead>
           <tr>
             {columns.map((column) => (
-              <th scope="col">{column}</th>
+              // A column without a heading (a row's buttons) is named to screen readers.
+              <th scope="col">{column === '' ? <span class="sr-only">Actions</span> : column}</th>
             ))}
           </tr>
         </thead>
