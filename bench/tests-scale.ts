@@ -11,12 +11,20 @@ const SUMMARY_MIGRATION = 'tests as data: a summary per test and branch';
  * The per-test summaries built from the rows written here, by the statement the migration that
  * made them builds them with (the server keeps them as batches arrive; these rows bypass it).
  */
-function summaryBuild(list: readonly { name: string; sql: string }[]): string {
-  const sql = list.find((m) => m.name === SUMMARY_MIGRATION)?.sql ?? '';
-  const at = sql.indexOf('INSERT INTO test_summaries');
-  if (at < 0) throw new Error(`no migration "${SUMMARY_MIGRATION}"`);
+function summaryBuild(
+  list: readonly { name: string; sql: string }[],
+  name = SUMMARY_MIGRATION,
+  table = 'test_summaries',
+): string {
+  const sql = list.find((m) => m.name === name)?.sql ?? '';
+  const at = sql.indexOf(`INSERT INTO ${table}`);
+  if (at < 0) throw new Error(`no migration "${name}"`);
   return sql.slice(at);
 }
+const DAYS_MIGRATION = 'tests as data: counts and durations per test, branch and day';
+/** The per-day rows (test_days) built by their migration's statement, as the summaries are. */
+const daysBuild = (list: readonly { name: string; sql: string }[]) =>
+  summaryBuild(list, DAYS_MIGRATION, 'test_days');
 
 /**
  * Scenario `tests` (issue 25, "Scale and speed"): a project with TESTS tests, RUNS runs on three
@@ -165,6 +173,8 @@ export function seedTestsSqlite(databasePath: string, projectId: string, scale: 
         FROM test_results WHERE run_id = test_runs.id)`);
   db.exec('DELETE FROM test_summaries');
   db.exec(summaryBuild(migrations));
+  db.exec('DELETE FROM test_days');
+  db.exec(daysBuild(migrations));
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }
@@ -259,10 +269,14 @@ export async function seedTestsPostgres(
     await sql`DELETE FROM test_summaries`;
     await sql.unsafe(summaryBuild(pgMigrations));
     say('per-test summaries');
+    await sql`DELETE FROM test_days`;
+    await sql.unsafe(daysBuild(pgMigrations));
+    say('per-day rows');
     await sql`VACUUM ANALYZE test_results`;
     await sql`VACUUM ANALYZE test_runs`;
     await sql`ANALYZE test_cases`;
     await sql`VACUUM ANALYZE test_summaries`;
+    await sql`VACUUM ANALYZE test_days`;
     say('vacuum analyze');
   } finally {
     await sql.end({ timeout: 1 });

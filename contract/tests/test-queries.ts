@@ -75,6 +75,11 @@ export interface TestRow extends TestInfo {
   flaky_commits: string[];
   p50_ms: number | null;
   p95_ms: number | null;
+  /**
+   * The p50 over the period of the same length just before (the slowest list's trend, from the
+   * kept days); null in the other lists, or when the test did not run then.
+   */
+  p50_previous_ms: number | null;
   quarantined: boolean;
 }
 

@@ -17,6 +17,8 @@ import {
   percentile,
   type TestSummary,
 } from '../../domain/tests/test-analysis.js';
+import { type DayFigures, dayOf, figuresOf, p50Of } from '../../domain/tests/test-days.js';
+import { EVERY_BRANCH } from '../../domain/tests/test-recent.js';
 import { isFailure, STATUS_NAME } from '../../domain/tests/test-status.js';
 import type { Storage } from '../../storage/storage.js';
 import type { StoredTest } from '../../storage/tests/test-repository.js';
@@ -45,7 +47,12 @@ const info = (test: StoredTest) => ({
 });
 
 /** A test's line in the answers: its identity and what the analysis says of it. */
-const rowOf = (test: StoredTest, s: TestSummary, quarantined: boolean): TestRow => ({
+const rowOf = (
+  test: StoredTest,
+  s: TestSummary,
+  quarantined: boolean,
+  p50Previous: number | null = null,
+): TestRow => ({
   ...info(test),
   runs: s.runs,
   passed: s.passed,
@@ -60,6 +67,7 @@ const rowOf = (test: StoredTest, s: TestSummary, quarantined: boolean): TestRow 
   flaky_commits: s.flakyCommits,
   p50_ms: s.p50Ms,
   p95_ms: s.p95Ms,
+  p50_previous_ms: p50Previous,
   quarantined,
 });
 
@@ -81,7 +89,39 @@ const COLUMN: Record<Exclude<TestOrder, 'name'>, (s: TestSummary) => number | nu
   p95: (s) => s.p95Ms,
 };
 
-type Ranked = { test: StoredTest; summary: TestSummary };
+/** The columns a list is ordered by from the kept days (test-days.ts). */
+const DAY_COLUMNS = new Set<TestOrder>(['runs', 'failure_rate', 'p50', 'p95']);
+
+type Ranked = { test: StoredTest; summary: TestSummary; p50Previous?: number | null };
+
+/** A test's line from its kept days (test-days.ts): the flaky columns filled in from its page's analysis. */
+const dayLine = (f: DayFigures): TestSummary => ({
+  testId: f.testId,
+  runs: f.runs,
+  passed: f.passed,
+  failed: f.failed,
+  skipped: f.skipped,
+  passedOnRetry: f.retried,
+  failureRate: f.failureRate,
+  flaky: false,
+  flakyScore: 0,
+  firstFlakyAt: null,
+  lastFlakyAt: null,
+  flakyCommits: [],
+  p50Ms: f.p50Ms,
+  p95Ms: f.p95Ms,
+});
+
+/** The UTC days from the day of the first run to the day of the last (runs oldest first). */
+function daysOf(runs: readonly { createdAt: number }[], before?: number): number[] {
+  const first = runs[0];
+  const last = runs.at(-1);
+  if (first === undefined || last === undefined) return [];
+  const days: number[] = [];
+  const end = Math.min(dayOf(last.createdAt), before === undefined ? Infinity : before - 1);
+  for (let day = dayOf(first.createdAt); day <= end; day++) days.push(day);
+  return days;
+}
 
 /**
  * The order of get-tests' list: its sort's own (flaky by score, failing by failure rate then
@@ -161,6 +201,13 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
   type Range = Awaited<ReturnType<typeof rangeRuns>>;
 
+  /** The period of the same length just before a range (the headline's change, the trend). */
+  const previousOf = (query: { branch?: string | undefined }, range: Range) => ({
+    branch: query.branch,
+    from: range.from - (range.to - range.from),
+    to: range.from,
+  });
+
   /**
    * A range's runs and the results of theirs that `scope` needs, analysed: `summaries` has a
    * line for each test of the scope that ran (analysed-runs.ts).
@@ -193,21 +240,25 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
 
   /**
    * How a list is made: the flaky list in its own order from the flaky tests' scores
-   * (flakyOf) and its page's analysis; the flaky and failing lists from the flagged tests'
-   * analysis; a list in
-   * name order (`sort=name`, or `order=name`) by the names first, then the analysis of its page's
-   * tests alone; any other order ranks every test, so analyses every result of the runs.
+   * (flakyOf) and its page's analysis; in another order from the flagged tests' analysis; the
+   * failing list, and the slowest and by-name lists by runs, failure rate, p50 or p95, from the
+   * kept days (dayListOf); a list in name order (`sort=name`, or `order=name`) by the names
+   * first, then the analysis of its page's tests alone; the failing list by a flaky column from
+   * the flagged tests' analysis; any other order ranks every test, so analyses every result.
    */
   const planOf = (
     query: Pick<TestsQuery, 'sort' | 'order'>,
-  ): 'flaky' | 'flagged' | 'names' | 'all' =>
-    query.sort === 'flaky' && query.order === undefined
-      ? 'flaky'
-      : query.sort === 'flaky' || query.sort === 'failing'
-        ? 'flagged'
-        : (query.order ?? (query.sort === 'name' ? 'name' : 'p95')) === 'name'
-          ? 'names'
-          : 'all';
+  ): 'flaky' | 'flagged' | 'names' | 'days' | 'all' => {
+    const { sort, order } = query;
+    if (sort === 'flaky') return order === undefined ? 'flaky' : 'flagged';
+    // The failing list, in its own order or by a column the days keep (the name included).
+    if (sort === 'failing') {
+      return order === undefined || order === 'name' || DAY_COLUMNS.has(order) ? 'days' : 'flagged';
+    }
+    if ((order ?? (sort === 'name' ? 'name' : undefined)) === 'name') return 'names';
+    // The slowest list in its own order, and any list by a column the days keep.
+    return order === undefined || DAY_COLUMNS.has(order) ? 'days' : 'all';
+  };
 
   type Analysis = Awaited<ReturnType<typeof analysed>>;
 
@@ -216,7 +267,11 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
    * runs' counts (made again from their results with each batch: the same sums as over every
    * result), the tests that ran, the flaky tests.
    */
-  async function figures(range: Range, flaky: number): Promise<TestFigures> {
+  async function figures(
+    range: Range,
+    flaky: number,
+    tests: () => Promise<number> = async () => (await range.ranTests()).length,
+  ): Promise<TestFigures> {
     const { runs } = range;
     let passed = 0;
     let failed = 0;
@@ -227,7 +282,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     const durations = runs.map((run) => run.durationMs).sort((a, b) => a - b);
     return {
       runs: runs.length,
-      tests: (await range.ranTests()).length,
+      tests: await tests(),
       passRate: passed + failed === 0 ? null : passed / (passed + failed),
       flaky,
       suiteMs: percentile(durations, 0.5),
@@ -245,7 +300,7 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
   async function pageOf(
     query: TestsQuery,
     { from, to, runs, branch }: Range,
-    page: { test: StoredTest; summary: TestSummary }[],
+    page: Ranked[],
     total: number,
   ): Promise<TestList> {
     const quarantined = new Set(
@@ -256,7 +311,9 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
       to: iso(to),
       branch,
       runs: runs.length,
-      tests: page.map(({ test, summary }) => rowOf(test, summary, quarantined.has(test.key))),
+      tests: page.map(({ test, summary, p50Previous }) =>
+        rowOf(test, summary, quarantined.has(test.key), p50Previous ?? null),
+      ),
       nextCursor: next(offsetOf(query.cursor), query.limit, total),
     };
   }
@@ -325,11 +382,73 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     return pageOf(query, range, page, tests.length);
   }
 
+  /**
+   * A list from the kept days (test-days.ts): every test with a day row in the range's days
+   * (the failing list: those with a failure), by the figures of those days; the page's tests
+   * analysed from their results for the flaky columns only. The slowest list's rows carry their
+   * p50 over the previous period's days (the trend).
+   */
+  async function dayListOf(query: TestsQuery, range: Range): Promise<TestList> {
+    const days = daysOf(range.runs);
+    const branch = query.branch ?? EVERY_BRANCH;
+    const sums =
+      days.length === 0 ? [] : await storage.tests.daySums(query.projectId, branch, days);
+    const lines = new Map<number, TestSummary>();
+    for (const s of sums) {
+      const line = dayLine(figuresOf(s));
+      if (query.sort !== 'failing' || line.failed > 0) lines.set(s.testId, line);
+    }
+    const ids = await searched(query.projectId, [...lines.keys()], query.q);
+    const rows: Ranked[] = (await storage.tests.tests(query.projectId, ids)).map((test) => ({
+      test,
+      summary: lines.get(test.id) as TestSummary,
+    }));
+    rows.sort(orderOf(query));
+    const offset = offsetOf(query.cursor);
+    const page = rows.slice(offset, offset + query.limit);
+    const exact = new Map(
+      (
+        await analysedPage(
+          range,
+          page.map((row) => row.test),
+        )
+      ).map((row) => [row.test.id, row]),
+    );
+    for (const row of page) {
+      const s = exact.get(row.test.id)?.summary;
+      if (s === undefined) continue;
+      Object.assign(row.summary, {
+        flaky: s.flaky,
+        flakyScore: s.flakyScore,
+        firstFlakyAt: s.firstFlakyAt,
+        lastFlakyAt: s.lastFlakyAt,
+        flakyCommits: s.flakyCommits,
+      });
+    }
+    if (query.sort === 'slowest' && page.length > 0) {
+      const previous = await rangeRuns(query.projectId, previousOf(query, range));
+      const before = daysOf(previous.runs, days[0]);
+      const sumsBefore =
+        before.length === 0
+          ? []
+          : await storage.tests.daySums(
+              query.projectId,
+              branch,
+              before,
+              page.map((row) => row.test.id),
+            );
+      const p50s = new Map(sumsBefore.map((s) => [s.testId, p50Of(s.bins)]));
+      for (const row of page) row.p50Previous = p50s.get(row.test.id) ?? null;
+    }
+    return pageOf(query, range, page, rows.length);
+  }
+
   /** get-tests' page of `query` over a range: the plan's way (planOf). */
   async function answerOf(query: TestsQuery, range: Range): Promise<TestList> {
     const plan = planOf(query);
     if (plan === 'names') return namedListOf(query, range);
     if (plan === 'flaky') return flakyListOf(query, range, await flakyOf(range));
+    if (plan === 'days') return dayListOf(query, range);
     return listOf(query, await analysedOf(range, plan === 'all' ? 'all' : 'flagged'));
   }
 
@@ -404,17 +523,25 @@ export function testQueryService(storage: Storage, access: ProjectAccess) {
     ): Promise<{ headline: { current: TestFigures; previous: TestFigures }; list: TestList }> {
       await own(accountId, query.projectId);
       const current = await rangeRuns(query.projectId, query);
-      const previous = await rangeRuns(query.projectId, {
-        branch: query.branch,
-        from: query.from - (query.to - query.from),
-        to: query.from,
-      });
+      const previous = await rangeRuns(query.projectId, previousOf(query, current));
       const flaky = await flakyOf(current);
       const plan = planOf(query);
       return {
         headline: {
           current: await figures(current, flaky.size),
-          previous: await figures(previous, (await flakyOf(previous)).size),
+          previous: await figures(
+            previous,
+            (await flakyOf(previous)).size,
+            async () =>
+              // The tests that ran in the previous period: from its kept days (test-days.ts).
+              (
+                await storage.tests.dayTests(
+                  query.projectId,
+                  query.branch ?? EVERY_BRANCH,
+                  daysOf(previous.runs, daysOf(current.runs)[0]),
+                )
+              ).length,
+          ),
         },
         list:
           plan === 'flaky'

@@ -793,4 +793,59 @@ export const pgMigrations: PgMigration[] = [
         FROM ranked GROUP BY project_id, test_id, branch;
     `,
   },
+  {
+    version: 28,
+    name: 'tests as data: counts and durations per test, branch and day',
+    sql: `
+      -- As SQLite's migration 29 (see there); test_bins_add adds two rows' histograms, as the
+      -- ingest's upsert does.
+      CREATE TABLE test_days (
+        project_id TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        day        INTEGER NOT NULL,
+        test_id    BIGINT NOT NULL,
+        runs       INTEGER NOT NULL,
+        passed     INTEGER NOT NULL,
+        failed     INTEGER NOT NULL,
+        skipped    INTEGER NOT NULL,
+        retried    INTEGER NOT NULL,
+        bins       TEXT NOT NULL,
+        PRIMARY KEY (project_id, branch, day, test_id)
+      );
+      CREATE FUNCTION test_bins_add(a text, b text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT coalesce(string_agg(k || ':' || n, ',' ORDER BY k), '')
+          FROM (SELECT split_part(e, ':', 1)::int AS k, sum(split_part(e, ':', 2)::int) AS n
+                  FROM unnest(coalesce(string_to_array(nullif(a, ''), ','), '{}')
+                              || coalesce(string_to_array(nullif(b, ''), ','), '{}')) AS e
+                 GROUP BY 1) AS s
+         WHERE n <> 0
+      $$;
+      -- Built from the results stored so far (bench/tests-scale.ts runs the same statement).
+      INSERT INTO test_days (project_id, branch, day, test_id, runs, passed, failed, skipped,
+                             retried, bins)
+      WITH scoped AS (
+        SELECT u.project_id, u.branch, (u.created_at / 86400000)::int AS day, r.test_id,
+               r.status, r.attempts, r.duration_ms
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id WHERE u.branch IS NOT NULL
+        UNION ALL
+        SELECT u.project_id, '', (u.created_at / 86400000)::int, r.test_id, r.status,
+               r.attempts, r.duration_ms
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id
+      ), binned AS (
+        SELECT project_id, branch, day, test_id,
+               CASE WHEN status = 3 THEN NULL WHEN duration_ms < 1 THEN 0
+                    ELSE ceil(ln(duration_ms::float8) / ln(1.02::float8 / 0.98::float8))::int
+                         + 20000 END AS bin,
+               count(*) AS n, count(*) FILTER (WHERE status = 0) AS p,
+               count(*) FILTER (WHERE status IN (1, 2)) AS f,
+               count(*) FILTER (WHERE status = 3) AS s,
+               count(*) FILTER (WHERE status = 0 AND attempts > 1) AS rt
+          FROM scoped GROUP BY project_id, branch, day, test_id, bin
+      )
+      SELECT project_id, branch, day, test_id, sum(n), sum(p), sum(f), sum(s), sum(rt),
+             coalesce(string_agg(bin || ':' || n, ',' ORDER BY bin)
+                        FILTER (WHERE bin IS NOT NULL), '')
+        FROM binned GROUP BY project_id, branch, day, test_id;
+    `,
+  },
 ];

@@ -201,6 +201,11 @@ export function pgRetention(sql: Sql): RetentionRepository {
               DELETE FROM test_summaries WHERE project_id = ${projectId} AND last_run <
                 coalesce((SELECT min(id) FROM test_runs WHERE project_id = ${projectId}),
                          9007199254740991)`;
+            // And the day rows before the oldest kept run's day (sqlite-retention.ts).
+            await tx`
+              DELETE FROM test_days WHERE project_id = ${projectId} AND day <
+                coalesce((SELECT min(created_at) FROM test_runs WHERE project_id = ${projectId})
+                           / 86400000, 2147483647)`;
             return;
           }
           const asked = limit - batch.deleted;

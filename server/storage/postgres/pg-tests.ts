@@ -1,3 +1,4 @@
+import { type DaySums, dayChanges, dayOf } from '../../domain/tests/test-days.js';
 import {
   EVERY_BRANCH,
   type SummaryChange,
@@ -116,7 +117,17 @@ async function ingestIn(
     r.attempts,
     r.message === null ? null : (messageIds.get(r.message) ?? null),
   ]);
-  const merged = await tx<{ testId: string; status: number; attempts: number }[]>`
+  // The batch's tests already in the run (a later batch): their day rows take their merge's change.
+  const earlier =
+    prior === undefined
+      ? []
+      : await tx<{ testId: string; status: number; durationMs: number; attempts: number }[]>`
+          SELECT test_id AS "testId", status, duration_ms AS "durationMs", attempts
+            FROM test_results WHERE run_id = ${runId} AND created_at = ${resultsAt}
+             AND test_id = ANY(${integerArray(rows.map((r) => r[0] as number))}::bigint[])`;
+  const merged = await tx<
+    { testId: string; status: number; attempts: number; durationMs: number }[]
+  >`
     INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id, created_at)
     SELECT ${runId}, r.t, r.s, r.d, r.a, r.m, ${resultsAt}::bigint
       FROM json_to_recordset(${json(rows.map(([t, s, d, a, m]) => ({ t, s, d, a, m })))}::text::json)
@@ -126,15 +137,16 @@ async function ingestIn(
       duration_ms = test_results.duration_ms + excluded.duration_ms,
       attempts = test_results.attempts + excluded.attempts,
       message_id = coalesce(test_results.message_id, excluded.message_id)
-    RETURNING test_id AS "testId", status, attempts`;
+    RETURNING test_id AS "testId", status, attempts, duration_ms AS "durationMs"`;
   await tx`
     UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
       (${tx.unsafe(RECOUNT)} ${runId}) WHERE id = ${runId}`;
   // A run that names its branch only now: its earlier results join that branch's summaries.
   const all =
     prior !== undefined && prior.branch === null && run.branch !== null
-      ? await tx<{ testId: string; status: number; attempts: number }[]>`
-          SELECT test_id AS "testId", status, attempts FROM test_results WHERE run_id = ${runId}`
+      ? await tx<{ testId: string; status: number; attempts: number; durationMs: number }[]>`
+          SELECT test_id AS "testId", status, attempts, duration_ms AS "durationMs"
+            FROM test_results WHERE run_id = ${runId}`
       : merged;
   await keepSummaries(
     tx,
@@ -143,6 +155,38 @@ async function ingestIn(
     run.branch,
     all.map((c) => ({ testId: Number(c.testId), status: c.status, attempts: c.attempts })),
   );
+  // Under the summaries' lock, as they are (keepSummaries).
+  const before = new Map(earlier.map((r) => [Number(r.testId), r]));
+  const days = dayChanges(
+    run.branch,
+    merged.map((r) => ({
+      testId: Number(r.testId),
+      before: before.get(Number(r.testId)),
+      after: r,
+    })),
+    all === merged ? null : all.map((r) => ({ testId: Number(r.testId), after: r })),
+  ).map((r) => ({
+    b: r.branch,
+    t: r.testId,
+    n: r.runs,
+    p: r.passed,
+    f: r.failed,
+    s: r.skipped,
+    r: r.retried,
+    h: r.bins,
+  }));
+  await tx`
+    INSERT INTO test_days (project_id, branch, day, test_id, runs, passed, failed, skipped,
+                           retried, bins)
+    SELECT ${run.projectId}, d.b, ${dayOf(Number(runRow?.created_at ?? at))}, d.t, d.n, d.p, d.f,
+           d.s, d.r, d.h
+      FROM json_to_recordset(${json(days)}::text::json)
+        AS d(b text, t bigint, n int, p int, f int, s int, r int, h text)
+    ON CONFLICT (project_id, branch, day, test_id) DO UPDATE SET
+      runs = test_days.runs + excluded.runs, passed = test_days.passed + excluded.passed,
+      failed = test_days.failed + excluded.failed, skipped = test_days.skipped + excluded.skipped,
+      retried = test_days.retried + excluded.retried,
+      bins = test_bins_add(test_days.bins, excluded.bins)`;
   return { stored: true };
 }
 
@@ -285,6 +329,49 @@ export function pgTests(sql: Sql): TestRepository {
         testId: Number(row.testId),
         lastRun: Number(row.lastRun),
       }));
+    },
+
+    async daySums(projectId, branch, days, testIds) {
+      const every = testIds === undefined;
+      const rows = await sql<
+        {
+          testId: string;
+          runs: string;
+          passed: string;
+          failed: string;
+          skipped: string;
+          retried: string;
+          bins: string;
+        }[]
+      >`
+        SELECT test_id AS "testId", sum(runs) AS runs, sum(passed) AS passed,
+               sum(failed) AS failed, sum(skipped) AS skipped, sum(retried) AS retried,
+               coalesce(string_agg(nullif(bins, ''), ','), '') AS bins
+          FROM test_days
+         WHERE project_id = ${projectId} AND branch = ${branch}
+           AND day = ANY(${integerArray(days)}::int[])
+           AND (${every} OR test_id = ANY(${integerArray(testIds ?? [])}::bigint[]))
+         GROUP BY test_id`;
+      return rows.map(
+        (row): DaySums => ({
+          testId: Number(row.testId),
+          runs: Number(row.runs),
+          passed: Number(row.passed),
+          failed: Number(row.failed),
+          skipped: Number(row.skipped),
+          retried: Number(row.retried),
+          bins: row.bins,
+        }),
+      );
+    },
+
+    async dayTests(projectId, branch, days) {
+      const rows = await sql<{ id: string }[]>`
+        SELECT DISTINCT test_id AS id FROM test_days
+         WHERE project_id = ${projectId} AND branch = ${branch}
+           AND day = ANY(${integerArray(days)}::int[])
+         ORDER BY test_id`;
+      return rows.map((row) => Number(row.id));
     },
 
     async flaggedResults(runIds) {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { binsAdd } from '../../domain/tests/test-days.js';
 import { pendingMigrations } from '../schema-version.js';
 import { migrations as allMigrations, type Migration } from './sqlite-migrations.js';
 
@@ -24,6 +25,10 @@ export function openConnection(path: string, durability: 'full' | 'normal' = 'fu
     db.pragma('secure_delete = ON');
     // Another process (the admin CLI) may hold the write lock for a moment.
     db.pragma('busy_timeout = 5000');
+    // The per-day histograms' upsert adds a batch's bins to a row's (domain/tests/test-days.ts).
+    db.function('test_bins_add', { deterministic: true }, (a, b) =>
+      binsAdd(a as string | null, b as string | null),
+    );
     return db;
   } catch (error) {
     db.close();

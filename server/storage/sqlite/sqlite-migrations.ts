@@ -844,4 +844,52 @@ export const migrations: Migration[] = [
         FROM ranked GROUP BY project_id, test_id, branch;
     `,
   },
+  {
+    version: 29,
+    name: 'tests as data: counts and durations per test, branch and day',
+    sql: `
+      -- Per test, on each branch and on every branch (branch ''), per UTC day of its runs (the
+      -- run's time, days since 1970): its results' counts (failed counts errors; retried: passed
+      -- on retry) and a histogram of the durations of those not skipped, "bin:count" by
+      -- ascending bin, the 2 % bins of domain/sketch.ts. Kept by each stored batch
+      -- (domain/tests/test-days.ts); the failing, slowest and by-name lists and the Tests view's
+      -- previous period read a range's days instead of its results (docs/tests.md, "Kept per day").
+      CREATE TABLE test_days (
+        project_id TEXT NOT NULL,
+        branch     TEXT NOT NULL,
+        day        INTEGER NOT NULL,
+        test_id    INTEGER NOT NULL,
+        runs       INTEGER NOT NULL,
+        passed     INTEGER NOT NULL,
+        failed     INTEGER NOT NULL,
+        skipped    INTEGER NOT NULL,
+        retried    INTEGER NOT NULL,
+        bins       TEXT NOT NULL,
+        PRIMARY KEY (project_id, branch, day, test_id)
+      ) WITHOUT ROWID;
+      -- Built from the results stored so far (bench/tests-scale.ts runs the same statement).
+      INSERT INTO test_days (project_id, branch, day, test_id, runs, passed, failed, skipped,
+                             retried, bins)
+      WITH scoped AS (
+        SELECT u.project_id, u.branch, u.created_at / 86400000 AS day, r.test_id, r.status,
+               r.attempts, r.duration_ms
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id WHERE u.branch IS NOT NULL
+        UNION ALL
+        SELECT u.project_id, '', u.created_at / 86400000, r.test_id, r.status, r.attempts,
+               r.duration_ms
+          FROM test_results r JOIN test_runs u ON u.id = r.run_id
+      ), binned AS (
+        SELECT project_id, branch, day, test_id,
+               CASE WHEN status = 3 THEN NULL WHEN duration_ms < 1 THEN 0
+                    ELSE CAST(ceil(ln(duration_ms) / ln(1.02 / 0.98)) AS INTEGER) + 20000 END AS bin,
+               count(*) AS n, sum(status = 0) AS p, sum(status IN (1, 2)) AS f,
+               sum(status = 3) AS s, sum(status = 0 AND attempts > 1) AS rt
+          FROM scoped GROUP BY project_id, branch, day, test_id, bin
+      )
+      SELECT project_id, branch, day, test_id, sum(n), sum(p), sum(f), sum(s), sum(rt),
+             coalesce(group_concat(CASE WHEN bin IS NOT NULL THEN bin || ':' || n END, ','
+                                   ORDER BY bin), '')
+        FROM binned GROUP BY project_id, branch, day, test_id;
+    `,
+  },
 ];

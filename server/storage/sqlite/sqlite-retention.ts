@@ -51,6 +51,13 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
        coalesce((SELECT min(id) FROM test_runs WHERE project_id = @project), 9007199254740991)`,
   );
 
+  // And the day rows before the oldest kept run's day (a day with runs left keeps its row whole).
+  const removeDays = db.prepare(
+    `DELETE FROM test_days WHERE project_id = @project AND day <
+       coalesce((SELECT min(created_at) FROM test_runs WHERE project_id = @project) / 86400000,
+                2147483647)`,
+  );
+
   return {
     retentionOf: (projectId) => (retentionOf.get(projectId) as number | null | undefined) ?? null,
     setRetention(projectId, days) {
@@ -90,6 +97,7 @@ export function sqliteRetention(db: Db): Sync<RetentionRepository> {
         if (run === undefined) {
           batch.done = true;
           removeSummaries.run({ project: projectId });
+          removeDays.run({ project: projectId });
           break;
         }
         const asked = limit - batch.deleted;

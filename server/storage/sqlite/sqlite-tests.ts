@@ -1,4 +1,11 @@
 import {
+  type DayChange,
+  type DaySums,
+  dayChanges,
+  dayOf,
+  type ResultShape,
+} from '../../domain/tests/test-days.js';
+import {
   EVERY_BRANCH,
   type SummaryChange,
   type SummaryRow,
@@ -41,9 +48,8 @@ export function sqliteTests(
   db: Db,
   idempotency: ReturnType<typeof sqliteIdempotency>,
 ): Sync<TestRepository> {
-  const upsertRun = db
-    .prepare(
-      `INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
+  const upsertRun = db.prepare(
+    `INSERT INTO test_runs (project_id, key, build_id, attempt, commit_sha, branch, pull_request,
                               event_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (project_id, key) DO UPDATE SET
@@ -51,9 +57,8 @@ export function sqliteTests(
          branch = coalesce(test_runs.branch, excluded.branch),
          pull_request = coalesce(test_runs.pull_request, excluded.pull_request),
          event_id = coalesce(test_runs.event_id, excluded.event_id)
-       RETURNING id`,
-    )
-    .pluck();
+       RETURNING id, created_at AS createdAt`,
+  );
   const findTestId = db
     .prepare('SELECT id FROM test_cases WHERE project_id = ? AND key = ?')
     .pluck();
@@ -65,6 +70,16 @@ export function sqliteTests(
     .prepare('SELECT id FROM test_messages WHERE project_id = ? AND text = ?')
     .pluck();
   const insertMessage = db.prepare('INSERT INTO test_messages (project_id, text) VALUES (?, ?)');
+  // A test new to the run (the common case) is one statement; one already in it (a later batch)
+  // is read first, so that its day rows take the change of its merge.
+  const insertResult = db.prepare(
+    `INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id)
+     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, test_id) DO NOTHING`,
+  );
+  const resultIn = db.prepare(
+    `SELECT status, duration_ms AS durationMs, attempts FROM test_results
+      WHERE run_id = ? AND test_id = ?`,
+  );
   const upsertResult = db.prepare(
     `INSERT INTO test_results (run_id, test_id, status, duration_ms, attempts, message_id)
      VALUES (?, ?, ?, ?, ?, ?)
@@ -73,13 +88,23 @@ export function sqliteTests(
        duration_ms = test_results.duration_ms + excluded.duration_ms,
        attempts = test_results.attempts + excluded.attempts,
        message_id = coalesce(test_results.message_id, excluded.message_id)
-     RETURNING status, attempts`,
+     RETURNING status, attempts, duration_ms AS durationMs`,
+  );
+  const keepDay = db.prepare(
+    `INSERT INTO test_days (project_id, branch, day, test_id, runs, passed, failed, skipped,
+                            retried, bins)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (project_id, branch, day, test_id) DO UPDATE SET
+       runs = runs + excluded.runs, passed = passed + excluded.passed,
+       failed = failed + excluded.failed, skipped = skipped + excluded.skipped,
+       retried = retried + excluded.retried, bins = test_bins_add(bins, excluded.bins)`,
   );
   const branchOfRun = db
     .prepare('SELECT branch FROM test_runs WHERE project_id = ? AND key = ?')
     .pluck();
   const runResults = db.prepare(
-    'SELECT test_id AS testId, status, attempts FROM test_results WHERE run_id = ?',
+    `SELECT test_id AS testId, status, attempts, duration_ms AS durationMs
+       FROM test_results WHERE run_id = ?`,
   );
   const summaryOf = db.prepare(
     `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
@@ -158,6 +183,23 @@ export function sqliteTests(
     `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
       WHERE test_id IN (SELECT value FROM json_each(?)) AND branch IN (SELECT value FROM json_each(?))`,
   );
+  const daySumsOf = db.prepare(
+    `SELECT test_id AS testId, sum(runs) AS runs, sum(passed) AS passed, sum(failed) AS failed,
+            sum(skipped) AS skipped, sum(retried) AS retried,
+            coalesce(group_concat(nullif(bins, '')), '') AS bins
+       FROM test_days
+      WHERE project_id = @project AND branch = @branch
+        AND day IN (SELECT value FROM json_each(@days))
+        AND (@every OR test_id IN (SELECT value FROM json_each(@tests)))
+      GROUP BY test_id`,
+  );
+  const dayTestsOf = db
+    .prepare(
+      `SELECT DISTINCT test_id FROM test_days
+        WHERE project_id = ? AND branch = ? AND day IN (SELECT value FROM json_each(?))
+        ORDER BY test_id`,
+    )
+    .pluck();
   const flaggedResultsOf = db.prepare(
     `SELECT ${RESULT_COLUMNS} FROM test_results INDEXED BY test_results_flagged
       WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}`,
@@ -242,7 +284,7 @@ export function sqliteTests(
         if (earlier) return { stored: false, earlier };
       }
       const before = branchOfRun.get(run.projectId, run.key) as string | null | undefined;
-      const runId = upsertRun.get(
+      const { id: runId, createdAt } = upsertRun.get(
         run.projectId,
         run.key,
         run.buildId,
@@ -252,8 +294,9 @@ export function sqliteTests(
         run.pullRequest,
         run.eventId,
         at,
-      ) as number;
+      ) as { id: number; createdAt: number };
       const changes: SummaryChange[] = [];
+      const days: DayChange[] = [];
       for (const result of results) {
         const { test } = result;
         let testId = findTestId.get(run.projectId, test.key) as number | undefined;
@@ -279,26 +322,54 @@ export function sqliteTests(
             messageId = Number(insertMessage.run(run.projectId, result.message).lastInsertRowid);
           }
         }
-        const merged = upsertResult.get(
+        const values = [
           runId,
           testId,
           result.status,
           result.durationMs,
           result.attempts,
           messageId,
-        ) as { status: number; attempts: number };
-        changes.push({ testId, ...merged });
+        ] as const;
+        if (insertResult.run(...values).changes > 0) {
+          changes.push({ testId, status: result.status, attempts: result.attempts });
+          days.push({ testId, after: result });
+        } else {
+          const before = resultIn.get(runId, testId) as ResultShape;
+          const after = upsertResult.get(...values) as ResultShape;
+          changes.push({ testId, status: after.status, attempts: after.attempts });
+          days.push({ testId, before, after });
+        }
       }
       recount.run(runId, runId);
       // A run named its branch only now: its earlier results join that branch's summaries too.
       const named = before === null && run.branch !== null;
-      const all = named ? (runResults.all(runId) as SummaryChange[]) : changes;
+      const every = named
+        ? (runResults.all(runId) as (SummaryChange & { durationMs: number })[])
+        : null;
+      const all = every ?? changes;
       const branches = run.branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, run.branch];
       const stored = all.flatMap((c) =>
         branches.flatMap((b) => (summaryOf.get(c.testId, b) as SummaryRow | undefined) ?? []),
       );
       for (const row of summariesAfter(stored, runId, run.branch, all)) {
         saveSummary.run(run.projectId, row.testId, row.branch, row.lastRun, row.recent);
+      }
+      const day = dayOf(createdAt);
+      const branchResults =
+        every === null ? null : every.map((c) => ({ testId: c.testId, after: c }));
+      for (const row of dayChanges(run.branch, days, branchResults)) {
+        keepDay.run(
+          run.projectId,
+          row.branch,
+          day,
+          row.testId,
+          row.runs,
+          row.passed,
+          row.failed,
+          row.skipped,
+          row.retried,
+          row.bins,
+        );
       }
       return { stored: true };
     },
@@ -351,6 +422,18 @@ export function sqliteTests(
 
     summaries: (testIds, branches) =>
       summariesOf.all(JSON.stringify(testIds), JSON.stringify(branches)) as SummaryRow[],
+
+    daySums: (projectId, branch, days, testIds) =>
+      daySumsOf.all({
+        project: projectId,
+        branch,
+        days: JSON.stringify(days),
+        every: testIds === undefined ? 1 : 0,
+        tests: JSON.stringify(testIds ?? []),
+      }) as DaySums[],
+
+    dayTests: (projectId, branch, days) =>
+      dayTestsOf.all(projectId, branch, JSON.stringify(days)) as number[],
 
     flaggedResults: (runIds) =>
       (flaggedResultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),

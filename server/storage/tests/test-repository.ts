@@ -1,4 +1,5 @@
 import type { TestResultInput } from '../../domain/tests/test-batch.js';
+import type { DaySums } from '../../domain/tests/test-days.js';
 import type { TestIdentity } from '../../domain/tests/test-identity.js';
 import type { SummaryRow } from '../../domain/tests/test-recent.js';
 import type { AppendResult, IdempotencyClaim } from '../storage.js';
@@ -121,6 +122,18 @@ export interface TestRepository {
   testsSince(projectId: string, branch: string, firstRunId: number): Promise<number[]>;
   /** The summaries of these tests on these branches. */
   summaries(testIds: readonly number[], branches: readonly string[]): Promise<SummaryRow[]>;
+  /**
+   * Per test, its `test_days` rows on `branch` (EVERY_BRANCH: every branch) of these days added
+   * up (the bins concatenated), for every test with a row (or only `testIds`'); any order.
+   */
+  daySums(
+    projectId: string,
+    branch: string,
+    days: readonly number[],
+    testIds?: readonly number[],
+  ): Promise<DaySums[]>;
+  /** The tests with a `test_days` row on `branch` in these days (ascending). */
+  dayTests(projectId: string, branch: string, days: readonly number[]): Promise<number[]>;
   /** The flagged results of these runs (failed, errored, passed on retry). */
   flaggedResults(runIds: readonly number[]): Promise<StoredTestResult[]>;
   /** The results of these tests in these runs (through the primary key). */

@@ -63,8 +63,10 @@ describe('get-tests in name order and by column', () => {
     const named = await all({ sort: 'name', limit: '2' });
     expect(named.map((t) => t.name)).toEqual(NAMES);
     // The names-first path analyses each page's tests alone: their lines are the full
-    // analysis's (sort=slowest analyses every result).
-    const full = new Map((await all({ sort: 'slowest' })).map((t) => [t.id, t]));
+    // analysis's (sort=slowest by the flaky score analyses every result).
+    const full = new Map(
+      (await all({ sort: 'slowest', order: 'flaky_score' })).map((t) => [t.id, t]),
+    );
     for (const row of named) expect(row).toEqual(full.get(row.id));
     expect(named.find((t) => t.name === 'flips')).toMatchObject({ flaky: true, failed: 2 });
     const backwards = await all({ sort: 'name', dir: 'desc', limit: '3' });

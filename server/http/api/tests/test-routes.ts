@@ -102,6 +102,7 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
                   flaky_commits: ['9f2c1e7'],
                   p50_ms: 410,
                   p95_ms: 890,
+                  p50_previous_ms: null,
                   quarantined: false,
                 },
               ],

@@ -192,6 +192,7 @@ function Row({ test, href, tab }: { test: TestRow; href: string; tab: Tab }) {
         </>
       )}
       <td>{duration(test.p50_ms)}</td>
+      {tab === 'slowest' && <td>{duration(test.p50_previous_ms)}</td>}
       <td>{duration(test.p95_ms)}</td>
     </tr>
   );
@@ -273,7 +274,12 @@ export function TestsView(props: TestsViewProps) {
                         ['p95', 'p95'],
                       ] as [string, TestOrder][]
                     ).map(([label, order]) => (
-                      <SortableHead label={label} order={order} path={path} query={query} />
+                      <>
+                        <SortableHead label={label} order={order} path={path} query={query} />
+                        {order === 'p50' && query.tab === 'slowest' && (
+                          <th scope="col">p50, period before</th>
+                        )}
+                      </>
                     ))}
                   </tr>
                 </thead>
