@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { type ServerProcess, startServerProcess } from '../test/helpers/process.js';
 
-const ADMIN = 'bench-admin-token-0123456789';
+/** The admin token the benchmarks' servers are started with. */
+export const ADMIN = 'bench-admin-token-0123456789';
 
 /** The backend the figures are of, as the benchmarks print it. */
 export const benchBackend = () => (process.env.DATABASE_URL ? 'postgres' : 'sqlite');

@@ -101,6 +101,25 @@ export interface HttpClientOptions {
   userAgent: string;
 }
 
+/** Bodies encoded ahead of their send (encodedBody), and reused by a retry. */
+const encodedBodies = new WeakMap<AnyRequest, string | Uint8Array>();
+
+/**
+ * What goes on the wire for `request`: its JSON, gzip-compressed for a batch of test cases the
+ * server said it takes compressed. Encoded once: sendTests encodes a batch while the one before
+ * it is in flight, so that the server is not kept waiting for it.
+ */
+export function encodedBody(request: AnyRequest): string | Uint8Array {
+  let body = encodedBodies.get(request);
+  if (body === undefined) {
+    const json = JSON.stringify(request.body);
+    // Loaded only for a batch of test cases the server said it takes compressed.
+    body = request.gzip ? process.getBuiltinModule('node:zlib').gzipSync(json, { level: 6 }) : json;
+    encodedBodies.set(request, body);
+  }
+  return body;
+}
+
 /**
  * Sends each request over the transport. Each attempt must be answered within `timeoutSeconds`,
  * headers and body; p-retry repeats attempts that failed on the network, timed out, or got 429 or
@@ -214,11 +233,7 @@ export class HttpStatsClient implements StatsClient {
   async #attempt(request: AnyRequest): Promise<Acknowledgement> {
     const { timeoutSeconds, userAgent, baseUrl, apiKey } = this.options;
     const timeoutMs = timeoutSeconds * 1000;
-    const json = JSON.stringify(request.body);
-    // Loaded only for a batch of test cases the server said it takes compressed.
-    const body = request.gzip
-      ? process.getBuiltinModule('node:zlib').gzipSync(json, { level: 6 })
-      : json;
+    const body = encodedBody(request);
     const exchange = this.transport.post(
       `${baseUrl}${request.path}`,
       body,

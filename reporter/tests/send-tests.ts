@@ -1,7 +1,7 @@
 import { Paths } from '../../contract/paths.js';
 import type { IngestTestsRequest } from '../../contract/tests/ingest-tests.js';
 import { TestLimits } from '../../contract/tests/test-limits.js';
-import type { Acknowledgement, StatsClient } from '../client.js';
+import { type Acknowledgement, encodedBody, type StatsClient } from '../client.js';
 import type { Inputs } from '../inputs.js';
 import type { RecordResult } from '../report.js';
 import type { ReportContext } from '../report-context.js';
@@ -46,9 +46,12 @@ export function runIdentity(
 /**
  * Sends every test case the reports gave, in batches of at most 5,000, each with its own
  * Idempotency-Key (the run's and the batch's number). The first batch goes as is; once the server
- * answers `Accept-Encoding: gzip`, the next ones are compressed. One result stands for the whole
- * run: acknowledged with the run's id once every batch was, or the first batch's failure (the
- * batches after it are not sent: the step's retries already had their chance).
+ * answers `Accept-Encoding: gzip`, the next ones are compressed. One batch at a time, but the next
+ * one is read and encoded while the server stores the one before (the CLI's part of a 100,000-case
+ * run then overlaps the server's; BENCHMARKS.md, "A run of 100,000 test cases end to end"). One
+ * result stands for the whole run: acknowledged with the run's id once every batch was, or the
+ * first batch's failure (the batches after it are not sent: the step's retries already had their
+ * chance).
  */
 export async function sendTests(
   client: StatsClient,
@@ -68,32 +71,53 @@ export async function sendTests(
     idempotencyKey: base,
     gzip: false,
   };
-  let gzip = false;
-  let batches = 0;
-  let last: Acknowledgement | undefined;
-  let replayed = true;
-  for (const batch of cases.batches()) {
-    batches += 1;
-    const request: TestsRequest = {
+  const requestOf = (batch: IngestTestsRequest['cases'], n: number, gzip: boolean) =>
+    ({
       kind: 'tests',
       path: Paths.ingestTests,
       body: { ...run, cases: batch },
-      idempotencyKey: idempotencyKey(context, `tests-${batches}`, execution),
+      idempotencyKey: idempotencyKey(context, `tests-${n}`, execution),
       gzip,
-    };
+    }) satisfies TestsRequest;
+  const batches = cases.batches();
+  let gzip = false;
+  let sent = 0;
+  let last: Acknowledgement | undefined;
+  let replayed = true;
+  let next = batches.next();
+  let request = next.done ? undefined : requestOf(next.value, 1, gzip);
+  while (request !== undefined) {
+    sent += 1;
+    const sending = client.send(request);
+    // A failure is read below, once the next batch is ready; never an unhandled rejection.
+    sending.catch(() => undefined);
+    next = batches.next();
+    let following: TestsRequest | undefined;
+    if (!next.done) {
+      following = requestOf(next.value, sent + 1, gzip);
+      // After the first answer the coding is known: the next body is encoded now, once this
+      // batch's bytes are on their way (setImmediate), while the server stores them.
+      if (sent > 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        encodedBody(following);
+      }
+    }
     try {
-      last = await client.send(request);
+      last = await sending;
     } catch (error) {
       return { request: summary, error: error as Error };
     }
     replayed &&= last.replayed;
     gzip = last.acceptsGzip === true;
+    // Made again in the rare case the server changed its mind about gzip.
+    if (following && following.gzip !== gzip) following = { ...following, gzip };
+    request = following;
   }
   return {
     request: summary,
     acknowledgement: {
       id: last?.id ?? '',
-      message: `${cases.size} test cases in ${batches} batch(es)`,
+      message: `${cases.size} test cases in ${sent} batch(es)`,
       replayed,
     },
   };

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { HttpStatsClient } from '../../../reporter/client.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  type Exchange,
+  HttpStatsClient,
+  type TransportResponse,
+} from '../../../reporter/client.js';
 import type { Inputs } from '../../../reporter/inputs.js';
 import { readActionContext } from '../../../reporter/report-context.js';
 import { CaseTable } from '../../../reporter/tests/case-table.js';
@@ -121,6 +125,53 @@ describe('sendTests', () => {
     );
     expect(transport.sent.length).toBe(2);
     expect(result?.error?.message).toBe('HTTP 400: Invalid request body. (cases.3.name: too long)');
+  });
+
+  it('encodes the next batch while the server stores one, and sends it only after the answer', async () => {
+    // The second batch's answer waits for the test; the others come at once.
+    let answerSecond: (response: TransportResponse) => void = () => undefined;
+    class HeldTransport extends FakeTransport {
+      override post(
+        url: string,
+        body: string | Uint8Array,
+        headers: Record<string, string>,
+        timeoutMs: number,
+      ): Exchange {
+        const exchange = super.post(url, body, headers, timeoutMs);
+        if (this.sent.length !== 2) return exchange;
+        const response = new Promise<TransportResponse>((resolve) => {
+          answerSecond = resolve;
+        });
+        return { ...exchange, response };
+      }
+    }
+    const transport = new HeldTransport().answer(ok(true), ok(true), ok(true));
+    const zlib = process.getBuiltinModule('node:zlib');
+    const gzip = vi.spyOn(zlib, 'gzipSync');
+    try {
+      const sending = sendTests(client(transport), context, withCases(15_000), 'exec1', undefined);
+      await vi.waitFor(() => expect(transport.sent.length).toBe(2));
+      // While the second batch is unanswered: the third is compressed already, not sent.
+      await vi.waitFor(() => expect(gzip).toHaveBeenCalledTimes(2));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(transport.sent.length).toBe(2);
+      answerSecond(ok(true));
+      const result = await sending;
+      expect(result?.acknowledgement?.message).toBe('15000 test cases in 3 batch(es)');
+      // Sent as encoded then: compressed once each, the third with its own cases and key.
+      expect(gzip).toHaveBeenCalledTimes(2);
+      const bodies = transport.sent.map((s) => s.body as Body);
+      expect(bodies.map((b) => b.cases.length)).toEqual([5000, 5000, 5000]);
+      expect((bodies[2] as Body).cases[0]).toMatchObject({ name: 't10000' });
+      expect(transport.sent.map((s) => s.headers['content-encoding'])).toEqual([
+        undefined,
+        'gzip',
+        'gzip',
+      ]);
+      expect(new Set(transport.sent.map((s) => s.headers['idempotency-key'])).size).toBe(3);
+    } finally {
+      gzip.mockRestore();
+    }
   });
 
   it('sends nothing without test cases', async () => {
