@@ -42,10 +42,10 @@ export class GroupCommit {
   #running: Promise<void> | undefined;
 
   /**
-   * With `durable`, each group commits with `synchronous=NORMAL` (the connection's own setting,
-   * FULL, is put back after it, for any writer outside the group commit) and its writes are
-   * answered once `durable()`, called after the commit, has resolved: the log is then on disk, as
-   * FULL would have made it inside COMMIT, but the event loop runs the next group meanwhile.
+   * With `durable` (on a connection at `synchronous=NORMAL`, whose COMMIT does not flush), each
+   * group's writes are answered once `durable()`, called after its commit, has resolved: the log
+   * is then on disk, as FULL would have made it inside COMMIT, but the event loop runs the next
+   * group meanwhile.
    */
   constructor(db: Db, durable?: () => Promise<void>) {
     this.#db = db;
@@ -150,8 +150,6 @@ export class GroupCommit {
   /** One transaction over the group; with `isolate`, each write in a savepoint of its own. */
   async #runGroup(group: Pending[], isolate: boolean): Promise<Outcome[]> {
     const s = this.#statements;
-    // Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
-    if (this.#durable) this.#db.exec('PRAGMA synchronous = NORMAL');
     s.begin.run();
     try {
       const outcomes: Outcome[] = [];
@@ -176,8 +174,6 @@ export class GroupCommit {
       // SQLite may already have rolled back by itself (some I/O errors do).
       if (this.#db.inTransaction) s.rollback.run();
       throw error;
-    } finally {
-      if (this.#durable) this.#db.exec('PRAGMA synchronous = FULL');
     }
   }
 }

@@ -87,8 +87,10 @@ export async function openSqliteStorage({
   onBackup,
 }: SqliteOptions): Promise<Storage> {
   const db = await openMigrated(path, durability, onBackup);
-  // DURABILITY=full: the log is flushed off the event loop, each write answered after (wal-sync.ts).
+  // DURABILITY=full: the migrations above committed with FULL; from here COMMIT does not flush,
+  // the log is flushed off the event loop and each write answered after (wal-sync.ts).
   const wal = durability === 'full' ? new WalSync(path) : undefined;
+  if (wal) db.pragma('synchronous = NORMAL');
   const commits = new GroupCommit(db, wal && (() => wal.sync()));
   const space = new SpaceWatch(() => hasRoom(dirname(path)));
   // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
@@ -220,6 +222,7 @@ export async function openSqliteStorage({
 
     async close() {
       await commits.drain();
+      wal?.close();
       db.close();
     },
   };

@@ -1,4 +1,4 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -6,22 +6,24 @@ import { dirname } from 'node:path';
  *
  * With `synchronous=FULL` SQLite flushes the log inside COMMIT, on the thread that commits: with
  * better-sqlite3 that is the event loop, which then waits for the disk (a millisecond or more per
- * group) with nothing else to do. The group commit instead commits with `synchronous=NORMAL` (the
- * frames are written to the log, not flushed) and asks this for a flush, which runs in libuv's
- * thread pool while the event loop parses and commits the next group; each write is answered only
- * once a flush that began after its commit has finished. The guarantee is the same as FULL's (a
- * 2xx means the log holding the write is on disk: FULL also flushes only the log at commit); what
- * changes is that a committed write is visible to other requests for the length of one flush
+ * group) with nothing else to do. Instead the connection commits with `synchronous=NORMAL` (the
+ * frames are written to the log, not flushed) and the group commit asks this for a flush, which
+ * runs in libuv's thread pool while the event loop parses and commits the next group; each write
+ * is answered only once a flush that began after its commit has finished. The guarantee is FULL's
+ * (a 2xx means the log holding the write is on disk: FULL also flushes only the log at commit);
+ * what changes is that a committed write is visible to other requests for the length of one flush
  * before it is durable, as in any group commit that answers after the flush.
  *
  * Flushes never overlap: a request made while one runs is served by the next, which starts when
  * the running one ends and so covers every commit made before it; requests made meanwhile share
- * it. `fdatasync`, as SQLite itself uses on Linux. The directory is flushed once, at the first
- * flush, in case the log file was created by this process.
+ * it. `fdatasync`, as SQLite itself uses on Linux. The log is opened once, after the connection
+ * (which created it) and kept open: SQLite deletes it only when the last connection closes, and
+ * the server's stays open until the end; the directory is flushed once, with the first flush.
  */
 export class WalSync {
   readonly #wal: string;
   readonly #directory: string;
+  #fd: number | undefined;
   #running: Promise<void> | undefined;
   #next: Promise<void> | undefined;
   #directoryFlushed = false;
@@ -43,9 +45,10 @@ export class WalSync {
     return this.#next;
   }
 
-  /** Resolves once every flush asked for so far has ended (before closing the file). */
-  async settled(): Promise<void> {
-    await Promise.allSettled([this.#running, this.#next]);
+  /** After the last flush (the group commit drained): lets go of the log. */
+  close(): void {
+    if (this.#fd !== undefined) closeQuietly(this.#fd);
+    this.#fd = undefined;
   }
 
   #start(): Promise<void> {
@@ -58,25 +61,32 @@ export class WalSync {
   }
 
   async #flush(): Promise<void> {
-    // Opened for each flush: a log that SQLite deleted and made again (when the last connection
-    // closed) is flushed as the file it is now, never through a stale descriptor.
-    const log = await open(this.#wal, 'r+').catch((error: NodeJS.ErrnoException) => {
-      // No log: SQLite removes it only after a checkpoint that flushed the database itself.
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    if (log) await syncAndClose(log, (file) => file.datasync());
+    // 'r+' never creates: the log exists once the connection has written (in WAL mode it is
+    // made when the connection first reads or writes, before any commit asks for a flush).
+    this.#fd ??= openSync(this.#wal, 'r+');
+    await flushed(this.#fd, fdatasync);
     if (!this.#directoryFlushed) {
-      await syncAndClose(await open(this.#directory, 'r'), (directory) => directory.sync());
+      const directory = openSync(this.#directory, 'r');
+      try {
+        await flushed(directory, fsync);
+      } finally {
+        closeQuietly(directory);
+      }
       this.#directoryFlushed = true;
     }
   }
 }
 
-async function syncAndClose(file: FileHandle, sync: (file: FileHandle) => Promise<void>) {
+function flushed(fd: number, flush: typeof fdatasync): Promise<void> {
+  return new Promise((resolve, reject) => {
+    flush(fd, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function closeQuietly(fd: number): void {
   try {
-    await sync(file);
-  } finally {
-    await file.close();
+    closeSync(fd);
+  } catch {
+    // Closing a descriptor only read or flushed: nothing to lose.
   }
 }
