@@ -24,9 +24,17 @@ export function capture(child: ChildProcess): () => string {
   return () => text;
 }
 
-/** Runs the built server as `npm start` does, on an ephemeral port, and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+/**
+ * Runs the built server as `npm start` does, on an ephemeral port, and waits until it listens;
+ * under `wrapper` (a command and its arguments before node's, such as strace's) when given.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  wrapper?: { command: string; prefix: string[] },
+): Promise<ServerProcess> {
+  const node = [process.execPath, SERVER_ENTRY];
+  const [command, ...args] = wrapper ? [wrapper.command, ...wrapper.prefix, ...node] : node;
+  const child = spawn(command as string, args, {
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../server/storage/sqlite/group-commit.js';
 import { tempDir } from '../helpers/server.js';
 
@@ -73,4 +73,83 @@ it('when the commit itself fails, every write of the group is rejected and nothi
   expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
   expect(rows()).toEqual([]);
   expect(commitsHeard).toBe(0);
+});
+
+describe('with the log flushed off the event loop (DURABILITY=full)', () => {
+  /** Each call of the flush, resolved or failed by the test: the disk, played by the test. */
+  let flushes: { resolve: () => void; reject: (error: Error) => void }[];
+  let durable: GroupCommit;
+  beforeEach(() => {
+    flushes = [];
+    durable = new GroupCommit(
+      db,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          flushes.push({ resolve, reject });
+        }),
+    );
+  });
+
+  const settledYet = async (promise: Promise<unknown>) => {
+    let settled = false;
+    void promise.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // Enough turns of the loop for a group to be scheduled, committed and answered.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    return settled;
+  };
+
+  it('answers only once the flush asked for after the commit has ended', async () => {
+    const write = durable.run(insert(1));
+    expect(await settledYet(write)).toBe(false);
+    // Committed (visible to reads) but not answered.
+    expect(rows()).toEqual([1]);
+    expect(flushes).toHaveLength(1);
+    flushes[0]?.resolve();
+    expect(await write).toBe(1);
+  });
+
+  it('the next group commits while the first waits for its flush; each is answered after its own', async () => {
+    const first = durable.run(insert(1));
+    expect(await settledYet(first)).toBe(false);
+    const second = durable.run(insert(2));
+    expect(await settledYet(second)).toBe(false);
+    expect(rows()).toEqual([1, 2]);
+    expect(flushes).toHaveLength(2);
+    flushes[1]?.resolve();
+    expect(await second).toBe(1);
+    expect(await settledYet(first)).toBe(false);
+    flushes[0]?.resolve();
+    expect(await first).toBe(1);
+  });
+
+  it('a failed flush acknowledges none of its group', async () => {
+    const writes = [durable.run(insert(1)), durable.run(insert(2))];
+    await settledYet(writes[0] as Promise<unknown>);
+    flushes[0]?.reject(new Error('EIO: i/o error, fdatasync'));
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/fdatasync/);
+  });
+
+  it('what a commit listener returns runs once its group is durable; drain waits for the flush', async () => {
+    const heard: string[] = [];
+    durable.onCommit(() => {
+      heard.push('committed');
+      return () => heard.push('durable');
+    });
+    const write = durable.run(insert(1));
+    await settledYet(write);
+    expect(heard).toEqual(['committed']);
+    let drained = false;
+    const draining = durable.drain().then(() => (drained = true));
+    await settledYet(draining);
+    expect(drained).toBe(false);
+    flushes[0]?.resolve();
+    await write;
+    await draining;
+    expect(heard).toEqual(['committed', 'durable']);
+  });
 });

@@ -31,14 +31,25 @@ export class GroupCommit {
     'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo',
     { run(): unknown }
   >;
-  readonly #listeners: (() => void)[] = [];
+  /** Flushes the log off the event loop (`wal-sync.ts`); without it, COMMIT flushes or not. */
+  readonly #durable: (() => Promise<void>) | undefined;
+  readonly #listeners: (() => (() => void) | undefined | void)[] = [];
+  /** Groups committed and not yet answered (waiting for their flush). */
+  readonly #flushing = new Set<Promise<void>>();
   readonly #beforeCommit: (() => void)[] = [];
   #queue: Pending[] = [];
   #scheduled = false;
   #running: Promise<void> | undefined;
 
-  constructor(db: Db) {
+  /**
+   * With `durable` (on a connection at `synchronous=NORMAL`, whose COMMIT does not flush), each
+   * group's writes are answered once `durable()`, called after its commit, has resolved: the log
+   * is then on disk, as FULL would have made it inside COMMIT, but the event loop runs the next
+   * group meanwhile.
+   */
+  constructor(db: Db, durable?: () => Promise<void>) {
     this.#db = db;
+    this.#durable = durable;
     this.#statements = {
       begin: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),
@@ -61,10 +72,15 @@ export class GroupCommit {
   async drain(): Promise<void> {
     await this.#running;
     if (this.#queue.length > 0) await this.#flush();
+    await Promise.allSettled(this.#flushing);
   }
 
-  /** `listener` runs after each group commit (the outbox worker wakes up that way). */
-  onCommit(listener: () => void): void {
+  /**
+   * `listener` runs after each group commit, before the next group runs. What it returns, if
+   * anything, runs once that group is durable, as its writes are answered (the outbox worker wakes
+   * up that way: nothing is sent for a write that a power cut could still take back).
+   */
+  onCommit(listener: () => (() => void) | undefined | void): void {
     this.#listeners.push(listener);
   }
 
@@ -109,12 +125,26 @@ export class GroupCommit {
       for (const item of group) item.reject(error);
       return;
     }
-    group.forEach((item, i) => {
-      const outcome = outcomes[i] as Outcome;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
+    const whenDurable = this.#listeners.map((listener) => listener());
+    const answer = () => {
+      group.forEach((item, i) => {
+        const outcome = outcomes[i] as Outcome;
+        if (outcome.ok) item.resolve(outcome.value);
+        else item.reject(outcome.error);
+      });
+      for (const then of whenDurable) then?.();
+    };
+    if (this.#durable === undefined) {
+      answer();
+      return;
+    }
+    // The next group may run while this one's log is flushed; this one is answered after.
+    const flushing: Promise<void> = this.#durable().then(answer, (error: unknown) => {
+      // Committed, but not known to be on disk: none of it is acknowledged.
+      for (const item of group) item.reject(error);
     });
-    for (const listener of this.#listeners) listener();
+    this.#flushing.add(flushing);
+    void flushing.finally(() => this.#flushing.delete(flushing));
   }
 
   /** One transaction over the group; with `isolate`, each write in a savepoint of its own. */

@@ -29,6 +29,7 @@ import { sqliteTests, testWrites } from './sqlite-tests.js';
 import { sqliteTimeMarks } from './sqlite-time-marks.js';
 import { sqliteVerdicts, verdictWrites } from './sqlite-verdicts.js';
 import { now, type Runner, wrap } from './sync.js';
+import { WalSync } from './wal-sync.js';
 
 export interface SqliteOptions {
   path: string;
@@ -86,7 +87,11 @@ export async function openSqliteStorage({
   onBackup,
 }: SqliteOptions): Promise<Storage> {
   const db = await openMigrated(path, durability, onBackup);
-  const commits = new GroupCommit(db);
+  // DURABILITY=full: the migrations above committed with FULL; from here COMMIT does not flush,
+  // the log is flushed off the event loop and each write answered after (wal-sync.ts).
+  const wal = durability === 'full' ? new WalSync(path) : undefined;
+  if (wal) db.pragma('synchronous = NORMAL');
+  const commits = new GroupCommit(db, wal && (() => wal.sync()));
   const space = new SpaceWatch(() => hasRoom(dirname(path)));
   // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
   const failed = (error: unknown): never => {
@@ -197,9 +202,8 @@ export async function openSqliteStorage({
     pagesVersion: () => pagesCommitted + countExternalCommits(),
 
     onJobsQueued(listener) {
-      commits.onCommit(() => {
-        if (outbox.takeQueued()) listener();
-      });
+      // The jobs of a group are looked for once it is on disk.
+      commits.onCommit(() => (outbox.takeQueued() ? listener : undefined));
     },
 
     async ping() {
@@ -218,6 +222,7 @@ export async function openSqliteStorage({
 
     async close() {
       await commits.drain();
+      wal?.close();
       db.close();
     },
   };

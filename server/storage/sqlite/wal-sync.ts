@@ -1,0 +1,92 @@
+import { closeSync, fdatasync, fsync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Flushes a SQLite file's write-ahead log to disk off the event loop, for `DURABILITY=full`.
+ *
+ * With `synchronous=FULL` SQLite flushes the log inside COMMIT, on the thread that commits: with
+ * better-sqlite3 that is the event loop, which then waits for the disk (a millisecond or more per
+ * group) with nothing else to do. Instead the connection commits with `synchronous=NORMAL` (the
+ * frames are written to the log, not flushed) and the group commit asks this for a flush, which
+ * runs in libuv's thread pool while the event loop parses and commits the next group; each write
+ * is answered only once a flush that began after its commit has finished. The guarantee is FULL's
+ * (a 2xx means the log holding the write is on disk: FULL also flushes only the log at commit);
+ * what changes is that a committed write is visible to other requests for the length of one flush
+ * before it is durable, as in any group commit that answers after the flush.
+ *
+ * Flushes never overlap: a request made while one runs is served by the next, which starts when
+ * the running one ends and so covers every commit made before it; requests made meanwhile share
+ * it. `fdatasync`, as SQLite itself uses on Linux. The log is opened once, after the connection
+ * (which created it) and kept open: SQLite deletes it only when the last connection closes, and
+ * the server's stays open until the end; the directory is flushed once, with the first flush.
+ */
+export class WalSync {
+  readonly #wal: string;
+  readonly #directory: string;
+  #fd: number | undefined;
+  #running: Promise<void> | undefined;
+  #next: Promise<void> | undefined;
+  #directoryFlushed = false;
+
+  constructor(databasePath: string) {
+    this.#wal = `${databasePath}-wal`;
+    this.#directory = dirname(databasePath);
+  }
+
+  /** Resolves once everything committed before the call is on disk. */
+  sync(): Promise<void> {
+    if (this.#next) return this.#next;
+    if (!this.#running) return this.#start();
+    // The running flush may have begun before the caller's commit: the next one covers it.
+    this.#next = this.#running.then(
+      () => this.#start(),
+      () => this.#start(),
+    );
+    return this.#next;
+  }
+
+  /** After the last flush (the group commit drained): lets go of the log. */
+  close(): void {
+    if (this.#fd !== undefined) closeQuietly(this.#fd);
+    this.#fd = undefined;
+  }
+
+  #start(): Promise<void> {
+    this.#next = undefined;
+    const running = this.#flush().finally(() => {
+      if (this.#running === running) this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  async #flush(): Promise<void> {
+    // 'r+' never creates: the log exists once the connection has written (in WAL mode it is
+    // made when the connection first reads or writes, before any commit asks for a flush).
+    this.#fd ??= openSync(this.#wal, 'r+');
+    await flushed(this.#fd, fdatasync);
+    if (!this.#directoryFlushed) {
+      const directory = openSync(this.#directory, 'r');
+      try {
+        await flushed(directory, fsync);
+      } finally {
+        closeQuietly(directory);
+      }
+      this.#directoryFlushed = true;
+    }
+  }
+}
+
+function flushed(fd: number, flush: typeof fdatasync): Promise<void> {
+  return new Promise((resolve, reject) => {
+    flush(fd, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closing a descriptor only read or flushed: nothing to lose.
+  }
+}
