@@ -69,7 +69,10 @@ const LINE =
 function answersBeforeTheirFlush(trace: string): { answers: number; early: number } {
   let written = 0; // writes to the log so far
   let flushed = 0; // of them, how many a finished flush covers
-  const started = new Map<string, { call: string; wal: boolean; covers: number; http200: boolean }>();
+  const started = new Map<
+    string,
+    { call: string; wal: boolean; covers: number; http200: boolean }
+  >();
   let answers = 0;
   let early = 0;
   const finish = (call: string, wal: boolean, covers: number, http200: boolean) => {
