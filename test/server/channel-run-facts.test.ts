@@ -16,7 +16,7 @@ import { fakeSlackApi } from '../helpers/fake-slack-api.js';
  * A build message tells its run's duration against the base branch's median and the run's top
  * regressions with their change (issue 30), and a regression judged on the run's metrics after
  * the message was sent sends it again: on Discord an edit (PATCH) of the same message, on Slack's
- * incoming webhooks a new message, to a generic webhook a new message of the same `data.run.key`.
+ * incoming webhooks a new message, to a generic webhook an update under the run's `webhook-id`.
  * Through the fake platforms, which enforce their formats and limits.
  */
 
@@ -208,15 +208,22 @@ describe('a build message with its duration against the base and its regressions
     expect(texts(2).some((t) => t === '*Regressions (1)*\n• t: 250 (+150 %)')).toBe(true);
     expect(texts(0).some((t) => t.startsWith('*Regressions'))).toBe(false);
 
-    // The generic webhook: the run's messages share data.run.key, each with its own webhook-id.
-    type Hook = { type: string; data: { run: { key: string }; facts?: Record<string, unknown> } };
+    // The generic webhook: the run's reports share data.run.key and the webhook-id of its first
+    // message, numbered by data.run.sequence.
+    type Hook = {
+      type: string;
+      data: { run: { key: string; sequence: number }; facts?: Record<string, unknown> };
+    };
     const hooks = stand.receiver.requests.map((r) => ({
       id: r.headers['webhook-id'],
       body: r.body as Hook,
     }));
     const of701 = hooks.filter((h) => h.body.data.run.key.includes('"701"'));
     expect(of701.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(of701.map((h) => h.id)).size).toBe(of701.length);
+    expect(new Set(of701.map((h) => h.id)).size).toBe(1);
+    const sequences = of701.map((h) => h.body.data.run.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    expect(new Set(sequences).size).toBe(sequences.length);
     expect(of701.at(-1)?.body.data.facts).toMatchObject({
       attempt: 1,
       regressionCount: 1,

@@ -248,23 +248,27 @@ describe('platforms that cannot edit', () => {
     expect(slack.limited()).toBe(0);
   });
 
-  it('generic webhooks: each report names its run, so a receiver can keep one record of it', async () => {
+  it("generic webhooks: each report of a run under its first message's webhook-id, numbered", async () => {
     await channel('webhook', `http://127.0.0.1:${receiver.port}/ci-hook`, { notify: ['builds'] });
     await report({ status: 'failure', runId: 555, attempt: 1 });
     await settledJobs(1);
     await report({ status: 'success', runId: 555, attempt: 2 });
     await settledJobs(2);
-    const bodies = receiver.requests.map(
-      (r) => r.body as { data: { status: string; run: { key: string; attempt: number } } },
-    );
-    expect(bodies.map((b) => [b.data.status, b.data.run.attempt])).toEqual([
-      ['failure', 1],
-      ['success', 2],
+    type Run = { key: string; attempt: number; sequence: number; update: boolean };
+    const bodies = receiver.requests.map((r) => r.body as { data: { status: string; run: Run } });
+    expect(bodies.map((b) => [b.data.status, b.data.run.attempt, b.data.run.update])).toEqual([
+      ['failure', 1, false],
+      ['success', 2, true],
     ]);
+    // Numbered in the order of the reports, so the receiver keeps the newer.
+    expect(bodies[0]?.data.run.sequence).toBeGreaterThan(0);
+    expect(bodies[1]?.data.run.sequence).toBeGreaterThan(bodies[0]?.data.run.sequence as number);
     expect(bodies[0]?.data.run.key).toBe(bodies[1]?.data.run.key);
-    // Each is a message of its own to Standard Webhooks (a receiver drops a repeated id).
+    // One record for the receiver to upsert: the run's first message's id on both
+    // (test/server/channel-run-identity.test.ts verifies them as a receiver does).
     const ids = receiver.requests.map((r) => r.headers['webhook-id']);
-    expect(new Set(ids).size).toBe(2);
+    expect(ids[0]).toMatch(/^msg_/);
+    expect(ids[1]).toBe(ids[0]);
   });
 });
 

@@ -15,7 +15,7 @@ import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
  * the message, the new failures (the test passed on main before), the known flaky ones and the
  * others are listed apart, a few names each, then "… and N more"; Discord's message is edited in
  * place, Slack's incoming webhook and Teams get a new message (a new failure is worth one), a
- * generic webhook a new message of the same run with `data.runTests`. Through the fake
+ * generic webhook an update of the run (its `webhook-id`) with `data.runTests`. Through the fake
  * platforms, which enforce their formats and size limits. What is new and what is flaky is
  * worked out here from docs/tests.md's definitions, apart from the server's code.
  */
@@ -186,6 +186,8 @@ describe("a build message with its run's new and flaky failures", () => {
     };
     const hooks = stand.receiver.requests.map((r) => r.body as Hook);
     expect(hooks[1]?.data.run.key).toBe(hooks[0]?.data.run.key);
+    const ids = stand.receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(ids[1]).toBe(ids[0]);
     expect(hooks[1]?.data.eventId).toBe(eventId);
     const names = (named: Named | undefined) => ({
       names: named?.tests.map((t) => t.name),

@@ -793,4 +793,14 @@ export const pgMigrations: PgMigration[] = [
         FROM ranked GROUP BY project_id, test_id, branch;
     `,
   },
+  {
+    version: 28,
+    name: "channels: a run's tests found by its build and attempt",
+    sql: `
+      -- As SQLite's migration 29 (see there).
+      ALTER TABLE channel_messages ADD COLUMN build_key TEXT;
+      CREATE INDEX channel_messages_by_build ON channel_messages(channel_id, build_key)
+        WHERE build_key IS NOT NULL;
+    `,
+  },
 ];

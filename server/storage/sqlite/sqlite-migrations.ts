@@ -844,4 +844,16 @@ export const migrations: Migration[] = [
         FROM ranked GROUP BY project_id, test_id, branch;
     `,
   },
+  {
+    version: 29,
+    name: "channels: a run's tests found by its build and attempt",
+    sql: `
+      -- The build and attempt a run's message was last sent for (JSON ["<build id>", attempt]),
+      -- so that test results sent without an eventId (ingest-tests' buildId and attempt) find
+      -- it. (A generic webhook's run keeps its webhook-id in message_id, as Discord's id is.)
+      ALTER TABLE channel_messages ADD COLUMN build_key TEXT;
+      CREATE INDEX channel_messages_by_build ON channel_messages(channel_id, build_key)
+        WHERE build_key IS NOT NULL;
+    `,
+  },
 ];
