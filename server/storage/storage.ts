@@ -469,6 +469,8 @@ export interface ChannelRepository {
   newFlaky(projectId: string, from: number, to: number): Promise<number>;
   /** The platform's id of the message a run has on the channel, if it was sent one. */
   runMessage(channelId: string, runKey: string): Promise<string | undefined>;
+  /** The outbox job whose report of the run was sent last on the channel (0: none known). */
+  runSentJob(channelId: string, runKey: string): Promise<number>;
   /**
    * A generic webhook's run's `webhook-id`, in one statement: the one the run has on the
    * channel, else `candidate`, remembered as the run's from now on (replicas sending two reports
@@ -501,6 +503,8 @@ export interface ChannelRepository {
       eventId?: string | undefined;
       buildKey?: string | undefined;
     },
+    /** The outbox job this report was sent by: the run's newest so far unless a later was. */
+    job?: number,
   ): Promise<void>;
   /** The messages the run `runRef` has on the channel, with the summaries sent in them. */
   runMessages(channelId: string, runRef: string): Promise<RunMessage[]>;

@@ -1,8 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Paths } from '../../contract/paths.js';
-import { VerdictPaths } from '../../contract/verdicts.js';
-import { type ChannelStand, channelStand, DISCORD_URL } from '../helpers/channel-server.js';
+import {
+  buildReport,
+  type ChannelStand,
+  channelStand,
+  DISCORD_URL,
+  regressionThreshold,
+  runContext,
+} from '../helpers/channel-server.js';
 import { FakeService, type RecordedRequest } from '../helpers/fake-service.js';
 import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
 import { startTestServer } from '../helpers/server.js';
@@ -19,40 +25,12 @@ import { startTestServer } from '../helpers/server.js';
  * the run their build id and attempt name.
  */
 
-const REPO = 'acme/web';
-
-const ci = (runId: number, attempt: number) => ({
-  ci: {
-    provider: 'github',
-    repository: REPO,
-    branch: 'main',
-    commit: `c0ffee${runId}`,
-    build_number: String(runId),
-    build_url: `https://github.com/${REPO}/actions/runs/${runId}`,
-    job: 'test',
-  },
-  github: { workflow: 'CI', run_id: runId, run_attempt: attempt },
-});
-
-async function build(stand: ChannelStand, runId: number, status: string, attempt = 1) {
-  const res = await stand.server.call('POST', Paths.ingestEvents, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      eventType: 'build',
-      payload: { status, ...ci(runId, attempt) },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as { id: string }).id;
-}
-
 async function metrics(stand: ChannelStand, runId: number, t: number, attempt = 1) {
   const res = await stand.server.call('POST', Paths.ingestMetrics, {
     key: stand.me.apiKey,
     body: {
       projectId: stand.me.projectId,
-      payload: { t, directions: { t: 'lower' }, ...ci(runId, attempt) },
+      payload: { t, directions: { t: 'lower' }, ...runContext(runId, attempt) },
     },
   });
   expect(res.statusCode, res.body).toBe(200);
@@ -153,24 +131,10 @@ function upsert(deliveries: readonly Delivery[]) {
   return records;
 }
 
-async function threshold(stand: ChannelStand, key: string) {
-  const res = await stand.server.call('POST', VerdictPaths.createThreshold, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      key,
-      branch: '*',
-      test: 'percentage',
-      upper_boundary: 0.1,
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-}
-
 describe("a generic webhook: one webhook-id for a run's life", () => {
   it('created, a status change, a re-run and a regression: one id, a growing sequence, each delivery signed afresh; another run another id', async () => {
     const stand = await channelStand('run-identity-webhook');
-    await threshold(stand, 't');
+    await regressionThreshold(stand, 't');
     await metrics(stand, 101, 100);
     await metrics(stand, 102, 100);
     const secret = await webhookChannel(stand);
@@ -183,18 +147,18 @@ describe("a generic webhook: one webhook-id for a run's life", () => {
 
     // Created: its first delivery fails (503) and is retried under the same id and sequence.
     stand.receiver.queue({ status: 503 });
-    await build(stand, 555, 'failure');
+    await buildReport(stand, 555, 'failure');
     await next();
     // A status change of the same attempt, then a re-run's result.
-    await build(stand, 555, 'success');
+    await buildReport(stand, 555, 'success');
     await next();
-    await build(stand, 555, 'failure', 2);
+    await buildReport(stand, 555, 'failure', 2);
     await next();
     // A regression judged on the re-run's metrics (t 150 against 100: beyond 10 %).
     await metrics(stand, 555, 150, 2);
     await next();
     // Another run.
-    await build(stand, 556, 'success');
+    await buildReport(stand, 556, 'success');
     await next();
     await stand.settled('channel-message', 4);
     await stand.settled('channel-run-update', 1);
@@ -257,7 +221,7 @@ describe('test results sent without the build event', () => {
     const secret = await webhookChannel(stand);
     const accepted = verifyingReceiver(stand, secret);
 
-    await build(stand, 901, 'failure');
+    await buildReport(stand, 901, 'failure');
     await stand.discord.service.waitFor(1);
     await stand.receiver.waitFor(1);
 

@@ -169,6 +169,34 @@ describe('Discord: one message per run, edited in place', () => {
     expect(discord.limited()).toBe(0);
   });
 
+  it('an older report whose edit failed is not sent again once a newer one was: the message keeps the newest', async () => {
+    await channel('discord', DISCORD_URL, { notify: ['builds'] });
+    await report({ status: 'failure', runId: 555, attempt: 1 });
+    await settledJobs(1);
+    // The second attempt's edit is held, the third attempt's report queued behind it, then
+    // the held edit answered 500: the third is sent, and the second's retry comes after it.
+    discord.service.hold().queue({ status: 500, body: { message: 'try again', code: 0 } });
+    await report({ status: 'failure', runId: 555, attempt: 2 });
+    await discord.service.waitFor(2);
+    await report({ status: 'success', runId: 555, attempt: 3 });
+    discord.service.release();
+    const jobs = await settledJobs(3);
+    expect(jobs.map((job) => job.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    // The failed edit was tried again (second attempt): not sent, a newer state was.
+    expect(jobs[1]?.attempts).toBe(2);
+    expect(discord.service.requests.map((r) => [r.method, r.replied])).toEqual([
+      ['POST', 200],
+      ['PATCH', 500],
+      ['PATCH', 200],
+    ]);
+    const [message] = discord.messages();
+    expect(discord.messages()).toHaveLength(1);
+    expect(embedOf(message?.body).title).toBe('✅ Passed · test project · CI · test');
+    expect(runField(message?.body)).toBe(
+      '[#77 (attempt 3)](https://github.com/acme/web/actions/runs/555)',
+    );
+  });
+
   it("the CI's build id names the run too; a message deleted in Discord is posted anew", async () => {
     await channel('discord', DISCORD_URL, { notify: ['builds'] });
     await report({ status: 'failure', buildId: 'pipeline-9' });

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import {
+  buildReport,
   type ChannelStand,
   channelStand,
   DISCORD_URL,
@@ -20,7 +21,6 @@ import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
  * worked out here from docs/tests.md's definitions, apart from the server's code.
  */
 
-const REPO = 'acme/web';
 const SIG = 'tEaMsSiG0123456789abcdef';
 const TEAMS_URL = `https://prod-12.westeurope.logic.azure.com/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${SIG}`;
 
@@ -52,32 +52,6 @@ async function tests(
   expect(res.statusCode, res.body).toBe(200);
 }
 
-/** A failed build of run `runId` on main; its event's id. */
-async function build(stand: ChannelStand, runId: number): Promise<string> {
-  const res = await stand.server.call('POST', Paths.ingestEvents, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      eventType: 'build',
-      payload: {
-        status: 'failure',
-        ci: {
-          provider: 'github',
-          repository: REPO,
-          branch: 'main',
-          commit: `c0ffee${runId}`,
-          build_number: String(runId),
-          build_url: `https://github.com/${REPO}/actions/runs/${runId}`,
-          job: 'test',
-        },
-        github: { workflow: 'CI', run_id: runId, run_attempt: 1 },
-      },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as { id: string }).id;
-}
-
 type Field = { name: string; value: string };
 const fieldsOf = (body: unknown) =>
   ((body as { embeds: { fields: Field[] }[] }).embeds[0]?.fields ?? []) as Field[];
@@ -106,7 +80,7 @@ describe("a build message with its run's new and flaky failures", () => {
     await tests(stand, 't1', earlier('R'));
     await tests(stand, 't2', earlier('P'));
 
-    const eventId = await build(stand, 901);
+    const eventId = await buildReport(stand, 901, 'failure');
     await stand.discord.service.waitFor(1);
     await stand.slack.service.waitFor(1);
     await teams.service.waitFor(1);

@@ -234,6 +234,7 @@ export function channelSender(options: ChannelSenderOptions) {
     event: EventSummary,
     req: OutboundRequest,
     via: OutboundHttp,
+    job: number,
   ): Promise<void> {
     const run = event.run;
     const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
@@ -243,7 +244,7 @@ export function channelSender(options: ChannelSenderOptions) {
       url.searchParams.delete('wait');
       try {
         await sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
-        await remember(channel, event, existing);
+        await remember(channel, event, existing, job);
         return;
       } catch (error) {
         if (!(error instanceof DeliveryError) || error.status !== 404) throw error;
@@ -253,7 +254,7 @@ export function channelSender(options: ChannelSenderOptions) {
     }
     const answer = await sendNow(channel, req, via);
     const id = (answer.body as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id);
+    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id, job);
   }
 
   /**
@@ -286,16 +287,16 @@ export function channelSender(options: ChannelSenderOptions) {
     if (id === undefined) throw new DeliveryError('the channel was deleted', false);
     // The run's first report (and its retries) makes the receiver's record; the others update it.
     await sendNow(channel, { ...req, ...sign(id, { sequence, update: id !== messageId }) }, via);
-    await remember(channel, event, id);
+    await remember(channel, event, id, sequence);
   }
 
   /**
    * Remembers the platform's id of a run's message, for the run's later reports to edit, and
    * the summary sent in it, for the facts judged later on the run's metrics to send it again
    * with them ('' for a platform that cannot edit: a new message then; a generic webhook's
-   * `webhook-id`).
+   * `webhook-id`), and the outbox job that sent it (`job`, 0: unknown).
    */
-  async function remember(channel: StoredChannel, event: EventSummary, id: string) {
+  async function remember(channel: StoredChannel, event: EventSummary, id: string, job = 0) {
     if (!event.run) return;
     const now = Date.now();
     const ref = event.run.ref;
@@ -316,6 +317,7 @@ export function channelSender(options: ChannelSenderOptions) {
               eventId: event.eventId ?? undefined,
               buildKey: runBuildKey(event.run),
             },
+        job,
       )
       .catch(() => undefined);
   }
@@ -331,6 +333,7 @@ export function channelSender(options: ChannelSenderOptions) {
     event: EventSummary,
     req: OutboundRequest,
     via: OutboundHttp,
+    job: number,
   ): Promise<void> {
     const run = event.run;
     const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
@@ -339,7 +342,7 @@ export function channelSender(options: ChannelSenderOptions) {
       const json = { ...(req.json as Record<string, unknown>), ts: existing };
       try {
         slackAnswer(await sendNow(channel, { ...req, url, json }, via));
-        await remember(channel, event, existing);
+        await remember(channel, event, existing, job);
         return;
       } catch (error) {
         if (!(error instanceof SlackApiError) || !GONE.has(error.code)) throw error;
@@ -348,7 +351,7 @@ export function channelSender(options: ChannelSenderOptions) {
       if (!(await paced(channel, event, true))) return;
     }
     const { ts } = slackAnswer(await sendNow(channel, req, via));
-    if (ts !== null) await remember(channel, event, ts);
+    if (ts !== null) await remember(channel, event, ts, job);
   }
 
   /**
@@ -365,11 +368,22 @@ export function channelSender(options: ChannelSenderOptions) {
     const url = secrets.open(channel.target, targetContext(channel.id));
     const { req, via, sign } = request(channel, url, event, messageId);
     if (!(await paced(channel, event, judged))) return;
-    if (channel.kind === 'discord') return sendDiscord(channel, event, req, via);
-    if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via);
+    // An older report of the run whose delivery failed, retried after a newer one was sent (a
+    // lane goes on while a job waits for its retry): not sent, it would put the older state
+    // back (as a report coalesced into a later one is not).
+    const run = event.run;
+    if (
+      run &&
+      sequence > 0 &&
+      (await storage.channels.runSentJob(channel.id, run.key)) > sequence
+    ) {
+      return;
+    }
+    if (channel.kind === 'discord') return sendDiscord(channel, event, req, via, sequence);
+    if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via, sequence);
     if (sign) return sendWebhook(channel, event, req, via, sign, messageId, sequence);
     await sendNow(channel, req, via);
-    if (event.run?.ref) await remember(channel, event, '');
+    if (run?.ref) await remember(channel, event, '', sequence);
   }
 
   return {
