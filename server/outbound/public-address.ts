@@ -14,6 +14,9 @@ type LookupCallback = (
  * rebinding) is refused at connection time. Hosts the operator allow-listed are not judged.
  */
 export function publicOnlyLookup(allowedHosts: readonly string[]) {
+  // Only names are looked up; an entry `name:port` allows the name (the channel's URL was held
+  // to that port when it was made, and delivery connects to the URL's own port).
+  const allowedNames = new Set(allowedHosts.map((entry) => entry.replace(/^([^:]+):\d+$/, '$1')));
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },
@@ -22,7 +25,7 @@ export function publicOnlyLookup(allowedHosts: readonly string[]) {
     lookup(hostname, { ...options, all: true } as { all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-      if (refused && !allowedHosts.includes(hostname.toLowerCase())) {
+      if (refused && !allowedNames.has(hostname.toLowerCase())) {
         const denied = new Error(
           `${hostname} resolves to a non-public address (${refused.address}): refused`,
         ) as NodeJS.ErrnoException;

@@ -1,5 +1,5 @@
 import { wants } from '../domain/channels/channel-rules.js';
-import type { EventSummary } from '../domain/channels/event-summary.js';
+import { buildTestsKey, type EventSummary, runBuildKey } from '../domain/channels/event-summary.js';
 import { withRunFacts } from '../domain/channels/run-facts.js';
 import { withRunTests } from '../domain/channels/run-tests.js';
 import { DeliveryError } from '../outbound/delivery-error.js';
@@ -52,14 +52,23 @@ export function jobExecutor(executors: Executors) {
     const withFacts = ref
       ? withRunFacts(event, await storage.channels.runFacts(event.projectId, ref))
       : event;
-    return event.eventId
-      ? withRunTests(withFacts, await storage.channels.runTests(event.projectId, event.eventId))
-      : withFacts;
+    // The results sent for its event, else those sent for its build and attempt without one.
+    const byEvent = event.eventId
+      ? await storage.channels.runTests(event.projectId, event.eventId)
+      : undefined;
+    const buildKey = byEvent === undefined ? runBuildKey(event.run) : undefined;
+    const tests =
+      byEvent ??
+      (buildKey === undefined
+        ? undefined
+        : await storage.channels.runTests(event.projectId, buildTestsKey(buildKey)));
+    return tests === undefined ? withFacts : withRunTests(withFacts, tests);
   };
   const unconfigured = (what: string) =>
     new DeliveryError(`no ${what} provider is configured any more`, false);
 
-  return async (job: OutboxJob): Promise<void> => {
+  /** `id`: the job's outbox row, a run's report's number to a generic webhook. */
+  return async (job: OutboxJob, id = 0): Promise<void> => {
     switch (job.kind) {
       case 'chat-notification':
         return discord.send(job);
@@ -80,7 +89,7 @@ export function jobExecutor(executors: Executors) {
         const channel = await storage.channels.get(job.channelId);
         if (!channel) throw new DeliveryError('the channel was deleted', false);
         if (!wants(channel.rules, job.event)) return;
-        return channels.send(channel, await factsAdded(job.event), job.messageId);
+        return channels.send(channel, await factsAdded(job.event), job.messageId, id);
       }
       case 'channel-run-update': {
         const channel = await storage.channels.get(job.channelId);
@@ -89,13 +98,15 @@ export function jobExecutor(executors: Executors) {
         const messages =
           job.eventId !== undefined
             ? await storage.channels.eventMessages(channel.id, job.eventId)
-            : await storage.channels.runMessages(channel.id, job.runRef ?? '');
+            : job.buildKey !== undefined
+              ? await storage.channels.buildMessages(channel.id, job.buildKey)
+              : await storage.channels.runMessages(channel.id, job.runRef ?? '');
         for (const [index, message] of messages.entries()) {
           const sent = JSON.parse(message.event) as EventSummary;
           if (!wants(channel.rules, sent)) continue;
           const event = await factsAdded(sent);
           if (!worthSending(channel.kind, sent, event)) continue;
-          await channels.send(channel, event, `${job.messageId}_${index}`);
+          await channels.send(channel, event, `${job.messageId}_${index}`, id);
         }
         return;
       }
@@ -118,7 +129,10 @@ export function jobExecutor(executors: Executors) {
         await checkFlaky(job.projectId);
         return;
       case 'run-tests':
-        return judgeRunTests(job.projectId, job.eventId);
+        return judgeRunTests(
+          job.projectId,
+          job.eventId !== undefined ? { eventId: job.eventId } : { buildKey: job.buildKey ?? '' },
+        );
       case 'contacts-upsert':
         if (!contacts) throw unconfigured('contacts');
         return contacts.upsertContact({ email: job.email, alias: job.alias });

@@ -61,7 +61,15 @@ export interface ChannelRunUpdateJob {
   runRef?: string;
   /** The build's event: the messages last sent for it, for its test results. */
   eventId?: string;
-  /** The base of the messages' ids (a generic webhook's `webhook-id`), the same on every retry. */
+  /**
+   * The build and attempt (JSON `["<build id>", attempt]`) test results were sent for without
+   * an event: the messages last sent for that build and attempt.
+   */
+  buildKey?: string;
+  /**
+   * The base of the messages' ids, the same on every retry (a generic webhook's run keeps the
+   * `webhook-id` of its first message instead).
+   */
   messageId: string;
 }
 
@@ -86,14 +94,16 @@ export interface FlakyCheckJob {
 }
 
 /**
- * Test results were stored for a build's event (ingest-tests' `eventId`) in a project one of
- * whose channels hears of builds (issue 30): the run's tests are judged off the ingest path (its
- * new and known flaky failures) and its messages updated.
+ * Test results were stored for a build's event (ingest-tests' `eventId`), or for a build and
+ * attempt without one (`buildKey`, JSON `["<build id>", attempt]`), in a project one of whose
+ * channels hears of builds (issue 30): the run's tests are judged off the ingest path (its new
+ * and known flaky failures) and its messages updated.
  */
 export interface RunTestsJob {
   kind: 'run-tests';
   projectId: string;
-  eventId: string;
+  eventId?: string;
+  buildKey?: string;
 }
 
 export type OutboxJob =

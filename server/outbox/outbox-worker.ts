@@ -6,7 +6,11 @@ import { type RetryPolicy, retryDelayMs } from './retry-schedule.js';
 
 export interface WorkerOptions {
   outbox: OutboxRepository;
-  execute: (job: OutboxJob) => Promise<void>;
+  /**
+   * Carries out a job; `id` is its row's, which grows with each job queued and is the same on
+   * each of its attempts (a generic webhook's report is numbered by it).
+   */
+  execute: (job: OutboxJob, id: number) => Promise<void>;
   policy: RetryPolicy;
   log: Logger;
   /** Deliveries in flight at once, over all lanes. */
@@ -329,7 +333,7 @@ export class OutboxWorker {
     const context = { job: row.id, kind: job.kind, attempt: attempts };
     let error: DeliveryError | undefined;
     try {
-      await execute(job);
+      await execute(job, row.id);
     } catch (caught) {
       if (caught instanceof DeliveryError) {
         error = caught;

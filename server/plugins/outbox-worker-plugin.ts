@@ -39,18 +39,23 @@ export const outboxWorkerPlugin = fp(
       // state, and edits the run's message where the platform can).
       // A run's queued updates (new facts judged on its metrics): the latest reads them all.
       // A project's queued flaky checks: one judges every result stored before it ran.
-      // An event's queued judgings of its tests: the latest reads every batch stored before it.
+      // An event's (or a build's) queued judgings of its tests: the latest reads every batch
+      // stored before it.
       coalesceKey: (job) =>
         job.kind === 'channel-message' && job.event.run
           ? job.event.run.key
           : job.kind === 'channel-run-update'
             ? job.eventId !== undefined
               ? `update-event:${job.eventId}`
-              : `update:${job.runRef}`
+              : job.buildKey !== undefined
+                ? `update-build:${job.buildKey}`
+                : `update:${job.runRef}`
             : job.kind === 'flaky-check'
               ? 'flaky'
               : job.kind === 'run-tests'
-                ? `tests:${job.eventId}`
+                ? job.eventId !== undefined
+                  ? `tests:${job.eventId}`
+                  : `tests-build:${job.buildKey}`
                 : undefined,
     });
     // Jobs are sent once the change that queued them has committed.

@@ -480,6 +480,19 @@ export interface ChannelRepository {
   newFlaky(projectId: string, from: number, to: number): Promise<number>;
   /** The platform's id of the message a run has on the channel, if it was sent one. */
   runMessage(channelId: string, runKey: string): Promise<string | undefined>;
+  /** The outbox job whose report of the run was sent last on the channel (0: none known). */
+  runSentJob(channelId: string, runKey: string): Promise<number>;
+  /**
+   * A generic webhook's run's `webhook-id`, in one statement: the one the run has on the
+   * channel, else `candidate`, remembered as the run's from now on (replicas sending two reports
+   * of a run at once agree on it). Undefined when the channel is gone.
+   */
+  claimRunId(
+    channelId: string,
+    runKey: string,
+    candidate: string,
+    at: number,
+  ): Promise<string | undefined>;
   /**
    * Remembers (or replaces) the message a run has on the channel; the channel's entries older
    * than `forgetBefore` (epoch ms) go, so the table holds each channel's recent runs only.
@@ -492,14 +505,27 @@ export interface ChannelRepository {
     forgetBefore: number,
     /**
      * The run without its event type, the summary sent (JSON) and the event it was sent for,
-     * for later refreshes.
+     * for later refreshes; and the build and attempt it was sent for (`buildKey`, JSON
+     * `["<build id>", attempt]`), for test results sent without an event.
      */
-    sent?: { runRef: string; event: string; eventId?: string | undefined },
+    sent?: {
+      runRef: string;
+      event: string;
+      eventId?: string | undefined;
+      buildKey?: string | undefined;
+    },
+    /** The outbox job this report was sent by: the run's newest so far unless a later was. */
+    job?: number,
   ): Promise<void>;
   /** The messages the run `runRef` has on the channel, with the summaries sent in them. */
   runMessages(channelId: string, runRef: string): Promise<RunMessage[]>;
   /** The messages last sent on the channel for the event `eventId` (a build's report). */
   eventMessages(channelId: string, eventId: string): Promise<RunMessage[]>;
+  /**
+   * The messages last sent on the channel for the build and attempt `buildKey` (JSON
+   * `["<build id>", attempt]`): where test results sent without an event go.
+   */
+  buildMessages(channelId: string, buildKey: string): Promise<RunMessage[]>;
   /** What the test results sent for an event say (JSON), if they were judged. */
   runTests(projectId: string, eventId: string): Promise<string | undefined>;
   /** Stores (or replaces) an event's test findings; the project's older than `forgetBefore` go. */

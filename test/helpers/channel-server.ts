@@ -1,5 +1,6 @@
 import { expect, onTestFinished } from 'vitest';
 import { Paths } from '../../contract/paths.js';
+import { VerdictPaths } from '../../contract/verdicts.js';
 import { selectRows } from './database.js';
 import { type FakeDiscord, type FakePlatform, fakeDiscord, fakeSlack } from './fake-platforms.js';
 import { FakeService } from './fake-service.js';
@@ -98,4 +99,55 @@ export async function channelStand(
       }
     },
   };
+}
+
+/** The repository the channel tests' runs are of. */
+export const RUN_REPO = 'acme/web';
+
+/** A payload's CI context for GitHub run `runId` (job `CI · test`, on main). */
+export const runContext = (runId: number, attempt = 1) => ({
+  ci: {
+    provider: 'github',
+    repository: RUN_REPO,
+    branch: 'main',
+    commit: `c0ffee${runId}`,
+    build_number: String(runId),
+    build_url: `https://github.com/${RUN_REPO}/actions/runs/${runId}`,
+    job: 'test',
+  },
+  github: { workflow: 'CI', run_id: runId, run_attempt: attempt },
+});
+
+/** A build event of run `runId` with this status; its id. */
+export async function buildReport(
+  stand: ChannelStand,
+  runId: number,
+  status: string,
+  attempt = 1,
+): Promise<string> {
+  const res = await stand.server.call('POST', Paths.ingestEvents, {
+    key: stand.me.apiKey,
+    body: {
+      projectId: stand.me.projectId,
+      eventType: 'build',
+      payload: { status, ...runContext(runId, attempt) },
+    },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as { id: string }).id;
+}
+
+/** A threshold on `key`, every branch: a value 10 % above its baseline is a regression. */
+export async function regressionThreshold(stand: ChannelStand, key: string) {
+  const res = await stand.server.call('POST', VerdictPaths.createThreshold, {
+    key: stand.me.apiKey,
+    body: {
+      projectId: stand.me.projectId,
+      key,
+      branch: '*',
+      test: 'percentage',
+      upper_boundary: 0.1,
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
 }

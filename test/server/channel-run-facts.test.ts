@@ -3,10 +3,13 @@ import { SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
 import {
+  buildReport,
   type ChannelStand,
   channelStand,
   DISCORD_PATH,
   DISCORD_URL,
+  regressionThreshold,
+  runContext,
   SLACK_URL,
 } from '../helpers/channel-server.js';
 import { fakeTeams } from '../helpers/fake-platforms.js';
@@ -16,36 +19,9 @@ import { fakeSlackApi } from '../helpers/fake-slack-api.js';
  * A build message tells its run's duration against the base branch's median and the run's top
  * regressions with their change (issue 30), and a regression judged on the run's metrics after
  * the message was sent sends it again: on Discord an edit (PATCH) of the same message, on Slack's
- * incoming webhooks a new message, to a generic webhook a new message of the same `data.run.key`.
+ * incoming webhooks a new message, to a generic webhook an update under the run's `webhook-id`.
  * Through the fake platforms, which enforce their formats and limits.
  */
-
-const REPO = 'acme/web';
-
-const ci = (runId: number, commit: string, attempt = 1) => ({
-  ci: {
-    provider: 'github',
-    repository: REPO,
-    branch: 'main',
-    commit,
-    build_number: String(runId),
-    build_url: `https://github.com/${REPO}/actions/runs/${runId}`,
-    job: 'test',
-  },
-  github: { workflow: 'CI', run_id: runId, run_attempt: attempt },
-});
-
-async function build(stand: ChannelStand, runId: number, status: string, attempt = 1) {
-  const res = await stand.server.call('POST', Paths.ingestEvents, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      eventType: 'build',
-      payload: { status, ...ci(runId, `c0ffee${runId}`, attempt) },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-}
 
 /** A metric record of the run: `values` (t, u, …), its build duration in ms. */
 async function metrics(
@@ -65,25 +41,11 @@ async function metrics(
             .filter((key) => key !== 'duration_ms')
             .map((key) => [key, 'lower']),
         ),
-        ...ci(runId, `c0ffee${runId}`, attempt),
+        ...runContext(runId, attempt),
       },
     },
   });
   expect(res.statusCode, res.body).toBe(200);
-}
-
-async function threshold(stand: ChannelStand, key: string) {
-  const res = await stand.server.call('POST', VerdictPaths.createThreshold, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      key,
-      branch: '*',
-      test: 'percentage',
-      upper_boundary: 0.1,
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
 }
 
 async function alerts(stand: ChannelStand, count: number) {
@@ -116,8 +78,8 @@ const field = (body: unknown, name: RegExp) => fieldsOf(body).find((f) => name.t
  * the statistics compute it, within their 2 %), judged before the run under test.
  */
 async function base(stand: ChannelStand) {
-  await threshold(stand, 't');
-  await threshold(stand, 'u');
+  await regressionThreshold(stand, 't');
+  await regressionThreshold(stand, 'u');
   await metrics(stand, 101, { t: 100, u: 10, duration_ms: 60_000 });
   await metrics(stand, 102, { t: 100, u: 10, duration_ms: 64_000 });
 }
@@ -127,7 +89,7 @@ describe('a build message with its duration against the base and its regressions
     const stand = await channelStand('run-facts-discord');
     await stand.channel('discord', DISCORD_URL, { notify: ['builds'] });
     await base(stand);
-    await build(stand, 555, 'success');
+    await buildReport(stand, 555, 'success');
     await stand.discord.service.waitFor(1);
     // The run's metrics, after its message: t doubled, u tripled, the build 90 s.
     await metrics(stand, 555, { t: 200, u: 30, duration_ms: 90_000 });
@@ -163,7 +125,7 @@ describe('a build message with its duration against the base and its regressions
     await base(stand);
     await metrics(stand, 556, { t: 300, u: 10, duration_ms: 61_000 });
     await alerts(stand, 1);
-    await build(stand, 556, 'failure');
+    await buildReport(stand, 556, 'failure');
     await stand.discord.service.waitFor(1);
     await settled(stand);
     const [message] = stand.discord.messages();
@@ -172,7 +134,7 @@ describe('a build message with its duration against the base and its regressions
     expect(field(message?.body, /^Duration$/)?.value).toMatch(/vs main's median$/);
 
     // The re-run (attempt 2) edits the message; the first attempt's regressions are not its own.
-    await build(stand, 556, 'success', 2);
+    await buildReport(stand, 556, 'success', 2);
     await stand.discord.service.waitFor(1, (r) => r.method === 'PATCH');
     await settled(stand);
     const [edited] = stand.discord.messages();
@@ -187,11 +149,11 @@ describe('a build message with its duration against the base and its regressions
     await stand.channel('webhook', stand.receiverUrl('/hook'), { notify: ['builds'] });
     await base(stand);
     // A run without a regression: its duration alone is no reason for another Slack message.
-    await build(stand, 700, 'success');
+    await buildReport(stand, 700, 'success');
     await stand.slack.service.waitFor(1);
     await metrics(stand, 700, { t: 100, u: 10, duration_ms: 62_000 });
     // A run whose metrics regress.
-    await build(stand, 701, 'success');
+    await buildReport(stand, 701, 'success');
     await stand.slack.service.waitFor(2);
     await metrics(stand, 701, { t: 250, u: 10, duration_ms: 62_000 });
     await alerts(stand, 1);
@@ -208,15 +170,22 @@ describe('a build message with its duration against the base and its regressions
     expect(texts(2).some((t) => t === '*Regressions (1)*\n• t: 250 (+150 %)')).toBe(true);
     expect(texts(0).some((t) => t.startsWith('*Regressions'))).toBe(false);
 
-    // The generic webhook: the run's messages share data.run.key, each with its own webhook-id.
-    type Hook = { type: string; data: { run: { key: string }; facts?: Record<string, unknown> } };
+    // The generic webhook: the run's reports share data.run.key and the webhook-id of its first
+    // message, numbered by data.run.sequence.
+    type Hook = {
+      type: string;
+      data: { run: { key: string; sequence: number }; facts?: Record<string, unknown> };
+    };
     const hooks = stand.receiver.requests.map((r) => ({
       id: r.headers['webhook-id'],
       body: r.body as Hook,
     }));
     const of701 = hooks.filter((h) => h.body.data.run.key.includes('"701"'));
     expect(of701.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(of701.map((h) => h.id)).size).toBe(of701.length);
+    expect(new Set(of701.map((h) => h.id)).size).toBe(1);
+    const sequences = of701.map((h) => h.body.data.run.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    expect(new Set(sequences).size).toBe(sequences.length);
     expect(of701.at(-1)?.body.data.facts).toMatchObject({
       attempt: 1,
       regressionCount: 1,
@@ -255,7 +224,7 @@ describe('the Slack app and Teams', () => {
       { notify: ['builds'] },
     );
     await base(stand);
-    await build(stand, 801, 'success');
+    await buildReport(stand, 801, 'success');
     await slackApi.service.waitFor(1);
     await teams.service.waitFor(1);
     await metrics(stand, 801, { t: 100, u: 40, duration_ms: 70_000 });
@@ -322,9 +291,9 @@ describe('Discord threads', () => {
     });
     expect(listed.json().channels[0]).toMatchObject({ id, thread_id: THREAD });
 
-    await build(stand, 900, 'failure');
+    await buildReport(stand, 900, 'failure');
     await stand.discord.service.waitFor(1);
-    await build(stand, 900, 'success', 2);
+    await buildReport(stand, 900, 'success', 2);
     await stand.discord.service.waitFor(1, (r) => r.method === 'PATCH');
     const [post, patch] = stand.discord.service.requests;
     expect(post?.query.get('thread_id')).toBe(THREAD);
@@ -354,7 +323,7 @@ describe('Discord threads', () => {
     });
     expect(cleared.statusCode, cleared.body).toBe(200);
     expect(cleared.json().thread_id).toBeNull();
-    await build(stand, 901, 'failure');
+    await buildReport(stand, 901, 'failure');
     await stand.discord.service.waitFor(3);
     expect(stand.discord.service.requests[2]?.query.get('thread_id')).toBeNull();
   });
@@ -367,7 +336,7 @@ describe('Discord threads', () => {
       { notify: ['builds'] },
       { thread_id: '112233445566778800' },
     );
-    await build(stand, 902, 'failure');
+    await buildReport(stand, 902, 'failure');
     await stand.discord.service.waitFor(1);
     await stand.settled('channel-message', 1);
     expect(await stand.jobs('channel-message')).toEqual([{ status: 'failed' }]);

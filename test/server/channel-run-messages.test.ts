@@ -169,6 +169,34 @@ describe('Discord: one message per run, edited in place', () => {
     expect(discord.limited()).toBe(0);
   });
 
+  it('an older report whose edit failed is not sent again once a newer one was: the message keeps the newest', async () => {
+    await channel('discord', DISCORD_URL, { notify: ['builds'] });
+    await report({ status: 'failure', runId: 555, attempt: 1 });
+    await settledJobs(1);
+    // The second attempt's edit is held, the third attempt's report queued behind it, then
+    // the held edit answered 500: the third is sent, and the second's retry comes after it.
+    discord.service.hold().queue({ status: 500, body: { message: 'try again', code: 0 } });
+    await report({ status: 'failure', runId: 555, attempt: 2 });
+    await discord.service.waitFor(2);
+    await report({ status: 'success', runId: 555, attempt: 3 });
+    discord.service.release();
+    const jobs = await settledJobs(3);
+    expect(jobs.map((job) => job.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    // The failed edit was tried again (second attempt): not sent, a newer state was.
+    expect(jobs[1]?.attempts).toBe(2);
+    expect(discord.service.requests.map((r) => [r.method, r.replied])).toEqual([
+      ['POST', 200],
+      ['PATCH', 500],
+      ['PATCH', 200],
+    ]);
+    const [message] = discord.messages();
+    expect(discord.messages()).toHaveLength(1);
+    expect(embedOf(message?.body).title).toBe('✅ Passed · test project · CI · test');
+    expect(runField(message?.body)).toBe(
+      '[#77 (attempt 3)](https://github.com/acme/web/actions/runs/555)',
+    );
+  });
+
   it("the CI's build id names the run too; a message deleted in Discord is posted anew", async () => {
     await channel('discord', DISCORD_URL, { notify: ['builds'] });
     await report({ status: 'failure', buildId: 'pipeline-9' });
@@ -248,23 +276,27 @@ describe('platforms that cannot edit', () => {
     expect(slack.limited()).toBe(0);
   });
 
-  it('generic webhooks: each report names its run, so a receiver can keep one record of it', async () => {
+  it("generic webhooks: each report of a run under its first message's webhook-id, numbered", async () => {
     await channel('webhook', `http://127.0.0.1:${receiver.port}/ci-hook`, { notify: ['builds'] });
     await report({ status: 'failure', runId: 555, attempt: 1 });
     await settledJobs(1);
     await report({ status: 'success', runId: 555, attempt: 2 });
     await settledJobs(2);
-    const bodies = receiver.requests.map(
-      (r) => r.body as { data: { status: string; run: { key: string; attempt: number } } },
-    );
-    expect(bodies.map((b) => [b.data.status, b.data.run.attempt])).toEqual([
-      ['failure', 1],
-      ['success', 2],
+    type Run = { key: string; attempt: number; sequence: number; update: boolean };
+    const bodies = receiver.requests.map((r) => r.body as { data: { status: string; run: Run } });
+    expect(bodies.map((b) => [b.data.status, b.data.run.attempt, b.data.run.update])).toEqual([
+      ['failure', 1, false],
+      ['success', 2, true],
     ]);
+    // Numbered in the order of the reports, so the receiver keeps the newer.
+    expect(bodies[0]?.data.run.sequence).toBeGreaterThan(0);
+    expect(bodies[1]?.data.run.sequence).toBeGreaterThan(bodies[0]?.data.run.sequence as number);
     expect(bodies[0]?.data.run.key).toBe(bodies[1]?.data.run.key);
-    // Each is a message of its own to Standard Webhooks (a receiver drops a repeated id).
+    // One record for the receiver to upsert: the run's first message's id on both
+    // (test/server/channel-run-identity.test.ts verifies them as a receiver does).
     const ids = receiver.requests.map((r) => r.headers['webhook-id']);
-    expect(new Set(ids).size).toBe(2);
+    expect(ids[0]).toMatch(/^msg_/);
+    expect(ids[1]).toBe(ids[0]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import {
+  buildReport,
   type ChannelStand,
   channelStand,
   DISCORD_URL,
@@ -15,12 +16,11 @@ import { checkoutCase, type Outcome } from '../helpers/seed-tests.js';
  * the message, the new failures (the test passed on main before), the known flaky ones and the
  * others are listed apart, a few names each, then "… and N more"; Discord's message is edited in
  * place, Slack's incoming webhook and Teams get a new message (a new failure is worth one), a
- * generic webhook a new message of the same run with `data.runTests`. Through the fake
+ * generic webhook an update of the run (its `webhook-id`) with `data.runTests`. Through the fake
  * platforms, which enforce their formats and size limits. What is new and what is flaky is
  * worked out here from docs/tests.md's definitions, apart from the server's code.
  */
 
-const REPO = 'acme/web';
 const SIG = 'tEaMsSiG0123456789abcdef';
 const TEAMS_URL = `https://prod-12.westeurope.logic.azure.com/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${SIG}`;
 
@@ -52,32 +52,6 @@ async function tests(
   expect(res.statusCode, res.body).toBe(200);
 }
 
-/** A failed build of run `runId` on main; its event's id. */
-async function build(stand: ChannelStand, runId: number): Promise<string> {
-  const res = await stand.server.call('POST', Paths.ingestEvents, {
-    key: stand.me.apiKey,
-    body: {
-      projectId: stand.me.projectId,
-      eventType: 'build',
-      payload: {
-        status: 'failure',
-        ci: {
-          provider: 'github',
-          repository: REPO,
-          branch: 'main',
-          commit: `c0ffee${runId}`,
-          build_number: String(runId),
-          build_url: `https://github.com/${REPO}/actions/runs/${runId}`,
-          job: 'test',
-        },
-        github: { workflow: 'CI', run_id: runId, run_attempt: 1 },
-      },
-    },
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as { id: string }).id;
-}
-
 type Field = { name: string; value: string };
 const fieldsOf = (body: unknown) =>
   ((body as { embeds: { fields: Field[] }[] }).embeds[0]?.fields ?? []) as Field[];
@@ -106,7 +80,7 @@ describe("a build message with its run's new and flaky failures", () => {
     await tests(stand, 't1', earlier('R'));
     await tests(stand, 't2', earlier('P'));
 
-    const eventId = await build(stand, 901);
+    const eventId = await buildReport(stand, 901, 'failure');
     await stand.discord.service.waitFor(1);
     await stand.slack.service.waitFor(1);
     await teams.service.waitFor(1);
@@ -186,6 +160,8 @@ describe("a build message with its run's new and flaky failures", () => {
     };
     const hooks = stand.receiver.requests.map((r) => r.body as Hook);
     expect(hooks[1]?.data.run.key).toBe(hooks[0]?.data.run.key);
+    const ids = stand.receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(ids[1]).toBe(ids[0]);
     expect(hooks[1]?.data.eventId).toBe(eventId);
     const names = (named: Named | undefined) => ({
       names: named?.tests.map((t) => t.name),

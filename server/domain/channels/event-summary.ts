@@ -94,7 +94,22 @@ export interface RunIdentity {
    * too, so the facts judged on them find the run's messages (absent in older jobs).
    */
   ref?: string;
+  /** The CI's build id alone, for test results sent without the event (absent in older jobs). */
+  build?: string;
 }
+
+/**
+ * A build and attempt as test results name them (ingest-tests' `buildId` and `attempt`): how
+ * results sent without the event's id find the run's messages.
+ */
+export const buildKeyOf = (build: string, attempt: number) => JSON.stringify([build, attempt]);
+
+/** The build and attempt a run's message was sent for, if its run names its build. */
+export const runBuildKey = (run: RunIdentity | null | undefined) =>
+  run?.build === undefined ? undefined : buildKeyOf(run.build, run.attempt ?? 1);
+
+/** Where the findings of test results sent for a build, without its event, are kept. */
+export const buildTestsKey = (buildKey: string) => `build:${buildKey}`;
 
 export interface TestSummary {
   total: number;
@@ -192,7 +207,7 @@ function runOf(
   if (build === null) return null;
   const key = JSON.stringify([repository, build, eventType, job]);
   const ref = JSON.stringify([repository, build, job]);
-  return { key, attempt: num(github.run_attempt), ref };
+  return { key, attempt: num(github.run_attempt), ref, build };
 }
 
 /** The repository, the commit and the workflow and job a payload's `ci` and `github` name. */

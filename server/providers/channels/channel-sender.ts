@@ -4,7 +4,7 @@ import type { ChannelTestResult } from '../../../contract/channels.js';
 import { parseDiscordWebhookUrl } from '../../../contract/discord-webhook.js';
 import { mentions, wants } from '../../domain/channels/channel-rules.js';
 import { secretContext, targetContext } from '../../domain/channels/channel-secrets.js';
-import type { EventSummary } from '../../domain/channels/event-summary.js';
+import { type EventSummary, runBuildKey } from '../../domain/channels/event-summary.js';
 import { discordMessage } from '../../domain/channels/messages/discord-message.js';
 import { sampleEvent } from '../../domain/channels/messages/message-parts.js';
 import { slackMessage } from '../../domain/channels/messages/slack-message.js';
@@ -76,7 +76,15 @@ export function channelSender(options: ChannelSenderOptions) {
     url: string,
     event: EventSummary,
     messageId: string,
-  ): { req: OutboundRequest; via: OutboundHttp } {
+  ): {
+    req: OutboundRequest;
+    via: OutboundHttp;
+    /** A generic webhook's body and headers under `id`, signed now (a run's: with `sequence`). */
+    sign?: (
+      id: string,
+      run?: { sequence: number; update: boolean },
+    ) => Pick<OutboundRequest, 'jsonText' | 'headers'>;
+  } {
     const mention = mentions(channel.rules, event) ? (channel.rules.mention ?? null) : null;
     const parsed = new URL(url);
     const secretParts = [url, parsed.pathname, parsed.search].filter((part) => part.length > 1);
@@ -158,23 +166,22 @@ export function channelSender(options: ChannelSenderOptions) {
         }
         const secret = channel.secret && secrets.open(channel.secret, secretContext(channel.id));
         if (!secret) throw new DeliveryError('webhook: the channel has no signing secret', false);
-        const jsonText = JSON.stringify(webhookMessage(event, mention !== null));
-        const headers = standardWebhookHeaders(
-          secret,
-          messageId,
-          Math.floor(Date.now() / 1000),
-          jsonText,
-        );
+        // Signed when it leaves (a fresh timestamp, over the body sent), on every attempt.
+        const sign = (id: string, run?: { sequence: number; update: boolean }) => {
+          const jsonText = JSON.stringify(webhookMessage(event, mention !== null, run));
+          const at = Math.floor(Date.now() / 1000);
+          return { jsonText, headers: standardWebhookHeaders(secret, id, at, jsonText) };
+        };
         return {
           via: options.webhookHttp,
           req: {
             ...base,
             url: parsed.href,
-            jsonText,
-            headers,
+            ...sign(messageId),
             secrets: [...secretParts, secret],
             service: 'webhook',
           },
+          sign,
         };
       }
     }
@@ -227,6 +234,7 @@ export function channelSender(options: ChannelSenderOptions) {
     event: EventSummary,
     req: OutboundRequest,
     via: OutboundHttp,
+    job: number,
   ): Promise<void> {
     const run = event.run;
     const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
@@ -236,7 +244,7 @@ export function channelSender(options: ChannelSenderOptions) {
       url.searchParams.delete('wait');
       try {
         await sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
-        await remember(channel, event, existing);
+        await remember(channel, event, existing, job);
         return;
       } catch (error) {
         if (!(error instanceof DeliveryError) || error.status !== 404) throw error;
@@ -246,15 +254,49 @@ export function channelSender(options: ChannelSenderOptions) {
     }
     const answer = await sendNow(channel, req, via);
     const id = (answer.body as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id);
+    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id, job);
+  }
+
+  /**
+   * A generic webhook's report of a run goes under the run's one `webhook-id`: its first
+   * report's, claimed for the run in one statement before the first is sent (so two replicas
+   * sending two reports at once agree, and a report accepted but not recorded leaves no second
+   * id). Its body's `data.run.sequence` is the report's job's number in the outbox, which grows
+   * with each report queued and stays the same on its retries: a retry of an older report that
+   * arrives after a newer one is older to the receiver too. Signed now, over that body. A report
+   * without a run goes under its job's own id.
+   */
+  async function sendWebhook(
+    channel: StoredChannel,
+    event: EventSummary,
+    req: OutboundRequest,
+    via: OutboundHttp,
+    sign: (
+      id: string,
+      run?: { sequence: number; update: boolean },
+    ) => Pick<OutboundRequest, 'jsonText' | 'headers'>,
+    messageId: string,
+    sequence: number,
+  ): Promise<void> {
+    const run = event.run;
+    if (!run) {
+      await sendNow(channel, { ...req, ...sign(messageId) }, via);
+      return;
+    }
+    const id = await storage.channels.claimRunId(channel.id, run.key, messageId, Date.now());
+    if (id === undefined) throw new DeliveryError('the channel was deleted', false);
+    // The run's first report (and its retries) makes the receiver's record; the others update it.
+    await sendNow(channel, { ...req, ...sign(id, { sequence, update: id !== messageId }) }, via);
+    await remember(channel, event, id, sequence);
   }
 
   /**
    * Remembers the platform's id of a run's message, for the run's later reports to edit, and
    * the summary sent in it, for the facts judged later on the run's metrics to send it again
-   * with them ('' for a platform that cannot edit: a new message then).
+   * with them ('' for a platform that cannot edit: a new message then; a generic webhook's
+   * `webhook-id`), and the outbox job that sent it (`job`, 0: unknown).
    */
-  async function remember(channel: StoredChannel, event: EventSummary, id: string) {
+  async function remember(channel: StoredChannel, event: EventSummary, id: string, job = 0) {
     if (!event.run) return;
     const now = Date.now();
     const ref = event.run.ref;
@@ -269,7 +311,13 @@ export function channelSender(options: ChannelSenderOptions) {
         now - RUN_MESSAGE_DAYS * 86_400_000,
         ref === undefined
           ? undefined
-          : { runRef: ref, event: JSON.stringify(event), eventId: event.eventId ?? undefined },
+          : {
+              runRef: ref,
+              event: JSON.stringify(event),
+              eventId: event.eventId ?? undefined,
+              buildKey: runBuildKey(event.run),
+            },
+        job,
       )
       .catch(() => undefined);
   }
@@ -285,6 +333,7 @@ export function channelSender(options: ChannelSenderOptions) {
     event: EventSummary,
     req: OutboundRequest,
     via: OutboundHttp,
+    job: number,
   ): Promise<void> {
     const run = event.run;
     const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
@@ -293,7 +342,7 @@ export function channelSender(options: ChannelSenderOptions) {
       const json = { ...(req.json as Record<string, unknown>), ts: existing };
       try {
         slackAnswer(await sendNow(channel, { ...req, url, json }, via));
-        await remember(channel, event, existing);
+        await remember(channel, event, existing, job);
         return;
       } catch (error) {
         if (!(error instanceof SlackApiError) || !GONE.has(error.code)) throw error;
@@ -302,23 +351,39 @@ export function channelSender(options: ChannelSenderOptions) {
       if (!(await paced(channel, event, true))) return;
     }
     const { ts } = slackAnswer(await sendNow(channel, req, via));
-    if (ts !== null) await remember(channel, event, ts);
+    if (ts !== null) await remember(channel, event, ts, job);
   }
 
-  /** `judged`: whether the channel's rules are judged again after waiting (not for a sample). */
+  /**
+   * `sequence`: the job's number in the outbox (a generic webhook's `data.run.sequence`);
+   * `judged`: whether the channel's rules are judged again after waiting (not for a sample).
+   */
   async function send(
     channel: StoredChannel,
     event: EventSummary,
     messageId: string,
+    sequence = 0,
     judged = true,
   ): Promise<void> {
     const url = secrets.open(channel.target, targetContext(channel.id));
-    const { req, via } = request(channel, url, event, messageId);
+    const { req, via, sign } = request(channel, url, event, messageId);
     if (!(await paced(channel, event, judged))) return;
-    if (channel.kind === 'discord') return sendDiscord(channel, event, req, via);
-    if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via);
+    // An older report of the run whose delivery failed, retried after a newer one was sent (a
+    // lane goes on while a job waits for its retry): not sent, it would put the older state
+    // back (as a report coalesced into a later one is not).
+    const run = event.run;
+    if (
+      run &&
+      sequence > 0 &&
+      (await storage.channels.runSentJob(channel.id, run.key)) > sequence
+    ) {
+      return;
+    }
+    if (channel.kind === 'discord') return sendDiscord(channel, event, req, via, sequence);
+    if (channel.kind === 'slack-app') return sendSlackApp(channel, event, req, via, sequence);
+    if (sign) return sendWebhook(channel, event, req, via, sign, messageId, sequence);
     await sendNow(channel, req, via);
-    if (event.run?.ref) await remember(channel, event, '');
+    if (run?.ref) await remember(channel, event, '', sequence);
   }
 
   return {
@@ -332,7 +397,7 @@ export function channelSender(options: ChannelSenderOptions) {
         : null;
       const event = sampleEvent(channel.projectId, project?.name ?? 'your project', pageUrl);
       try {
-        await send(channel, event, `msg_${randomUUID()}`, false);
+        await send(channel, event, `msg_${randomUUID()}`, 0, false);
         return { delivered: true, error: null };
       } catch (error) {
         if (!(error instanceof DeliveryError)) throw error;

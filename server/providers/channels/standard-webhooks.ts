@@ -4,7 +4,9 @@ import { createHmac } from 'node:crypto';
  * The signature of the Standard Webhooks specification (standardwebhooks.com): HMAC-SHA256,
  * keyed with the base64 part of the `whsec_` secret, over `<webhook-id>.<webhook-timestamp>.<body>`,
  * sent as `v1,<base64>` in `webhook-signature`. Receivers verify it with the specification's
- * libraries (test/server/channel-delivery.test.ts does, with the `standardwebhooks` package).
+ * libraries (test/server/channel-delivery.test.ts and channel-run-identity.test.ts do, with the
+ * `standardwebhooks` package). `id` is a run's one id for all its reports (issue 30): each is
+ * signed when it leaves, over its own body and timestamp.
  */
 export function standardWebhookHeaders(
   secret: string,

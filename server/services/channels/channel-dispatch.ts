@@ -47,7 +47,8 @@ export function channelDispatch(
       .map((channel) => ({
         kind: 'channel-message' as const,
         channelId: channel.id,
-        // Standard Webhooks' `webhook-id`: the same on every retry, so receivers can drop repeats.
+        // Standard Webhooks' `webhook-id`, the same on every retry: a run's first message's is
+        // kept for all its reports (the sender takes the one remembered for the run).
         messageId: `msg_${newRecordId()}`,
         event,
       }));

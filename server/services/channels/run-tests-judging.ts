@@ -1,4 +1,5 @@
 import { hearsOfBuilds } from '../../domain/channels/channel-rules.js';
+import { buildKeyOf, buildTestsKey } from '../../domain/channels/event-summary.js';
 import {
   type NamedTests,
   RUN_TEST_NAME_LENGTH,
@@ -24,17 +25,27 @@ const nameOf = (test: StoredTest) => {
 
 /**
  * The judging of a build's test results for its messages (the `run-tests` job, queued by each
- * ingest-tests batch that names its build's event, in a project whose channels hear of builds).
- * The event's runs (usually one: the reporter's step) are judged among the project's newest
+ * ingest-tests batch in a project whose channels hear of builds): the runs of the batch's event,
+ * or of its build and attempt when it named no event (then kept under `build:<key>`, and the
+ * messages last sent for that build and attempt updated). The event's runs (usually one: the reporter's step) are judged among the project's newest
  * 1,000 runs as get-test-runs judges a run (docs/tests.md): its new failures and its flaky
  * failures. A flaky failure is listed as flaky only (it is no news that a flaky test failed);
  * the others are new, or other. When that changed, it is stored (run_tests) and each channel
  * that hears of builds is queued a run update for the event's messages, in one transaction.
  */
 export function runTestsJudging(storage: Pick<Storage, 'tests' | 'channels' | 'transaction'>) {
-  return async (projectId: string, eventId: string): Promise<void> => {
+  return async (
+    projectId: string,
+    target: { eventId: string } | { buildKey: string },
+  ): Promise<void> => {
     const runs = await storage.tests.runs(projectId, {}, MAX_RUNS);
-    const mine = runs.filter((run) => run.eventId === eventId);
+    const mine = runs.filter((run) =>
+      'eventId' in target
+        ? run.eventId === target.eventId
+        : buildKeyOf(run.buildId, run.attempt) === target.buildKey,
+    );
+    // Kept under the event, or under the build when the results came without one.
+    const testsKey = 'eventId' in target ? target.eventId : buildTestsKey(target.buildKey);
     if (mine.length === 0) return;
     const results = await resultsFor(storage, runs, 'flagged');
     const branch = defaultBranch(runs);
@@ -78,17 +89,23 @@ export function runTestsJudging(storage: Pick<Storage, 'tests' | 'channels' | 't
       otherFailures: list(others),
     };
     const json = JSON.stringify(tests);
-    if (json === (await storage.channels.runTests(projectId, eventId))) return;
+    if (json === (await storage.channels.runTests(projectId, testsKey))) return;
     const channels = (await storage.channels.list(projectId)).filter(hearsOfBuilds);
     const now = Date.now();
     await storage.transaction(async (tx) => {
-      await tx.channels.storeRunTests(projectId, eventId, json, now, now - RUN_FACTS_DAYS * DAY_MS);
+      await tx.channels.storeRunTests(
+        projectId,
+        testsKey,
+        json,
+        now,
+        now - RUN_FACTS_DAYS * DAY_MS,
+      );
       for (const channel of channels) {
         const job: ChannelRunUpdateJob = {
           kind: 'channel-run-update',
           channelId: channel.id,
           projectId,
-          eventId,
+          ...target,
           messageId: `msg_${newRecordId()}`,
         };
         await tx.outbox.enqueue(job);

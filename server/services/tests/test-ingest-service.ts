@@ -3,6 +3,7 @@ import {
   type IngestTestsResponse,
   TESTS_INGESTED,
 } from '../../../contract/tests/ingest-tests.js';
+import { buildKeyOf } from '../../domain/channels/event-summary.js';
 import { resultsOf } from '../../domain/tests/test-batch.js';
 import { runIdOf } from '../../domain/tests/test-identity.js';
 import type { OutboxJob } from '../../outbox/outbox-jobs.js';
@@ -21,8 +22,8 @@ export type TestsWatched = (projectId: string) => Promise<{ flaky: boolean; buil
  * answered once durable. Ingest keys may send tests (to their projects). When a channel of the
  * project hears of newly flaky tests, a flaky check is queued in the batch's transaction (so an
  * acknowledged batch is always judged), and judged by the outbox, off this path; when one hears
- * of builds and the batch names its build's event, so is the judging of the run's tests for that
- * build's messages.
+ * of builds, so is the judging of the run's tests for that build's messages (found by the batch's
+ * event, else by its build id and attempt).
  */
 export function testIngestService(
   storage: Storage,
@@ -53,8 +54,17 @@ export function testIngestService(
       const watching = await watched(body.projectId);
       const jobs: OutboxJob[] = [];
       if (watching.flaky) jobs.push({ kind: 'flaky-check', projectId: body.projectId });
-      if (watching.builds && body.eventId) {
-        jobs.push({ kind: 'run-tests', projectId: body.projectId, eventId: body.eventId });
+      if (watching.builds) {
+        // Without the event, the build and attempt name the run its messages were sent for.
+        jobs.push(
+          body.eventId
+            ? { kind: 'run-tests', projectId: body.projectId, eventId: body.eventId }
+            : {
+                kind: 'run-tests',
+                projectId: body.projectId,
+                buildKey: buildKeyOf(run.buildId, attempt),
+              },
+        );
       }
       return idempotency.once(
         caller.accountId,

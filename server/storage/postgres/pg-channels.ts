@@ -117,21 +117,53 @@ export function pgChannels(sql: Sql): ChannelRepository {
       return row?.message_id;
     },
 
-    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent) {
+    async runSentJob(channelId, runKey) {
+      const [row] = await sql<{ sent_job: string }[]>`
+        SELECT sent_job FROM channel_messages
+         WHERE channel_id = ${channelId} AND run_key = ${runKey}`;
+      return Number(row?.sent_job ?? 0);
+    },
+
+    async claimRunId(channelId, runKey, candidate, at) {
+      // A run remembered with no id of its own (''), or none yet, takes the candidate.
+      const [row] = await sql<{ message_id: string }[]>`
+        INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+        SELECT ${channelId}, ${runKey}, ${candidate}, ${at}
+         WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
+        ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = CASE
+          WHEN substr(channel_messages.message_id, 1, 4) = 'msg_'
+          THEN channel_messages.message_id ELSE excluded.message_id END
+        RETURNING message_id`;
+      return row?.message_id;
+    },
+
+    async rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent, job = 0) {
       await sql`
         DELETE FROM channel_messages WHERE channel_id = ${channelId} AND created_at < ${forgetBefore}`;
       // A channel deleted meanwhile has nothing to remember (its messages went with it).
       await sql`
         INSERT INTO channel_messages
-          (channel_id, run_key, message_id, created_at, run_ref, event, event_id)
+          (channel_id, run_key, message_id, created_at, run_ref, event, event_id, build_key,
+           sent_job)
         SELECT ${channelId}, ${runKey}, ${messageId}, ${at}, ${sent?.runRef ?? null},
-               ${sent?.event ?? null}, ${sent?.eventId ?? null}
+               ${sent?.event ?? null}, ${sent?.eventId ?? null}, ${sent?.buildKey ?? null},
+               ${job}
          WHERE EXISTS (SELECT 1 FROM channels WHERE id = ${channelId})
         ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
           run_ref = coalesce(excluded.run_ref, channel_messages.run_ref),
           event = coalesce(excluded.event, channel_messages.event),
           event_id = CASE WHEN excluded.event IS NULL THEN channel_messages.event_id
-                          ELSE excluded.event_id END`;
+                          ELSE excluded.event_id END,
+          build_key = CASE WHEN excluded.event IS NULL THEN channel_messages.build_key
+                           ELSE excluded.build_key END,
+          sent_job = GREATEST(channel_messages.sent_job, excluded.sent_job)`;
+    },
+
+    async buildMessages(channelId, buildKey) {
+      return sql<RunMessage[]>`
+        SELECT run_key AS "runKey", message_id AS "messageId", event FROM channel_messages
+         WHERE channel_id = ${channelId} AND build_key = ${buildKey} AND event IS NOT NULL
+         ORDER BY run_key`;
     },
 
     async eventMessages(channelId, eventId) {

@@ -848,4 +848,15 @@ export const pgMigrations: PgMigration[] = [
         FROM binned GROUP BY project_id, branch, day, test_id;
     `,
   },
+  {
+    version: 29,
+    name: "channels: a run's tests found by its build and attempt; its newest report kept",
+    sql: `
+      -- As SQLite's migration 29 (see there).
+      ALTER TABLE channel_messages ADD COLUMN build_key TEXT;
+      ALTER TABLE channel_messages ADD COLUMN sent_job BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX channel_messages_by_build ON channel_messages(channel_id, build_key)
+        WHERE build_key IS NOT NULL;
+    `,
+  },
 ];

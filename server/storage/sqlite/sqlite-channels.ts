@@ -66,14 +66,34 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
   const runMessage = db
     .prepare('SELECT message_id FROM channel_messages WHERE channel_id = ? AND run_key = ?')
     .pluck();
+  const sentJob = db
+    .prepare('SELECT sent_job FROM channel_messages WHERE channel_id = ? AND run_key = ?')
+    .pluck();
+  // A run remembered with no id of its own (''), or none yet, takes the candidate.
+  const claimRunId = db
+    .prepare(
+      `INSERT INTO channel_messages (channel_id, run_key, message_id, created_at)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+       ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = CASE
+         WHEN substr(message_id, 1, 4) = 'msg_' THEN message_id ELSE excluded.message_id END
+       RETURNING message_id`,
+    )
+    .pluck();
   // A channel deleted meanwhile has nothing to remember (its messages went with it).
   const remember = db.prepare(
     `INSERT INTO channel_messages
-       (channel_id, run_key, message_id, created_at, run_ref, event, event_id)
-     SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
+       (channel_id, run_key, message_id, created_at, run_ref, event, event_id, build_key,
+        sent_job)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM channels WHERE id = ?)
      ON CONFLICT (channel_id, run_key) DO UPDATE SET message_id = excluded.message_id,
        run_ref = coalesce(excluded.run_ref, run_ref), event = coalesce(excluded.event, event),
-       event_id = CASE WHEN excluded.event IS NULL THEN event_id ELSE excluded.event_id END`,
+       event_id = CASE WHEN excluded.event IS NULL THEN event_id ELSE excluded.event_id END,
+       build_key = CASE WHEN excluded.event IS NULL THEN build_key ELSE excluded.build_key END,
+       sent_job = max(sent_job, excluded.sent_job)`,
+  );
+  const messagesOfBuild = db.prepare(
+    `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
+      WHERE channel_id = ? AND build_key = ? AND event IS NOT NULL ORDER BY run_key`,
   );
   const messagesOfEvent = db.prepare(
     `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
@@ -163,7 +183,10 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     activeAlerts: (projectId) => alerts.get(projectId) as number,
     newFlaky: (projectId, from, to) => flakyNews.get(projectId, from, to) as number,
     runMessage: (channelId, runKey) => runMessage.get(channelId, runKey) as string | undefined,
-    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent) {
+    runSentJob: (channelId, runKey) => (sentJob.get(channelId, runKey) as number | undefined) ?? 0,
+    claimRunId: (channelId, runKey, candidate, at) =>
+      claimRunId.get(channelId, runKey, candidate, at, channelId) as string | undefined,
+    rememberRunMessage(channelId, runKey, messageId, at, forgetBefore, sent, job = 0) {
       remember.run(
         channelId,
         runKey,
@@ -172,12 +195,16 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
         sent?.runRef ?? null,
         sent?.event ?? null,
         sent?.eventId ?? null,
+        sent?.buildKey ?? null,
+        job,
         channelId,
       );
       forget.run(channelId, forgetBefore);
     },
     runMessages: (channelId, runRef) => messagesOfRun.all(channelId, runRef) as RunMessage[],
     eventMessages: (channelId, eventId) => messagesOfEvent.all(channelId, eventId) as RunMessage[],
+    buildMessages: (channelId, buildKey) =>
+      messagesOfBuild.all(channelId, buildKey) as RunMessage[],
     runTests: (projectId, eventId) => testsOf.get(projectId, eventId) as string | undefined,
     storeRunTests(projectId, eventId, tests, at, forgetBefore) {
       storeTests.run(projectId, eventId, tests, at);

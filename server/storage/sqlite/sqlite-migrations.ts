@@ -892,4 +892,19 @@ export const migrations: Migration[] = [
         FROM binned GROUP BY project_id, branch, day, test_id;
     `,
   },
+  {
+    version: 30,
+    name: "channels: a run's tests found by its build and attempt; its newest report kept",
+    sql: `
+      -- The build and attempt a run's message was last sent for (JSON ["<build id>", attempt]),
+      -- so that test results sent without an eventId (ingest-tests' buildId and attempt) find
+      -- it. (A generic webhook's run keeps its webhook-id in message_id, as Discord's id is.)
+      ALTER TABLE channel_messages ADD COLUMN build_key TEXT;
+      -- The outbox job whose report was sent last: an older report's retry, sent after a newer
+      -- one, is not sent (it would put the older state back).
+      ALTER TABLE channel_messages ADD COLUMN sent_job INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX channel_messages_by_build ON channel_messages(channel_id, build_key)
+        WHERE build_key IS NOT NULL;
+    `,
+  },
 ];
