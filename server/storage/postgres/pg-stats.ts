@@ -8,8 +8,8 @@ import {
 } from '../../domain/series-sum.js';
 import { cellBucketOf, type ReadPlan } from '../../domain/time-buckets.js';
 import type { EventCountCell, NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
+import { binsOf } from './pg-cell-writes.js';
 import { integerArray, numbersOf, type Sql } from './pg-database.js';
-import { binsOf } from './pg-stats-fold.js';
 import { pgWorkflowReads } from './pg-workflow-cells.js';
 
 /** Branches listed for a project's filter, at most (as on SQLite). */
