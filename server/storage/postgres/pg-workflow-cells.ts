@@ -1,5 +1,5 @@
 import { seriesOf, workflowOf, workflowOfText } from '../../domain/record-facts.js';
-import { cellBucketOf, type ReadPlan } from '../../domain/time-buckets.js';
+import { cellBucketOf, planRange, type ReadPlan } from '../../domain/time-buckets.js';
 import {
   type FoldEvent,
   foldWorkflowEvents,
@@ -91,13 +91,6 @@ export async function foldWorkflowsInto(sql: Sql, events: number[], metrics: num
   if (metrics.length > 0) await addWorkflowMetrics(sql, await workflowMetricsOf(sql, metrics));
 }
 
-/** [from, to) of the whole plan, or undefined when it has no bucket. */
-function rangeOf(plan: ReadPlan): [number, number] | undefined {
-  const first = plan.buckets[0];
-  const last = plan.buckets.at(-1);
-  return first && last ? [first.start, last.end] : undefined;
-}
-
 /**
  * One workflow's events and series on PostgreSQL: its hour cells for the plan's spans, and, in
  * the same statement (one snapshot), the records of the raw spans and those still queued for
@@ -123,7 +116,7 @@ export function pgWorkflowReads(
 
   return {
     async workflowEventData(projectId, workflow, filter, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], events: [] };
       const cellFilters = sql`
         ${filter.branch === undefined ? sql`` : sql`AND c.branch = ${filter.branch}`}
@@ -179,7 +172,7 @@ export function pgWorkflowReads(
     },
 
     async workflowSeriesData(projectId, workflow, key, branch, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], records: [] };
       const part = JSON.stringify(key.split('.').at(-1)).slice(1, -1);
       const records = sql`m.project_id = ${projectId}
