@@ -39,6 +39,13 @@ export interface ReadPlan {
   raw: Span[];
 }
 
+/** [from, to) of the whole plan, or undefined when it has no bucket. */
+export function planRange(plan: ReadPlan): [number, number] | undefined {
+  const first = plan.buckets[0];
+  const last = plan.buckets.at(-1);
+  return first && last ? [first.start, last.end] : undefined;
+}
+
 /**
  * The buckets of [from, to): a time t is in bucket floor((t - from) * count / (to - from)), so
  * bucket i covers [from + ceil(i * span / count), from + ceil((i + 1) * span / count)).

@@ -22,3 +22,21 @@ export const channelOf = (row: ChannelRow): StoredChannel => ({
   kind: row.kind as ChannelKind,
   rules: JSON.parse(row.rules) as ChannelRules,
 });
+
+/**
+ * A JSON document kept per run for its channel messages: a project's row per reference, replaced
+ * when stored again, the project's older ones forgotten then. Both backends write them with the
+ * same statements, on these columns.
+ */
+export interface RunDocumentTable {
+  table: string;
+  /** The run's reference. */
+  ref: string;
+  /** The document (JSON). */
+  value: string;
+}
+
+/** What the test results sent for an event say (channels/run-tests.ts), by event. */
+export const RUN_TESTS: RunDocumentTable = { table: 'run_tests', ref: 'event_id', value: 'tests' };
+/** What judging found on a run's metric records (channels/run-facts.ts), by run. */
+export const RUN_FACTS: RunDocumentTable = { table: 'run_facts', ref: 'run_ref', value: 'facts' };

@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { newRecordId } from '../../server/domain/ids.js';
 import {
+  afterAllClose,
+  type BrowserPage,
   describeInBrowser,
-  openBrowserPage,
   seriousAccessibilityViolations,
+  signedInPage,
 } from '../helpers/browser.js';
 import { foldStatistics, storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -20,7 +22,7 @@ describeInBrowser('marks on the project page’s charts in Chromium', () => {
   let server: TestServer;
   let me: TestAccount;
   let url: string;
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
   const now = Date.now();
   const release = now - 100 * HOUR - 1000;
   const alertAt = now - 40 * HOUR;
@@ -53,17 +55,10 @@ describeInBrowser('marks on the project page’s charts in Chromium', () => {
       createdAt: alertAt,
     });
     await foldStatistics(server, now);
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   /** Each mark of a chart: its kind, time (s), tooltip, and x centre from the plot's left edge. */
   const marksOf = (key: string) =>

@@ -1,6 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser, openBrowserPage } from '../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import {
+  afterAllClose,
+  type BrowserPage,
+  describeInBrowser,
+  signedInPage,
+} from '../helpers/browser.js';
 import { storeEvent } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -26,24 +31,17 @@ describeInBrowser('the dashboard header at 390 px, on every page that has it', (
   let server: TestServer;
   let me: TestAccount;
   let url: string;
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
 
   beforeAll(async () => {
     server = await startTestServer();
     me = await server.account();
     await storeEvent(server, me.projectId, Date.now() - 3_600_000, 'build', { status: 'success' });
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
     await my.page.setViewportSize({ width: 390, height: 844 });
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   async function boxesOf(page: Page, selector: string): Promise<Box[]> {
     const found: Box[] = [];

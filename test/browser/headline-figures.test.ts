@@ -1,5 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser, openBrowserPage } from '../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import {
+  afterAllClose,
+  type BrowserPage,
+  describeInBrowser,
+  signedInPage,
+} from '../helpers/browser.js';
 import { foldStatistics, storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -21,7 +26,7 @@ describeInBrowser('the headline in Chromium', () => {
   let server: TestServer;
   let me: TestAccount;
   let url: string;
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -40,17 +45,10 @@ describeInBrowser('the headline in Chromium', () => {
       });
     }
     await foldStatistics(server, Date.now());
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   it('says durations in minutes and seconds, their change in seconds, at 1280 and 390 px', async () => {
     for (const width of [1280, 390]) {

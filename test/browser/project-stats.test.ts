@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import {
+  afterAllClose,
+  type BrowserPage,
   describeInBrowser,
-  openBrowserPage,
   seriousAccessibilityViolations,
+  signedInPage,
   watchProblems,
 } from '../helpers/browser.js';
 import { seededRandom, storeEvent, storeMetric } from '../helpers/seed-records.js';
@@ -21,7 +23,7 @@ describeInBrowser('the project statistics page in Chromium', () => {
   let me: TestAccount;
   let url: string;
   /** The signed-in browser, its page, and what the page complained about. */
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -45,18 +47,11 @@ describeInBrowser('the project statistics page in Chromium', () => {
         github,
       });
     }
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
     if (SCREENSHOTS_DIR) mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   const statsUrl = () => `${url}/dashboard/projects/${me.projectId}`;
   /** How many points each chart drew, once every chart is drawn. */

@@ -1,6 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser, openBrowserPage } from '../helpers/browser.js';
+import { beforeAll, expect, it } from 'vitest';
+import {
+  afterAllClose,
+  type BrowserPage,
+  describeInBrowser,
+  signedInPage,
+} from '../helpers/browser.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -14,7 +19,7 @@ describeInBrowser('the rough edges of the statistics pages, in Chromium', () => 
   let server: TestServer;
   let me: TestAccount;
   let url: string;
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -36,17 +41,10 @@ describeInBrowser('the rough edges of the statistics pages, in Chromium', () => 
     }
     // One record of its own key, an hour ago: its chart holds one point.
     await storeMetric(server, me.projectId, now - HOUR, { lonely: 1 });
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   const statsUrl = () => `${url}/dashboard/projects/${me.projectId}`;
   const box = async (page: Page, selector: string) => {

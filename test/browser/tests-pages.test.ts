@@ -2,9 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  afterAllClose,
+  type BrowserPage,
   describeInBrowser,
-  openBrowserPage,
   seriousAccessibilityViolations,
+  signedInPage,
   watchProblems,
 } from '../helpers/browser.js';
 import { RUNS, seedTests } from '../helpers/seed-tests.js';
@@ -12,7 +14,7 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
 
 /** Set SCREENSHOTS_DIR to see the pages (docs/screenshots). */
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
-const shoot = async (page: Awaited<ReturnType<typeof openBrowserPage>>['page'], name: string) => {
+const shoot = async (page: BrowserPage['page'], name: string) => {
   if (!SCREENSHOTS_DIR) return;
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS_DIR, name), fullPage: true });
@@ -22,23 +24,16 @@ describeInBrowser('the Tests pages in Chromium', () => {
   let server: TestServer;
   let me: TestAccount;
   let url: string;
-  let my: Awaited<ReturnType<typeof openBrowserPage>>;
+  let my: BrowserPage;
 
   beforeAll(async () => {
     server = await startTestServer();
     me = await server.account();
     await seedTests(server, me);
-    url = await server.app.listen({ port: 0, host: '127.0.0.1' });
-    my = await openBrowserPage();
-    await my.page.goto(`${url}/dashboard/sign-in`);
-    await my.page.fill('#api_key', me.apiKey);
-    await my.page.click('button[type=submit]');
+    ({ url, my } = await signedInPage(server, me));
   });
 
-  afterAll(async () => {
-    await my?.browser.close();
-    await server?.close();
-  });
+  afterAllClose(() => ({ my, server }));
 
   it('goes from the project page to the Tests view, its tabs and search, accessibly', async () => {
     await my.page.goto(`${url}/dashboard/projects/${me.projectId}`);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
+import type { TestAccount, TestServer } from './server.js';
 
 /** Debian's Chromium, which `.ci/run` installs; `npx playwright install` cannot download here. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -106,4 +107,34 @@ export async function openBrowserPage() {
   });
   const page = await context.newPage();
   return { browser, context, page, problems: watchProblems(page) };
+}
+
+/** A browser's page as openBrowserPage opens it. */
+export type BrowserPage = Awaited<ReturnType<typeof openBrowserPage>>;
+
+/**
+ * The server listening on a free port of 127.0.0.1 (its URL), and a browser's page signed in to
+ * its dashboard with the account's API key, as a reader signs in.
+ */
+export async function signedInPage(
+  server: TestServer,
+  account: TestAccount,
+): Promise<{ url: string; my: BrowserPage }> {
+  const url = await server.app.listen({ port: 0, host: '127.0.0.1' });
+  const my = await openBrowserPage();
+  await my.page.goto(`${url}/dashboard/sign-in`);
+  await my.page.fill('#api_key', account.apiKey);
+  await my.page.click('button[type=submit]');
+  return { url, my };
+}
+
+/** After the file's tests: the browser closed, then the server (either may not have started). */
+export function afterAllClose(
+  opened: () => { my: BrowserPage | undefined; server: TestServer | undefined },
+): void {
+  afterAll(async () => {
+    const { my, server } = opened();
+    await my?.browser.close();
+    await server?.close();
+  });
 }

@@ -224,37 +224,35 @@ export function channelSender(options: ChannelSenderOptions) {
   }
 
   /**
-   * A Discord message for a run that has one already edits it (PATCH of the message whose id
-   * `?wait=true` gave); one deleted in Discord meanwhile (404 Unknown Message) is posted anew.
-   * The id of a new message is remembered for the run's later reports. Slack's incoming
-   * webhooks and Teams' workflows cannot edit: each report is a new message there.
+   * A run's report on a platform that edits its messages: the message the run has already is
+   * edited (`edit`); one the platform says is gone (`gone`) is posted anew, and the new message's
+   * id (`post`'s answer, null for none) is remembered for the run's later reports.
    */
-  async function sendDiscord(
+  async function editOrPost(
     channel: StoredChannel,
     event: EventSummary,
-    req: OutboundRequest,
-    via: OutboundHttp,
     job: number,
+    platform: {
+      edit(existing: string): Promise<unknown>;
+      gone(error: unknown): boolean;
+      post(): Promise<string | null>;
+    },
   ): Promise<void> {
     const run = event.run;
     const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
     if (existing !== undefined) {
-      const url = new URL(req.url);
-      url.pathname = `${url.pathname}/messages/${existing}`;
-      url.searchParams.delete('wait');
       try {
-        await sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
+        await platform.edit(existing);
         await remember(channel, event, existing, job);
         return;
       } catch (error) {
-        if (!(error instanceof DeliveryError) || error.status !== 404) throw error;
+        if (!platform.gone(error)) throw error;
       }
       // The new message is a second request: it waits for a slot of its own.
       if (!(await paced(channel, event, true))) return;
     }
-    const answer = await sendNow(channel, req, via);
-    const id = (answer.body as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && /^\d{1,20}$/.test(id)) await remember(channel, event, id, job);
+    const id = await platform.post();
+    if (id !== null) await remember(channel, event, id, job);
   }
 
   /**
@@ -289,6 +287,33 @@ export function channelSender(options: ChannelSenderOptions) {
     await sendNow(channel, { ...req, ...sign(id, { sequence, update: id !== messageId }) }, via);
     await remember(channel, event, id, sequence);
   }
+
+  /**
+   * A Discord message for a run that has one already edits it (PATCH of the message whose id
+   * `?wait=true` gave); one deleted in Discord meanwhile (404 Unknown Message) is posted anew.
+   * Slack's incoming webhooks and Teams' workflows cannot edit: each report is a new message there.
+   */
+  const sendDiscord = (
+    channel: StoredChannel,
+    event: EventSummary,
+    req: OutboundRequest,
+    via: OutboundHttp,
+    job: number,
+  ) =>
+    editOrPost(channel, event, job, {
+      edit(existing) {
+        const url = new URL(req.url);
+        url.pathname = `${url.pathname}/messages/${existing}`;
+        url.searchParams.delete('wait');
+        return sendNow(channel, { ...req, method: 'PATCH', url: url.href }, via);
+      },
+      gone: (error) => error instanceof DeliveryError && error.status === 404,
+      async post() {
+        const answer = await sendNow(channel, req, via);
+        const id = (answer.body as { id?: unknown } | null)?.id;
+        return typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : null;
+      },
+    });
 
   /**
    * Remembers the platform's id of a run's message, for the run's later reports to edit, and
@@ -328,31 +353,22 @@ export function channelSender(options: ChannelSenderOptions) {
    * Slack answers its failures with HTTP 200 and `ok: false`: each is a DeliveryError, final but
    * for Slack's own trouble; an edit of a message gone (`message_not_found`) posts it anew.
    */
-  async function sendSlackApp(
+  const sendSlackApp = (
     channel: StoredChannel,
     event: EventSummary,
     req: OutboundRequest,
     via: OutboundHttp,
     job: number,
-  ): Promise<void> {
-    const run = event.run;
-    const existing = run ? await storage.channels.runMessage(channel.id, run.key) : undefined;
-    if (existing !== undefined) {
-      const url = req.url.replace(/\/api\/chat\.postMessage$/, '/api/chat.update');
-      const json = { ...(req.json as Record<string, unknown>), ts: existing };
-      try {
-        slackAnswer(await sendNow(channel, { ...req, url, json }, via));
-        await remember(channel, event, existing, job);
-        return;
-      } catch (error) {
-        if (!(error instanceof SlackApiError) || !GONE.has(error.code)) throw error;
-      }
-      // The new message is a second request: it waits for a slot of its own.
-      if (!(await paced(channel, event, true))) return;
-    }
-    const { ts } = slackAnswer(await sendNow(channel, req, via));
-    if (ts !== null) await remember(channel, event, ts, job);
-  }
+  ) =>
+    editOrPost(channel, event, job, {
+      edit(existing) {
+        const url = req.url.replace(/\/api\/chat\.postMessage$/, '/api/chat.update');
+        const json = { ...(req.json as Record<string, unknown>), ts: existing };
+        return sendNow(channel, { ...req, url, json }, via).then(slackAnswer);
+      },
+      gone: (error) => error instanceof SlackApiError && GONE.has(error.code),
+      post: async () => slackAnswer(await sendNow(channel, req, via)).ts,
+    });
 
   /**
    * `sequence`: the job's number in the outbox (a generic webhook's `data.run.sequence`);

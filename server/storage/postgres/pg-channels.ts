@@ -1,4 +1,10 @@
-import { type ChannelRow, channelOf } from '../channel-rows.js';
+import {
+  type ChannelRow,
+  channelOf,
+  RUN_FACTS,
+  RUN_TESTS,
+  type RunDocumentTable,
+} from '../channel-rows.js';
 import type { ChannelRepository, RunMessage } from '../storage.js';
 import type { Sql } from './pg-database.js';
 
@@ -11,6 +17,8 @@ export function pgChannels(sql: Sql): ChannelRepository {
                       created_at AS "createdAt", updated_at AS "updatedAt", thread_id AS "threadId"`;
   const owned = (id: string, accountId: string) =>
     sql`id = ${id} AND project_id IN (SELECT id FROM projects WHERE account_id = ${accountId})`;
+  const runTests = runDocuments(sql, RUN_TESTS);
+  const runFacts = runDocuments(sql, RUN_FACTS);
   return {
     async create(channel, max) {
       // The count and the insert in one statement; a project's channels are created by hand,
@@ -173,20 +181,8 @@ export function pgChannels(sql: Sql): ChannelRepository {
          ORDER BY run_key`;
     },
 
-    async runTests(projectId, eventId) {
-      const [row] = await sql<{ tests: string }[]>`
-        SELECT tests FROM run_tests WHERE project_id = ${projectId} AND event_id = ${eventId}`;
-      return row?.tests;
-    },
-
-    async storeRunTests(projectId, eventId, tests, at, forgetBefore) {
-      await sql`
-        INSERT INTO run_tests (project_id, event_id, tests, updated_at)
-        VALUES (${projectId}, ${eventId}, ${tests}, ${at})
-        ON CONFLICT (project_id, event_id) DO UPDATE SET tests = excluded.tests,
-          updated_at = excluded.updated_at`;
-      await sql`DELETE FROM run_tests WHERE project_id = ${projectId} AND updated_at < ${forgetBefore}`;
-    },
+    runTests: runTests.get,
+    storeRunTests: runTests.store,
 
     async runMessages(channelId, runRef) {
       return sql<RunMessage[]>`
@@ -195,19 +191,33 @@ export function pgChannels(sql: Sql): ChannelRepository {
          ORDER BY run_key`;
     },
 
-    async runFacts(projectId, runRef) {
-      const [row] = await sql<{ facts: string }[]>`
-        SELECT facts FROM run_facts WHERE project_id = ${projectId} AND run_ref = ${runRef}`;
-      return row?.facts;
-    },
+    runFacts: runFacts.get,
+    storeRunFacts: runFacts.store,
+  };
+}
 
-    async storeRunFacts(projectId, runRef, facts, at, forgetBefore) {
+/** A table of run documents on PostgreSQL (channel-rows.ts's RunDocumentTable). */
+function runDocuments(sql: Sql, names: RunDocumentTable) {
+  const [table, ref, value] = [sql(names.table), sql(names.ref), sql(names.value)];
+  return {
+    async get(projectId: string, at: string) {
+      const [row] = await sql<{ value: string }[]>`
+        SELECT ${value} AS value FROM ${table} WHERE project_id = ${projectId} AND ${ref} = ${at}`;
+      return row?.value;
+    },
+    async store(
+      projectId: string,
+      at: string,
+      document: string,
+      now: number,
+      forgetBefore: number,
+    ) {
       await sql`
-        INSERT INTO run_facts (project_id, run_ref, facts, updated_at)
-        VALUES (${projectId}, ${runRef}, ${facts}, ${at})
-        ON CONFLICT (project_id, run_ref) DO UPDATE SET facts = excluded.facts,
+        INSERT INTO ${table} (project_id, ${ref}, ${value}, updated_at)
+        VALUES (${projectId}, ${at}, ${document}, ${now})
+        ON CONFLICT (project_id, ${ref}) DO UPDATE SET ${value} = excluded.${value},
           updated_at = excluded.updated_at`;
-      await sql`DELETE FROM run_facts WHERE project_id = ${projectId} AND updated_at < ${forgetBefore}`;
+      await sql`DELETE FROM ${table} WHERE project_id = ${projectId} AND updated_at < ${forgetBefore}`;
     },
   };
 }

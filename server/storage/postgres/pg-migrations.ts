@@ -797,7 +797,7 @@ export const pgMigrations: PgMigration[] = [
     version: 28,
     name: 'tests as data: counts and durations per test, branch and day',
     sql: `
-      -- As SQLite's migration 29 (see there); test_bins_add adds two rows' histograms, as the
+      -- As SQLite's migration 29 (see there). test_bins_add adds two rows' histograms, as the
       -- ingest's upsert does.
       CREATE TABLE test_days (
         project_id TEXT NOT NULL,
@@ -852,7 +852,7 @@ export const pgMigrations: PgMigration[] = [
     version: 29,
     name: "channels: a run's tests found by its build and attempt; its newest report kept",
     sql: `
-      -- As SQLite's migration 29 (see there).
+      -- As SQLite's migration 30 (see there).
       ALTER TABLE channel_messages ADD COLUMN build_key TEXT;
       ALTER TABLE channel_messages ADD COLUMN sent_job BIGINT NOT NULL DEFAULT 0;
       CREATE INDEX channel_messages_by_build ON channel_messages(channel_id, build_key)

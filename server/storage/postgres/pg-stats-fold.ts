@@ -1,6 +1,11 @@
 import { seriesOf } from '../../domain/record-facts.js';
-import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
-import { type FoldEvent, type FoldedSeriesCell, foldEvents, foldMetrics } from '../stats-fold.js';
+import { type FoldEvent, foldEvents, foldMetrics } from '../stats-fold.js';
+import {
+  addEventCells,
+  addSeriesCells,
+  type CellTable,
+  type SeriesCellOf,
+} from './pg-cell-writes.js';
 import { integerArray, integersOf, type Sql } from './pg-database.js';
 import { foldWorkflowsInto } from './pg-workflow-cells.js';
 
@@ -12,20 +17,6 @@ const QUEUE_ROWS = 2_000;
 const IDLE_TURNS = 30;
 /** The fold's advisory lock (the two-key form: apart from the one-key locks of pg-lock.ts). */
 export const FOLD_LOCK = [4_017_221, 3] as const;
-
-/** A float for json_to_recordset: as text, so that an infinite sum stays one (JSON has none). */
-const float = (value: number) => String(value);
-type StoredSum = Omit<SeriesSum, 'bins' | 'lastSeq'> & {
-  lastSeq: number;
-  keys: string;
-  counts: string;
-};
-
-/** A stored cell's bins, from its two arrays as text. */
-export function binsOf(keys: string, counts: string): [number, number][] {
-  const numbers = integersOf(counts);
-  return integersOf(keys).map((bin, i) => [bin, numbers[i] as number]);
-}
 
 /**
  * Folds the records the tables' triggers queued (stats_queue) into the statistics cells, as
@@ -152,28 +143,14 @@ async function foldEventsInto(sql: Sql, seqs: number[]) {
     SELECT project_id AS "projectId", event_type AS "eventType", branch, status,
            created_at AS "createdAt"
       FROM events WHERE seq = ANY(${integerArray(seqs)}::bigint[])`;
-  const cells = foldEvents(events);
-  // In key order, as every write of these rows (one fold at a time, but a habit that costs nothing).
-  await sql`
-    INSERT INTO event_cells
-           (project_id, unit, start, event_type, branch, success, failure, cancelled, other)
-    SELECT p, u, s, e, b, c[1], c[2], c[3], c[4]
-      FROM json_to_recordset(${JSON.stringify(
-        cells.map((c) => ({
-          p: c.projectId,
-          u: c.unit,
-          s: c.start,
-          e: c.eventType,
-          b: c.branch,
-          c: c.counts,
-        })),
-      )}::text::json) AS r(p text, u int, s bigint, e text, b text, c int[])
-     ORDER BY p, u, s, e, b
-    ON CONFLICT (project_id, unit, start, event_type, branch) DO UPDATE SET
-      success = event_cells.success + excluded.success,
-      failure = event_cells.failure + excluded.failure,
-      cancelled = event_cells.cancelled + excluded.cancelled,
-      other = event_cells.other + excluded.other`;
+  await addEventCells(
+    sql,
+    EVENT_CELLS,
+    foldEvents(events).map((c) => ({
+      key: { p: c.projectId, u: c.unit, s: c.start, e: c.eventType, b: c.branch },
+      counts: c.counts,
+    })),
+  );
 }
 
 async function foldMetricsInto(sql: Sql, seqs: number[]) {
@@ -188,89 +165,43 @@ async function foldMetricsInto(sql: Sql, seqs: number[]) {
       leaves: seriesOf(JSON.parse(payload) as Record<string, unknown>),
     })),
   );
-  await saveCells(
-    sql,
-    cells.filter((cell) => cell.branch !== null),
-    true,
-  );
-  await saveCells(
-    sql,
-    cells.filter((cell) => cell.branch === null),
-    false,
-  );
+  const byBranch: SeriesCellOf<'p' | 'k' | 'b' | 'u' | 's'>[] = [];
+  const totals: SeriesCellOf<'p' | 'k' | 'u' | 's'>[] = [];
+  for (const { projectId: p, key: k, branch: b, unit: u, start: s, sum } of cells) {
+    if (b === null) totals.push({ key: { p, k, u, s }, sum });
+    else byBranch.push({ key: { p, k, b, u, s }, sum });
+  }
+  await addSeriesCells(sql, SERIES_CELLS, byBranch);
+  await addSeriesCells(sql, SERIES_TOTALS, totals);
 }
 
-/**
- * Cells written per statement: a chunk of wide records (an import's 10,000 records of 100 keys,
- * a bulk load's queue) folds into hundreds of thousands of cells, and one JSON text of them all
- * passed V8's longest string (the tenants benchmark's seed: RangeError in JSON.stringify).
- */
-const CELLS_PER_STATEMENT = 5_000;
-
-/** Adds the cells to the stored ones (series_cells with a branch, else series_totals). */
-async function saveCells(sql: Sql, cells: FoldedSeriesCell[], withBranch: boolean) {
-  for (let i = 0; i < cells.length; i += CELLS_PER_STATEMENT)
-    await saveCellSlice(sql, cells.slice(i, i + CELLS_PER_STATEMENT), withBranch);
-}
-
-/** saveCells for at most CELLS_PER_STATEMENT cells, each of another (key, branch, unit, start). */
-async function saveCellSlice(sql: Sql, cells: FoldedSeriesCell[], withBranch: boolean) {
-  if (cells.length === 0) return;
-  const table = sql(withBranch ? 'series_cells' : 'series_totals');
-  // The key's length keeps the id unambiguous whatever the key and the branch hold.
-  const idOf = (c: { p: string; k: string; b?: string | null; u: number; s: number }) =>
-    `${c.p}\n${c.u}\n${c.s}\n${c.k.length}\n${c.k}${c.b ?? ''}`;
-  const at = cells.map((c) => ({
-    p: c.projectId,
-    k: c.key,
-    ...(withBranch ? { b: c.branch } : {}),
-    u: c.unit,
-    s: c.start,
-  }));
-  const stored = await sql<
-    (StoredSum & { p: string; k: string; b?: string; u: number; s: number })[]
-  >`
-    SELECT c.project_id AS p, c.key AS k, ${withBranch ? sql`c.branch AS b,` : sql``}
-           c.unit AS u, c.start AS s, c.count, c.min, c.max, c.sum, c.last_at AS "lastAt",
-           c.last_seq AS "lastSeq", c.last_value AS "lastValue",
-           c.bin_keys::text AS keys, c.bin_counts::text AS counts
-      FROM json_to_recordset(${JSON.stringify(at)}::text::json)
-           AS r(p text, k text, b text, u int, s bigint)
-      JOIN ${table} c ON c.project_id = r.p AND c.key = r.k AND c.unit = r.u AND c.start = r.s
-           ${withBranch ? sql`AND c.branch = r.b` : sql``}`;
-  const storedById = new Map(stored.map((row) => [idOf(row), row]));
-  const merged = cells.map((cell, n) => {
-    const where = at[n] as (typeof at)[number];
-    const total = emptySeriesSum();
-    const known = storedById.get(idOf(where));
-    // Which of two equal times is last is decided by lastSeq, whichever is added first.
-    if (known) addSeriesSum(total, { ...known, bins: binsOf(known.keys, known.counts) });
-    addSeriesSum(total, cell.sum);
-    return {
-      ...where,
-      count: total.count,
-      min: float(total.min),
-      max: float(total.max),
-      sum: float(total.sum),
-      at: total.lastAt,
-      seq: total.lastSeq,
-      last: float(total.lastValue),
-      keys: [...total.bins.keys()],
-      counts: [...total.bins.values()],
-    };
-  });
-  await sql`
-    INSERT INTO ${table} (project_id, key, ${withBranch ? sql`branch,` : sql``} unit, start,
-           count, min, max, sum, last_at, last_seq, last_value, bin_keys, bin_counts)
-    SELECT p, k, ${withBranch ? sql`b,` : sql``} u, s, count, min, max, sum, at, seq, last,
-           keys, counts
-      FROM json_to_recordset(${JSON.stringify(merged)}::text::json)
-           AS r(p text, k text, b text, u int, s bigint, count bigint, min float8, max float8,
-                sum float8, at bigint, seq bigint, last float8, keys int[], counts bigint[])
-     ORDER BY p, k, b, u, s
-    ON CONFLICT (project_id, key, ${withBranch ? sql`branch,` : sql``} unit, start) DO UPDATE SET
-      count = excluded.count, min = excluded.min, max = excluded.max, sum = excluded.sum,
-      last_at = excluded.last_at, last_seq = excluded.last_seq,
-      last_value = excluded.last_value, bin_keys = excluded.bin_keys,
-      bin_counts = excluded.bin_counts`;
-}
+/** The statistics cells' tables, by their keys (pg-cell-writes.ts). */
+const EVENT_CELLS: CellTable<'p' | 'u' | 's' | 'e' | 'b'> = {
+  name: 'event_cells',
+  key: {
+    p: ['project_id', 'text'],
+    u: ['unit', 'int'],
+    s: ['start', 'bigint'],
+    e: ['event_type', 'text'],
+    b: ['branch', 'text'],
+  },
+};
+const SERIES_CELLS: CellTable<'p' | 'k' | 'b' | 'u' | 's'> = {
+  name: 'series_cells',
+  key: {
+    p: ['project_id', 'text'],
+    k: ['key', 'text'],
+    b: ['branch', 'text'],
+    u: ['unit', 'int'],
+    s: ['start', 'bigint'],
+  },
+};
+const SERIES_TOTALS: CellTable<'p' | 'k' | 'u' | 's'> = {
+  name: 'series_totals',
+  key: {
+    p: ['project_id', 'text'],
+    k: ['key', 'text'],
+    u: ['unit', 'int'],
+    s: ['start', 'bigint'],
+  },
+};

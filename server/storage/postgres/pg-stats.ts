@@ -6,10 +6,10 @@ import {
   emptySeriesSum,
   type SeriesSum,
 } from '../../domain/series-sum.js';
-import { cellBucketOf, type ReadPlan } from '../../domain/time-buckets.js';
+import { cellBucketOf, planRange, type ReadPlan } from '../../domain/time-buckets.js';
 import type { EventCountCell, NewRecord, SeriesKeyInfo, StatsRepository } from '../storage.js';
+import { binsOf } from './pg-cell-writes.js';
 import { integerArray, numbersOf, type Sql } from './pg-database.js';
-import { binsOf } from './pg-stats-fold.js';
 import { pgWorkflowReads } from './pg-workflow-cells.js';
 
 /** Branches listed for a project's filter, at most (as on SQLite). */
@@ -59,13 +59,6 @@ export function branchesInsert(
               ${where ? sql`WHERE ${where}` : sql``}
               ORDER BY p, b
              ON CONFLICT DO NOTHING`;
-}
-
-/** [from, to) of the whole plan, or undefined when it has no bucket. */
-function rangeOf(plan: ReadPlan): [number, number] | undefined {
-  const first = plan.buckets[0];
-  const last = plan.buckets.at(-1);
-  return first && last ? [first.start, last.end] : undefined;
 }
 
 /**
@@ -152,7 +145,7 @@ export function pgStats(sql: Sql): StatsRepository {
     },
 
     async seriesData(projectId, key, branch, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], records: [] };
       // Only records whose text holds the key's last part (as JSON writes it) can have the key.
       const part = JSON.stringify(key.split('.').at(-1)).slice(1, -1);
@@ -246,7 +239,7 @@ export function pgStats(sql: Sql): StatsRepository {
     },
 
     async eventData(projectId, filter, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], events: [] };
       const cellFilters = sql`
         ${filter.branch === undefined ? sql`` : sql`AND c.branch = ${filter.branch}`}

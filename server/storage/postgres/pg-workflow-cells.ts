@@ -1,6 +1,5 @@
 import { seriesOf, workflowOf, workflowOfText } from '../../domain/record-facts.js';
-import { addSeriesSum, emptySeriesSum, type SeriesSum } from '../../domain/series-sum.js';
-import { cellBucketOf, type ReadPlan } from '../../domain/time-buckets.js';
+import { cellBucketOf, planRange, type ReadPlan } from '../../domain/time-buckets.js';
 import {
   type FoldEvent,
   foldWorkflowEvents,
@@ -9,17 +8,14 @@ import {
 } from '../stats-fold.js';
 import type {
   EventCountCell,
+  SeriesCell,
   StatsRepository,
   WorkflowEventCell,
   WorkflowRecord,
   WorkflowSeriesCell,
 } from '../storage.js';
+import { addEventCells, addSeriesCells, binsOf, type CellTable } from './pg-cell-writes.js';
 import { integerArray, type Sql } from './pg-database.js';
-// A cycle of functions only, called after both modules loaded (the fold calls foldWorkflowsInto).
-import { binsOf } from './pg-stats-fold.js';
-
-/** A float for json_to_recordset: as text, so that an infinite sum stays one (JSON has none). */
-const float = (value: number) => String(value);
 
 /** Events of `seqs` as the fold needs them, with their payload's workflow. */
 export async function workflowEventsOf(sql: Sql, seqs: number[]) {
@@ -38,28 +34,14 @@ export async function addWorkflowEvents(
   sql: Sql,
   events: Parameters<typeof foldWorkflowEvents>[0],
 ): Promise<void> {
-  const cells = foldWorkflowEvents(events);
-  if (cells.length === 0) return;
-  await sql`
-    INSERT INTO workflow_event_cells
-           (project_id, workflow, start, event_type, branch, success, failure, cancelled, other)
-    SELECT p, w, s, e, b, c[1], c[2], c[3], c[4]
-      FROM json_to_recordset(${JSON.stringify(
-        cells.map((c) => ({
-          p: c.projectId,
-          w: c.workflow,
-          s: c.start,
-          e: c.eventType,
-          b: c.branch,
-          c: c.counts,
-        })),
-      )}::text::json) AS r(p text, w text, s bigint, e text, b text, c int[])
-     ORDER BY p, w, s, e, b
-    ON CONFLICT (project_id, workflow, start, event_type, branch) DO UPDATE SET
-      success = workflow_event_cells.success + excluded.success,
-      failure = workflow_event_cells.failure + excluded.failure,
-      cancelled = workflow_event_cells.cancelled + excluded.cancelled,
-      other = workflow_event_cells.other + excluded.other`;
+  await addEventCells(
+    sql,
+    WORKFLOW_EVENT_CELLS,
+    foldWorkflowEvents(events).map((c) => ({
+      key: { p: c.projectId, w: c.workflow, s: c.start, e: c.eventType, b: c.branch },
+      counts: c.counts,
+    })),
+  );
 }
 
 /** Metrics of `seqs` with a workflow, as the fold needs them. */
@@ -76,90 +58,44 @@ export async function workflowMetricsOf(sql: Sql, seqs: number[]) {
   });
 }
 
-type StoredSum = Omit<SeriesSum, 'bins' | 'lastSeq'> & {
-  lastSeq: number;
-  keys: string;
-  counts: string;
-};
-
-/** Adds metrics of a workflow to their hour cells (merged with the stored ones, as saveCells). */
+/** Adds metrics of a workflow to their hour cells (merged with the stored ones). */
 export async function addWorkflowMetrics(sql: Sql, metrics: WorkflowFoldMetric[]): Promise<void> {
-  const all = foldWorkflowMetrics(metrics);
-  // A statement per 5,000 cells, as saveCells (one JSON text of them all can pass V8's longest).
-  for (let i = 0; i < all.length; i += 5_000) await saveWorkflowCells(sql, all.slice(i, i + 5_000));
+  await addSeriesCells(
+    sql,
+    WORKFLOW_SERIES_CELLS,
+    foldWorkflowMetrics(metrics).map((c) => ({
+      key: { p: c.projectId, w: c.workflow, k: c.key, b: c.branch, s: c.start },
+      sum: c.sum,
+    })),
+  );
 }
 
-async function saveWorkflowCells(
-  sql: Sql,
-  cells: ReturnType<typeof foldWorkflowMetrics>,
-): Promise<void> {
-  if (cells.length === 0) return;
-  const at = cells.map((c) => ({
-    p: c.projectId,
-    w: c.workflow,
-    k: c.key,
-    s: c.start,
-    b: c.branch,
-  }));
-  // Lengths keep the id unambiguous whatever the texts hold.
-  const idOf = (c: { p: string; w: string; k: string; s: number; b: string }) =>
-    `${c.p}\n${c.s}\n${c.w.length}\n${c.w}${c.k.length}\n${c.k}${c.b}`;
-  const stored = await sql<
-    (StoredSum & { p: string; w: string; k: string; s: number; b: string })[]
-  >`
-    SELECT c.project_id AS p, c.workflow AS w, c.key AS k, c.start AS s, c.branch AS b,
-           c.count, c.min, c.max, c.sum, c.last_at AS "lastAt", c.last_seq AS "lastSeq",
-           c.last_value AS "lastValue", c.bin_keys::text AS keys, c.bin_counts::text AS counts
-      FROM json_to_recordset(${JSON.stringify(at)}::text::json)
-           AS r(p text, w text, k text, s bigint, b text)
-      JOIN workflow_series_cells c ON c.project_id = r.p AND c.workflow = r.w AND c.key = r.k
-           AND c.branch = r.b AND c.start = r.s`;
-  const storedById = new Map(stored.map((row) => [idOf(row), row]));
-  const merged = cells.map((cell, n) => {
-    const where = at[n] as (typeof at)[number];
-    const total = emptySeriesSum();
-    const known = storedById.get(idOf(where));
-    if (known) addSeriesSum(total, { ...known, bins: binsOf(known.keys, known.counts) });
-    addSeriesSum(total, cell.sum);
-    return {
-      ...where,
-      count: total.count,
-      min: float(total.min),
-      max: float(total.max),
-      sum: float(total.sum),
-      at: total.lastAt,
-      seq: total.lastSeq,
-      last: float(total.lastValue),
-      keys: [...total.bins.keys()],
-      counts: [...total.bins.values()],
-    };
-  });
-  await sql`
-    INSERT INTO workflow_series_cells (project_id, workflow, key, branch, start, count, min, max,
-           sum, last_at, last_seq, last_value, bin_keys, bin_counts)
-    SELECT p, w, k, b, s, count, min, max, sum, at, seq, last, keys, counts
-      FROM json_to_recordset(${JSON.stringify(merged)}::text::json)
-           AS r(p text, w text, k text, b text, s bigint, count bigint, min float8, max float8,
-                sum float8, at bigint, seq bigint, last float8, keys int[], counts bigint[])
-     ORDER BY p, w, k, b, s
-    ON CONFLICT (project_id, workflow, key, branch, start) DO UPDATE SET
-      count = excluded.count, min = excluded.min, max = excluded.max, sum = excluded.sum,
-      last_at = excluded.last_at, last_seq = excluded.last_seq,
-      last_value = excluded.last_value, bin_keys = excluded.bin_keys,
-      bin_counts = excluded.bin_counts`;
-}
+/** The workflow cells' tables, by their keys (pg-cell-writes.ts). */
+const WORKFLOW_EVENT_CELLS: CellTable<'p' | 'w' | 's' | 'e' | 'b'> = {
+  name: 'workflow_event_cells',
+  key: {
+    p: ['project_id', 'text'],
+    w: ['workflow', 'text'],
+    s: ['start', 'bigint'],
+    e: ['event_type', 'text'],
+    b: ['branch', 'text'],
+  },
+};
+const WORKFLOW_SERIES_CELLS: CellTable<'p' | 'w' | 'k' | 'b' | 's'> = {
+  name: 'workflow_series_cells',
+  key: {
+    p: ['project_id', 'text'],
+    w: ['workflow', 'text'],
+    k: ['key', 'text'],
+    b: ['branch', 'text'],
+    s: ['start', 'bigint'],
+  },
+};
 
 /** The workflow cells of the records of `seqs` (the fold's chunk, or the migration's backfill). */
 export async function foldWorkflowsInto(sql: Sql, events: number[], metrics: number[]) {
   if (events.length > 0) await addWorkflowEvents(sql, await workflowEventsOf(sql, events));
   if (metrics.length > 0) await addWorkflowMetrics(sql, await workflowMetricsOf(sql, metrics));
-}
-
-/** [from, to) of the whole plan, or undefined when it has no bucket. */
-function rangeOf(plan: ReadPlan): [number, number] | undefined {
-  const first = plan.buckets[0];
-  const last = plan.buckets.at(-1);
-  return first && last ? [first.start, last.end] : undefined;
 }
 
 /**
@@ -205,7 +141,7 @@ export function pgWorkflowReads(
 
   return {
     async workflowEventData(projectId, workflow, filter, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], events: [] };
       const cellFilters = sql`
         ${filter.branch === undefined ? sql`` : sql`AND c.branch = ${filter.branch}`}
@@ -264,7 +200,7 @@ export function pgWorkflowReads(
     },
 
     async workflowSeriesData(projectId, workflow, key, branch, plan) {
-      const range = rangeOf(plan);
+      const range = planRange(plan);
       if (!range) return { cells: [], records: [] };
       const part = JSON.stringify(key.split('.').at(-1)).slice(1, -1);
       const records = sql`m.project_id = ${projectId}

@@ -1,4 +1,10 @@
-import { type ChannelRow, channelOf } from '../channel-rows.js';
+import {
+  type ChannelRow,
+  channelOf,
+  RUN_FACTS,
+  RUN_TESTS,
+  type RunDocumentTable,
+} from '../channel-rows.js';
 import type { ChannelRepository, RunMessage } from '../storage.js';
 import type { Db } from './sqlite-database.js';
 import type { Sync } from './sync.js';
@@ -99,28 +105,12 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
       WHERE channel_id = ? AND event_id = ? AND event IS NOT NULL ORDER BY run_key`,
   );
-  const testsOf = db
-    .prepare('SELECT tests FROM run_tests WHERE project_id = ? AND event_id = ?')
-    .pluck();
-  const storeTests = db.prepare(
-    `INSERT INTO run_tests (project_id, event_id, tests, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (project_id, event_id) DO UPDATE SET tests = excluded.tests,
-       updated_at = excluded.updated_at`,
-  );
-  const forgetTests = db.prepare('DELETE FROM run_tests WHERE project_id = ? AND updated_at < ?');
   const messagesOfRun = db.prepare(
     `SELECT run_key AS runKey, message_id AS messageId, event FROM channel_messages
       WHERE channel_id = ? AND run_ref = ? AND event IS NOT NULL ORDER BY run_key`,
   );
-  const factsOf = db
-    .prepare('SELECT facts FROM run_facts WHERE project_id = ? AND run_ref = ?')
-    .pluck();
-  const storeFacts = db.prepare(
-    `INSERT INTO run_facts (project_id, run_ref, facts, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (project_id, run_ref) DO UPDATE SET facts = excluded.facts,
-       updated_at = excluded.updated_at`,
-  );
-  const forgetFacts = db.prepare('DELETE FROM run_facts WHERE project_id = ? AND updated_at < ?');
+  const runTests = runDocuments(db, RUN_TESTS);
+  const runFacts = runDocuments(db, RUN_FACTS);
   const forget = db.prepare('DELETE FROM channel_messages WHERE channel_id = ? AND created_at < ?');
 
   return {
@@ -205,15 +195,29 @@ export function sqliteChannels(db: Db): Sync<ChannelRepository> {
     eventMessages: (channelId, eventId) => messagesOfEvent.all(channelId, eventId) as RunMessage[],
     buildMessages: (channelId, buildKey) =>
       messagesOfBuild.all(channelId, buildKey) as RunMessage[],
-    runTests: (projectId, eventId) => testsOf.get(projectId, eventId) as string | undefined,
-    storeRunTests(projectId, eventId, tests, at, forgetBefore) {
-      storeTests.run(projectId, eventId, tests, at);
-      forgetTests.run(projectId, forgetBefore);
-    },
-    runFacts: (projectId, runRef) => factsOf.get(projectId, runRef) as string | undefined,
-    storeRunFacts(projectId, runRef, facts, at, forgetBefore) {
-      storeFacts.run(projectId, runRef, facts, at);
-      forgetFacts.run(projectId, forgetBefore);
+    runTests: runTests.get,
+    storeRunTests: runTests.store,
+    runFacts: runFacts.get,
+    storeRunFacts: runFacts.store,
+  };
+}
+
+/** A table of run documents on SQLite (channel-rows.ts's RunDocumentTable). */
+function runDocuments(db: Db, { table, ref, value }: RunDocumentTable) {
+  const get = db
+    .prepare(`SELECT ${value} FROM ${table} WHERE project_id = ? AND ${ref} = ?`)
+    .pluck();
+  const store = db.prepare(
+    `INSERT INTO ${table} (project_id, ${ref}, ${value}, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (project_id, ${ref}) DO UPDATE SET ${value} = excluded.${value},
+       updated_at = excluded.updated_at`,
+  );
+  const forget = db.prepare(`DELETE FROM ${table} WHERE project_id = ? AND updated_at < ?`);
+  return {
+    get: (projectId: string, at: string) => get.get(projectId, at) as string | undefined,
+    store(projectId: string, at: string, document: string, now: number, forgetBefore: number) {
+      store.run(projectId, at, document, now);
+      forget.run(projectId, forgetBefore);
     },
   };
 }

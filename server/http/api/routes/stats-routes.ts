@@ -25,7 +25,6 @@ import {
   type MetricSeries,
   ProjectQuery,
   RecordQuery,
-  readBackErrorText,
   SeriesQuery,
 } from '../../../../contract/stats-queries.js';
 import { fieldText } from '../../../../contract/verdicts.js';
@@ -42,6 +41,7 @@ import { ProjectBusy } from '../../heavy-reads/project-gate.js';
 import { within } from '../area.js';
 import { AT, ID, PROJECT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
+import { readRoute } from '../read-route.js';
 import { channelRoutes } from './channel-routes.js';
 import { exportRoutes } from './export-routes.js';
 import { projectPageRoutes } from './project-page-routes.js';
@@ -152,32 +152,26 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getEvents),
-    {
-      schema: { summary: "Read a project's events, newest first", querystring: RecordQuery },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              events: [
-                {
-                  id: ID,
-                  projectId: ID,
-                  eventType: 'build',
-                  description: null,
-                  payload: { status: 'success' },
-                  color: null,
-                  created_at: AT,
-                  notification: null,
-                },
-              ],
-              nextCursor: null,
-            },
+    readRoute(
+      "Read a project's events, newest first",
+      RecordQuery,
+      {
+        events: [
+          {
+            id: ID,
+            projectId: ID,
+            eventType: 'build',
+            description: null,
+            payload: { status: 'success' },
+            color: null,
+            created_at: AT,
+            notification: null,
           },
-          throws: [FOREIGN_PROJECT],
-        },
+        ],
+        nextCursor: null,
       },
-    },
+      [FOREIGN_PROJECT],
+    ),
     async (request, reply): Promise<EventPage> =>
       heavy(reply, request.query.projectId, () =>
         records.events(request.account.accountId, request.query),
@@ -186,21 +180,15 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getMetrics),
-    {
-      schema: { summary: "Read a project's metrics, newest first", querystring: RecordQuery },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              metrics: [{ id: ID, projectId: ID, payload: { duration_ms: 5400 }, created_at: AT }],
-              nextCursor: null,
-            },
-          },
-          throws: [FOREIGN_PROJECT],
-        },
+    readRoute(
+      "Read a project's metrics, newest first",
+      RecordQuery,
+      {
+        metrics: [{ id: ID, projectId: ID, payload: { duration_ms: 5400 }, created_at: AT }],
+        nextCursor: null,
       },
-    },
+      [FOREIGN_PROJECT],
+    ),
     async (request, reply): Promise<MetricPage> =>
       heavy(reply, request.query.projectId, () =>
         records.metrics(request.account.accountId, request.query),
@@ -209,33 +197,24 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getMetricKeys),
-    {
-      schema: {
-        summary: "List a project's metric series keys, a page at a time",
-        querystring: MetricKeysQuery,
-      },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              keys: [
-                {
-                  key: 'duration_ms',
-                  count: 42,
-                  last_value: 5400,
-                  last_at: AT,
-                  unit: 'ms',
-                  direction: 'lower',
-                },
-              ],
-              nextCursor: null,
-            },
+    readRoute(
+      "List a project's metric series keys, a page at a time",
+      MetricKeysQuery,
+      {
+        keys: [
+          {
+            key: 'duration_ms',
+            count: 42,
+            last_value: 5400,
+            last_at: AT,
+            unit: 'ms',
+            direction: 'lower',
           },
-          throws: [FOREIGN_PROJECT, TOO_LONG],
-        },
+        ],
+        nextCursor: null,
       },
-    },
+      [FOREIGN_PROJECT, TOO_LONG],
+    ),
     async (request, reply): Promise<MetricKeys> =>
       heavy(reply, request.query.projectId, () =>
         stats.keys(request.account.accountId, request.query.projectId, {
@@ -247,25 +226,19 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getMetricSeries),
-    {
-      schema: { summary: 'One metric series in time buckets', querystring: SeriesQuery },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              key: 'duration_ms',
-              from: AT,
-              to: AT,
-              buckets: [
-                { start: AT, end: AT, count: 3, min: 1, max: 9, avg: 5, p50: 5, p95: 9, last: 9 },
-              ],
-            },
-          },
-          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
-        },
+    readRoute(
+      'One metric series in time buckets',
+      SeriesQuery,
+      {
+        key: 'duration_ms',
+        from: AT,
+        to: AT,
+        buckets: [
+          { start: AT, end: AT, count: 3, min: 1, max: 9, avg: 5, p50: 5, p95: 9, last: 9 },
+        ],
       },
-    },
+      [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
+    ),
     async (request, reply): Promise<MetricSeries> =>
       heavy(reply, request.query.projectId, () =>
         stats.series(request.account.accountId, request.query),
@@ -274,26 +247,17 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getBuildSummary),
-    {
-      schema: {
-        summary: 'Build outcomes in time buckets, and the success rate',
-        querystring: BuildSummaryQuery,
+    readRoute(
+      'Build outcomes in time buckets, and the success rate',
+      BuildSummaryQuery,
+      {
+        from: AT,
+        to: AT,
+        buckets: [{ start: AT, end: AT, success: 9, failure: 1, cancelled: 0, other: 0 }],
+        success_rate: 0.9,
       },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              from: AT,
-              to: AT,
-              buckets: [{ start: AT, end: AT, success: 9, failure: 1, cancelled: 0, other: 0 }],
-              success_rate: 0.9,
-            },
-          },
-          throws: [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
-        },
-      },
-    },
+      [FOREIGN_PROJECT, TOO_MUCH, TOO_LONG],
+    ),
     async (request, reply): Promise<BuildSummary> =>
       heavy(reply, request.query.projectId, () =>
         stats.buildSummary(request.account.accountId, request.query),
@@ -331,16 +295,12 @@ export const statsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getShareLinks),
-    {
-      schema: { summary: "List a project's share links", querystring: ProjectQuery },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: { example: { links: [{ id: ID, prefix: 'cis_share_AbCd', created_at: AT }] } },
-          throws: [FOREIGN_PROJECT],
-        },
-      },
-    },
+    readRoute(
+      "List a project's share links",
+      ProjectQuery,
+      { links: [{ id: ID, prefix: 'cis_share_AbCd', created_at: AT }] },
+      [FOREIGN_PROJECT],
+    ),
     async (request): Promise<ShareLinkList> =>
       shareLinks.list(request.account.accountId, request.query.projectId),
   );

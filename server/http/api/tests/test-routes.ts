@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OwnError } from '../../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
-import { readBackErrorText } from '../../../../contract/stats-queries.js';
 import {
   IngestTestsRequest,
   ingestTestsErrorText,
@@ -19,6 +18,7 @@ import { Forbidden, Invalid, NotFound } from '../../../domain/domain-errors.js';
 import { within } from '../area.js';
 import { AT } from '../examples.js';
 import { answer, checkIdempotencyKey, idempotencyKeyOf as keyOf } from '../idempotency-header.js';
+import { readRoute } from '../read-route.js';
 import { ACCEPTED_ENCODINGS, gunzipBody } from './gzip-body.js';
 
 const FOREIGN_PROJECT = new Forbidden('project');
@@ -68,139 +68,115 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     within(Areas.stats, Paths.getTests),
-    {
-      schema: {
-        summary: "A project's tests over a range and branch: flaky, failing, slowest or by name",
-        querystring: TestsQuery,
-      },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              from: AT,
-              to: AT,
-              branch: 'main',
-              runs: 120,
-              tests: [
-                {
-                  id: 'q0vB3kqYt1xXJ2Ck',
-                  suite: 'cart',
-                  classname: 'com.example.CartTest',
-                  name: 'appliesDiscount',
-                  file: null,
-                  runs: 120,
-                  passed: 114,
-                  failed: 6,
-                  skipped: 0,
-                  passed_on_retry: 3,
-                  failure_rate: 0.05,
-                  flaky: true,
-                  flaky_score: 0.213,
-                  first_flaky_at: AT,
-                  last_flaky_at: AT,
-                  flaky_commits: ['9f2c1e7'],
-                  p50_ms: 410,
-                  p95_ms: 890,
-                  p50_previous_ms: null,
-                  quarantined: false,
-                },
-              ],
-              nextCursor: null,
-            },
+    readRoute(
+      "A project's tests over a range and branch: flaky, failing, slowest or by name",
+      TestsQuery,
+      {
+        from: AT,
+        to: AT,
+        branch: 'main',
+        runs: 120,
+        tests: [
+          {
+            id: 'q0vB3kqYt1xXJ2Ck',
+            suite: 'cart',
+            classname: 'com.example.CartTest',
+            name: 'appliesDiscount',
+            file: null,
+            runs: 120,
+            passed: 114,
+            failed: 6,
+            skipped: 0,
+            passed_on_retry: 3,
+            failure_rate: 0.05,
+            flaky: true,
+            flaky_score: 0.213,
+            first_flaky_at: AT,
+            last_flaky_at: AT,
+            flaky_commits: ['9f2c1e7'],
+            p50_ms: 410,
+            p95_ms: 890,
+            p50_previous_ms: null,
+            quarantined: false,
           },
-          throws: [FOREIGN_PROJECT, new Invalid('range')],
-        },
+        ],
+        nextCursor: null,
       },
-    },
+      [FOREIGN_PROJECT, new Invalid('range')],
+    ),
     async (request): Promise<TestList> =>
       testQueries.list(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getTest),
-    {
-      schema: {
-        summary: 'One test: its recent runs and its failure messages',
-        querystring: TestQuery,
-      },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              test: {
-                id: 'q0vB3kqYt1xXJ2Ck',
-                suite: 'cart',
-                classname: 'com.example.CartTest',
-                name: 'appliesDiscount',
-                file: null,
-                line: null,
-                first_seen: AT,
-                quarantined: false,
-              },
-              runs: [
-                {
-                  run_id: 'Xk2v9LqP0aZ1cB7d',
-                  build_id: '77/test',
-                  attempt: 1,
-                  commit: '9f2c1e7',
-                  branch: 'main',
-                  pull_request: null,
-                  created_at: AT,
-                  status: 'failed',
-                  duration_ms: 412,
-                  attempts: 1,
-                  message: 'expected:<10> but was:<9>',
-                },
-              ],
-              messages: [{ message: 'expected:<10> but was:<9>', count: 6, last_at: AT }],
-            },
-          },
-          throws: [FOREIGN_PROJECT, new NotFound('test')],
+    readRoute(
+      'One test: its recent runs and its failure messages',
+      TestQuery,
+      {
+        test: {
+          id: 'q0vB3kqYt1xXJ2Ck',
+          suite: 'cart',
+          classname: 'com.example.CartTest',
+          name: 'appliesDiscount',
+          file: null,
+          line: null,
+          first_seen: AT,
+          quarantined: false,
         },
+        runs: [
+          {
+            run_id: 'Xk2v9LqP0aZ1cB7d',
+            build_id: '77/test',
+            attempt: 1,
+            commit: '9f2c1e7',
+            branch: 'main',
+            pull_request: null,
+            created_at: AT,
+            status: 'failed',
+            duration_ms: 412,
+            attempts: 1,
+            message: 'expected:<10> but was:<9>',
+          },
+        ],
+        messages: [{ message: 'expected:<10> but was:<9>', count: 6, last_at: AT }],
       },
-    },
+      [FOREIGN_PROJECT, new NotFound('test')],
+    ),
     async (request): Promise<TestDetail> =>
       testQueries.test(request.account.accountId, request.query),
   );
 
   app.get(
     within(Areas.stats, Paths.getTestRuns),
-    {
-      schema: { summary: "A project's runs of tests, newest first", querystring: TestRunsQuery },
-      config: {
-        invalid: readBackErrorText,
-        docs: {
-          success: {
-            example: {
-              runs: [
-                {
-                  id: 'Xk2v9LqP0aZ1cB7d',
-                  build_id: '77/test',
-                  attempt: 1,
-                  commit: '9f2c1e7',
-                  branch: 'main',
-                  pull_request: null,
-                  event_id: null,
-                  created_at: AT,
-                  passed: 1200,
-                  failed: 2,
-                  errors: 0,
-                  skipped: 14,
-                  passed_on_retry: 1,
-                  duration_ms: 81234,
-                  new_failures: 1,
-                  flaky_failures: 1,
-                },
-              ],
-              nextCursor: null,
-            },
+    readRoute(
+      "A project's runs of tests, newest first",
+      TestRunsQuery,
+      {
+        runs: [
+          {
+            id: 'Xk2v9LqP0aZ1cB7d',
+            build_id: '77/test',
+            attempt: 1,
+            commit: '9f2c1e7',
+            branch: 'main',
+            pull_request: null,
+            event_id: null,
+            created_at: AT,
+            passed: 1200,
+            failed: 2,
+            errors: 0,
+            skipped: 14,
+            passed_on_retry: 1,
+            duration_ms: 81234,
+            new_failures: 1,
+            flaky_failures: 1,
           },
-          throws: [FOREIGN_PROJECT, new Invalid('range')],
-        },
+        ],
+        nextCursor: null,
       },
-    },
+      [FOREIGN_PROJECT, new Invalid('range')],
+    ),
     async (request): Promise<TestRunList> =>
       testQueries.runs(request.account.accountId, request.query),
   );
