@@ -109,6 +109,24 @@ export async function openBrowserPage() {
   return { browser, context, page, problems: watchProblems(page) };
 }
 
+/** The widths (a laptop, a phone) and schemes issue 28's pages are checked at. */
+export const AUDIT_WIDTHS = [1280, 390] as const;
+export const AUDIT_SCHEMES = ['light', 'dark'] as const;
+
+/**
+ * A context for checking pages at `width` px in `scheme` (390 px: a phone, touch and mobile
+ * viewport). `bypassCSP` only lets axe-core's script in.
+ */
+export function auditContext(browser: Browser, width: number, scheme: 'light' | 'dark') {
+  return browser.newContext({
+    bypassCSP: true,
+    viewport: { width, height: width === 390 ? 844 : 900 },
+    colorScheme: scheme,
+    isMobile: width === 390,
+    hasTouch: width === 390,
+  });
+}
+
 /** A browser's page as openBrowserPage opens it. */
 export type BrowserPage = Awaited<ReturnType<typeof openBrowserPage>>;
 

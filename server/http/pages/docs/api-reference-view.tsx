@@ -77,7 +77,7 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
       {body !== undefined && (
         <details>
           <summary>Request body (JSON Schema)</summary>
-          <pre>{json(body)}</pre>
+          <pre tabindex={0}>{json(body)}</pre>
         </details>
       )}
       <table>
@@ -98,7 +98,11 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
                 <td>
                   <InlineMarkdown text={response.description} />
                 </td>
-                <td>{content?.example !== undefined && <pre>{json(content.example)}</pre>}</td>
+                <td>
+                  {content?.example !== undefined && (
+                    <pre tabindex={0}>{json(content.example)}</pre>
+                  )}
+                </td>
               </tr>
             );
           })}

@@ -29,6 +29,16 @@ md.use(anchor, {
   tabIndex: false,
 });
 
+/**
+ * A code block scrolls sideways on a narrow screen: it takes the focus (tabindex 0), so a
+ * keyboard can scroll it too (axe-core's scrollable-region-focusable).
+ */
+for (const rule of ['fence', 'code_block'] as const) {
+  const render = md.renderer.rules[rule];
+  if (render === undefined) continue;
+  md.renderer.rules[rule] = (...args) => render(...args).replace(/^<pre>/, '<pre tabindex="0">');
+}
+
 /** Points a link or an image at the server's URL of its target; false when it is not served. */
 function rewrite(token: Token, attribute: 'href' | 'src', env: RenderEnv): boolean {
   const target = token.attrGet(attribute) as string | null;

@@ -9,7 +9,7 @@ body{font:16px/1.6 system-ui,sans-serif;margin:0;color:var(--fg);background:var(
 a{color:var(--link)}
 header.docs{border-bottom:1px solid var(--line);padding:.6rem 1.5rem;display:flex;gap:1.5rem;flex-wrap:wrap}
 header.docs a{text-decoration:none;font-weight:600}
-main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem 3rem}
+main{max-width:60rem;margin:0 auto;padding:1rem 1.5rem 3rem;overflow-wrap:break-word}
 h1,h2{border-bottom:1px solid var(--line);padding-bottom:.3rem}
 h2{margin-top:2.5rem}
 table{border-collapse:collapse;margin:.8rem 0;display:block;overflow-x:auto}
@@ -27,4 +27,6 @@ blockquote{margin:0;padding:0 1rem;color:var(--muted);border-left:.25rem solid v
 .method.post{background:var(--post)}.method.delete{background:var(--delete)}
 .auth{color:var(--muted);font-size:.9rem}
 .operation table{display:table;width:100%}
+.operation td{overflow-wrap:anywhere}
+.operation td pre{white-space:pre-wrap}
 `;
