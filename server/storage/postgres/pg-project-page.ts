@@ -101,12 +101,23 @@ export function pgProjectPage(sql: Sql): ProjectPageRepository {
       );
     },
 
+    // The types of the hour cells, and of the events still queued for the fold (stored in the
+    // last second: without them a type first seen then would be missing from the table).
     async eventTypes(projectId, from, to, branch, limit) {
+      const start = Math.floor(from / HOUR_MS) * HOUR_MS;
       const rows = await sql<{ type: string }[]>`
-        SELECT DISTINCT event_type COLLATE "C" AS type FROM event_cells
-         WHERE project_id = ${projectId} AND unit = ${HOUR_MS}
-           AND start >= ${Math.floor(from / HOUR_MS) * HOUR_MS} AND start < ${to}
-           ${branch === undefined ? sql`` : sql`AND branch = ${branch}`}
+        SELECT type FROM (
+          SELECT event_type COLLATE "C" AS type FROM event_cells
+           WHERE project_id = ${projectId} AND unit = ${HOUR_MS}
+             AND start >= ${start} AND start < ${to}
+             ${branch === undefined ? sql`` : sql`AND branch = ${branch}`}
+          UNION
+          SELECT e.event_type COLLATE "C" FROM stats_queue q CROSS JOIN LATERAL (
+            SELECT * FROM events e
+             WHERE e.seq = ANY(q.events) AND e.project_id = ${projectId}
+                   AND e.created_at >= ${start} AND e.created_at < ${to}
+                   ${branch === undefined ? sql`` : sql`AND e.branch = ${branch}`}
+                   OFFSET 0) e) t
          ORDER BY 1 LIMIT ${limit}`;
       return rows.map((row) => row.type);
     },

@@ -5,12 +5,16 @@ import type {
   ProjectPageRepository,
 } from '../project-page/page-repository.js';
 import type { Db } from './sqlite-database.js';
+import type { SqliteStatsIndex } from './sqlite-stats.js';
 import type { Sync } from './sync.js';
 
 export const projectPageWrites = ['setDurationKey', 'setMarkEventTypes', 'setKeyDisplay'] as const;
 
 /** The project page's own reads and setting on SQLite (project-page/page-repository.ts). */
-export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
+export function sqliteProjectPage(
+  db: Db,
+  index: Pick<SqliteStatsIndex, 'watermark'>,
+): Sync<ProjectPageRepository> {
   const durationKey = db.prepare('SELECT duration_key FROM projects WHERE id = ?').pluck();
   const setDurationKey = db.prepare('UPDATE projects SET duration_key = ? WHERE id = ?');
   const markTypes = db.prepare('SELECT mark_event_types FROM projects WHERE id = ?').pluck();
@@ -63,11 +67,18 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
     );
   const eventHours = eventCells(HOUR_MS, 'DISTINCT start', 'LIMIT @limit').pluck();
   const eventMinutes = eventCells(MINUTE_MS, 'DISTINCT start, event_type AS eventType', '');
+  // The types of the hour cells, and of the events not folded into them yet (stored in the last
+  // second: without them a type first seen then would be missing from the table).
   const eventTypes = db
     .prepare(
-      `SELECT DISTINCT event_type FROM event_cells
-        WHERE project_id = @projectId AND unit = ${HOUR_MS} AND start >= @from AND start < @to
-          AND (@branch IS NULL OR branch = @branch)
+      `SELECT event_type FROM (
+         SELECT event_type FROM event_cells
+          WHERE project_id = @projectId AND unit = ${HOUR_MS} AND start >= @from AND start < @to
+            AND (@branch IS NULL OR branch = @branch)
+         UNION
+         SELECT event_type FROM events
+          WHERE seq > @after AND project_id = @projectId AND created_at >= @from
+            AND created_at < @to AND (@branch IS NULL OR branch = @branch))
         ORDER BY event_type LIMIT @limit`,
     )
     .pluck();
@@ -79,6 +90,7 @@ export function sqliteProjectPage(db: Db): Sync<ProjectPageRepository> {
         to,
         branch: branch ?? null,
         limit,
+        after: index.watermark().events,
       }) as string[],
     eventHours: (projectId, types, from, to, branch, limit) =>
       eventHours.all({

@@ -131,7 +131,7 @@ export async function openSqliteStorage({
     retention: sqliteRetention(db),
     verdicts: sqliteVerdicts(db, marks, fresh),
     tests: sqliteTests(db, idempotency),
-    projectPage: sqliteProjectPage(db),
+    projectPage: sqliteProjectPage(db, statsIndex),
     exports: sqliteExport(db),
     use: sqliteStorageUse(db),
   };
