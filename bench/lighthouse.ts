@@ -88,7 +88,8 @@ try {
     const started = performance.now();
     const res = await fetch(`${server.url}${pages[0]?.[1]}`, { headers: { cookie } });
     const html = await res.text();
-    if (!res.ok || !html.includes('</html>')) throw new Error(`project page answered ${res.status}`);
+    if (!res.ok || !html.includes('</html>'))
+      throw new Error(`project page answered ${res.status}`);
     if (i >= 10) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
