@@ -111,18 +111,48 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     expect(await write).toBe(1);
   });
 
-  it('the next group commits while the first waits for its flush; each is answered after its own', async () => {
+  it('writes that arrive during a flush wait for it, then commit as one group with a flush of its own', async () => {
+    let groups = 0;
+    durable.onCommit(() => {
+      groups += 1;
+    });
     const first = durable.run(insert(1));
     expect(await settledYet(first)).toBe(false);
+    // Two more writes, in separate turns of the loop, while the first group's flush runs.
     const second = durable.run(insert(2));
     expect(await settledYet(second)).toBe(false);
-    expect(rows()).toEqual([1, 2]);
-    expect(flushes).toHaveLength(2);
-    flushes[1]?.resolve();
-    expect(await second).toBe(1);
-    expect(await settledYet(first)).toBe(false);
+    const third = durable.run(insert(3));
+    expect(await settledYet(third)).toBe(false);
+    expect(rows()).toEqual([1]);
+    expect(flushes).toHaveLength(1);
     flushes[0]?.resolve();
     expect(await first).toBe(1);
+    expect(await settledYet(second)).toBe(false);
+    // Committed together after the first flush, and not answered before their own.
+    expect(rows()).toEqual([1, 2, 3]);
+    expect(groups).toBe(2);
+    expect(flushes).toHaveLength(2);
+    flushes[1]?.resolve();
+    expect(await Promise.all([second, third])).toEqual([1, 1]);
+  });
+
+  it('a group that changed no row is answered without a flush; the next write still waits for one', async () => {
+    const read = durable.run(() => rows().length);
+    expect(await read).toBe(0);
+    expect(flushes).toHaveLength(0);
+    const write = durable.run(insert(4));
+    expect(await settledYet(write)).toBe(false);
+    expect(flushes).toHaveLength(1);
+    flushes[0]?.resolve();
+    expect(await write).toBe(1);
+    // An UPDATE that matches nothing changes no row either; one that matches does.
+    const none = durable.run(() => db.prepare('UPDATE t SET n = 9 WHERE n = 100').run().changes);
+    expect(await none).toBe(0);
+    const one = durable.run(() => db.prepare('UPDATE t SET n = 9 WHERE n = 4').run().changes);
+    expect(await settledYet(one)).toBe(false);
+    expect(flushes).toHaveLength(2);
+    flushes[1]?.resolve();
+    expect(await one).toBe(1);
   });
 
   it('a failed flush acknowledges none of its group', async () => {

@@ -37,6 +37,9 @@ export class GroupCommit {
   /** Groups committed and not yet answered (waiting for their flush). */
   readonly #flushing = new Set<Promise<void>>();
   readonly #beforeCommit: (() => void)[] = [];
+  /** Rows this connection has changed since it opened (`total_changes()`), after the last commit. */
+  readonly #totalChanges: { get(): unknown };
+  #changesCommitted: unknown;
   #queue: Pending[] = [];
   #scheduled = false;
   #running: Promise<void> | undefined;
@@ -44,8 +47,8 @@ export class GroupCommit {
   /**
    * With `durable` (on a connection at `synchronous=NORMAL`, whose COMMIT does not flush), each
    * group's writes are answered once `durable()`, called after its commit, has resolved: the log
-   * is then on disk, as FULL would have made it inside COMMIT, but the event loop runs the next
-   * group meanwhile.
+   * is then on disk, as FULL would have made it inside COMMIT, but the event loop is free
+   * meanwhile (the writes that arrive during the flush form the next group, committed after it).
    */
   constructor(db: Db, durable?: () => Promise<void>) {
     this.#db = db;
@@ -58,6 +61,8 @@ export class GroupCommit {
       release: db.prepare('RELEASE one_write'),
       undo: db.prepare('ROLLBACK TO one_write'),
     };
+    this.#totalChanges = db.prepare('SELECT total_changes()').pluck();
+    this.#changesCommitted = this.#totalChanges.get();
   }
 
   /** Runs `work` in the next group transaction; resolves with its result once that committed. */
@@ -94,6 +99,12 @@ export class GroupCommit {
 
   #schedule(): void {
     if (this.#scheduled || this.#running) return;
+    // While a group's log is being flushed, the writes that arrive wait for its end and then
+    // commit as one group: committed meanwhile they would form several small groups, each
+    // writing its own pages to the log, all waiting for the same next flush. Measured: less CPU
+    // per request and more requests per second (BENCHMARKS.md, issue 31); the event loop still
+    // parses requests and serves reads during the flush.
+    if (this.#flushing.size > 0) return;
     this.#scheduled = true;
     // After this loop turn's I/O callbacks: every request parsed in it joins the group.
     setImmediate(() => {
@@ -134,7 +145,13 @@ export class GroupCommit {
       });
       for (const then of whenDurable) then?.();
     };
-    if (this.#durable === undefined) {
+    // A group that changed no row (reads in a transaction, background work that found nothing
+    // to do) wrote nothing to the log: there is nothing to flush. The count covers INSERT, UPDATE
+    // and DELETE, triggers included: the only statements a group runs to change data.
+    const changes = this.#totalChanges.get();
+    const wrote = changes !== this.#changesCommitted;
+    this.#changesCommitted = changes;
+    if (this.#durable === undefined || !wrote) {
       answer();
       return;
     }
@@ -144,7 +161,10 @@ export class GroupCommit {
       for (const item of group) item.reject(error);
     });
     this.#flushing.add(flushing);
-    void flushing.finally(() => this.#flushing.delete(flushing));
+    void flushing.finally(() => {
+      this.#flushing.delete(flushing);
+      if (this.#queue.length > 0) this.#schedule();
+    });
   }
 
   /** One transaction over the group; with `isolate`, each write in a savepoint of its own. */
