@@ -12,11 +12,29 @@ const REEVALUATE_BATCH = 100;
 const START_DELAY_MS = 20;
 /** Also looks this often (records stored by another replica, or left by a failure). */
 const POLL_MS = 1000;
+/**
+ * The share of the event loop that background judging takes while the server is busy with other
+ * work: each batch is then followed by a pause 19 times its length. Judging a record costs
+ * several times storing it (BENCHMARKS.md, issue 23), so judging at full speed beside a burst of
+ * ingest took a quarter of its throughput; paced so, it takes at most this share, and the burst's
+ * records are judged once it ends. Reads that show verdicts (`catchUp`) never wait for a pause.
+ */
+export const BUSY_SHARE = 0.05;
+/** The event loop counts as busy when other work used more than this share of a pause. */
+export const BUSY_UTILIZATION = 0.5;
+/** A quiet server's pause between batches, in which other work waiting would show. */
+const PROBE_MS = 1;
+/**
+ * The shortest span busy-ness is judged over: a probe of PROBE_MS that took one timer or garbage
+ * collection of a millisecond or two is not a busy server.
+ */
+const WINDOW_MS = 4;
 
 /**
  * Judges stored metric records off the request path (an ingest's 2xx means stored, not judged):
- * woken after each store, it works through what is pending a batch at a time, yielding to the
- * event loop between batches so that requests are served in between. One batch runs at a time
+ * woken after each store, it works through what is pending a batch at a time, pausing between
+ * batches so that requests are served in between, long enough to keep to BUSY_SHARE of the event
+ * loop while other work keeps it busy (a burst of ingest is judged after it, at full speed). One batch runs at a time
  * in the whole deployment (a storage lock). Reads that show verdicts call `catchUp()` first, so
  * what they show includes every record stored before them.
  */
@@ -31,6 +49,16 @@ export class JudgingWorker {
   #batch = FIRST_BATCH_RECORDS;
   /** Imports running in this process: background judging waits for them (`during`). */
   #held = 0;
+  /** `catchUp` calls waiting: while any does, batches follow each other without a pause. */
+  #waiting = 0;
+  /**
+   * What background judging has done since start: its batches' time on the event loop, the
+   * records they judged, and the pauses it took for a busy server (what a test of the pacing, or
+   * an operator's question "is judging keeping up", reads).
+   */
+  readonly background = { ms: 0, batches: 0, records: 0, busyPauses: 0 };
+  /** The background drain's pause between batches, if it is in one: ended early by `catchUp`. */
+  #pause: { timer: NodeJS.Timeout; end: () => void } | undefined;
 
   constructor(
     private readonly storage: Storage,
@@ -72,15 +100,57 @@ export class JudgingWorker {
 
   /** Resolves once every record stored before the call is judged. */
   async catchUp(): Promise<void> {
-    await this.#running;
-    await this.#drain(false);
+    this.#waiting += 1;
+    this.#endPause();
+    try {
+      await this.#running;
+      await this.#drain(false);
+    } finally {
+      this.#waiting -= 1;
+    }
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     clearInterval(this.#poll);
+    this.#endPause();
     await this.#running;
+  }
+
+  #endPause(): void {
+    const pause = this.#pause;
+    if (pause === undefined) return;
+    this.#pause = undefined;
+    clearTimeout(pause.timer);
+    pause.end();
+  }
+
+  /**
+   * Between two background batches: a pause of PROBE_MS on a quiet server, or one that keeps
+   * judging to BUSY_SHARE of the event loop when other work kept it busy during the last pause.
+   * Resolves with whether the server was busy during this one.
+   */
+  async #yield(busy: boolean, batchMs: number): Promise<boolean> {
+    if (this.#waiting > 0 || this.#stopped) {
+      // Requests that arrived meanwhile go first; a read waits for the rest.
+      await new Promise((resolve) => setImmediate(resolve));
+      return busy;
+    }
+    const ms = busy ? (batchMs * (1 - BUSY_SHARE)) / BUSY_SHARE : PROBE_MS;
+    if (busy) this.background.busyPauses += 1;
+    const before = performance.eventLoopUtilization();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#pause = undefined;
+        resolve();
+      }, ms);
+      this.#pause = { timer, end: resolve };
+    });
+    // Other work's time on the loop against the pause asked for, not against the idle time
+    // measured: a timer already due when the loop gets to it shows no idle time at all.
+    const others = performance.eventLoopUtilization(before).active;
+    return others > BUSY_UTILIZATION * Math.max(ms, WINDOW_MS);
   }
 
   /** One turn of background work: a batch of a queued re-evaluation, else of a change-point rebuild. */
@@ -102,6 +172,7 @@ export class JudgingWorker {
   #drain(background: boolean): Promise<void> {
     const run = (async () => {
       await this.#running;
+      let busy = false;
       for (;;) {
         if (background && this.#stopped) return;
         // An import began: the rest waits for its end (which wakes the worker).
@@ -123,6 +194,11 @@ export class JudgingWorker {
           throw error;
         }
         if (judged.records > 0) this.#batch = nextBatchRecords(judged);
+        if (background) {
+          this.background.ms += judged.ms ?? 0;
+          this.background.batches += 1;
+          this.background.records += judged.records;
+        }
         // A batch shorter than it asked for: nothing more was pending.
         if (judged.records < limit) {
           // Caught up: one batch of a queued re-evaluation or change-point rebuild, in the
@@ -131,8 +207,9 @@ export class JudgingWorker {
           if (background && !this.#stopped && (await this.#reevaluate()) > 0) this.#again = true;
           return;
         }
+        if (background) busy = await this.#yield(busy, judged.ms ?? 0);
         // Requests that arrived meanwhile go first.
-        await new Promise((resolve) => setImmediate(resolve));
+        else await new Promise((resolve) => setImmediate(resolve));
       }
     })();
     const tracked = run.finally(() => {
