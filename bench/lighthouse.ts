@@ -114,8 +114,22 @@ try {
         (audit) => audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode === 'binary',
       )
       .map((audit) => audit.id);
+    // What the performance score is made of (Lighthouse 12's weights: TBT 30 %, LCP 25 %, CLS
+    // 25 %, FCP 10 %, Speed Index 10 %), so that a low score says where it comes from.
+    const metric = (id: string) => result?.lhr.audits[id]?.displayValue ?? '?';
+    const metrics = ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time']
+      .concat(['cumulative-layout-shift', 'speed-index'])
+      .map(metric)
+      .join(' / ');
+    if (process.env.LIGHTHOUSE_DETAIL === '1') {
+      // The main thread's long tasks and its work by kind: where a blocking time comes from.
+      for (const id of ['long-tasks', 'mainthread-work-breakdown', 'bootup-time']) {
+        const items = (result?.lhr.audits[id]?.details as { items?: unknown[] } | undefined)?.items;
+        process.stderr.write(`${name}: ${id} ${JSON.stringify(items?.slice(0, 8))}\n`);
+      }
+    }
     rows.push(
-      `| ${name} | ${score('performance')} | ${score('accessibility')} | ${score('best-practices')} | ${failed.join(', ') || '–'} |`,
+      `| ${name} | ${score('performance')} | ${metrics} | ${score('accessibility')} | ${score('best-practices')} | ${failed.join(', ') || '–'} |`,
     );
     process.stderr.write(`${rows.at(-1)}\n`);
   }
@@ -123,8 +137,8 @@ try {
     [
       `Lighthouse ${version} (mobile emulation), ${CHROMIUM}, ${RECORDS} records:`,
       '',
-      '| Page | Performance | Accessibility | Best practices | Binary audits failed |',
-      '|---|---:|---:|---:|---|',
+      '| Page | Performance | FCP / LCP / TBT / CLS / Speed Index | Accessibility | Best practices | Binary audits failed |',
+      '|---|---:|---|---:|---:|---|',
       ...rows,
     ].join('\n'),
   );

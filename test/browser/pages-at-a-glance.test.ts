@@ -125,7 +125,7 @@ describeInBrowser('the pages people read first, at 1280 and 390 px, light and da
             const response = await page.goto(address());
             expect(response?.status(), name).toBe(200);
             if (name === 'project' || name === 'share') {
-              await page.waitForSelector('.chart[data-drawn]');
+              await page.waitForSelector('body[data-charts-drawn]');
             }
             expect(
               await accessibilityViolations(page),

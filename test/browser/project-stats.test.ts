@@ -56,7 +56,7 @@ describeInBrowser('the project statistics page in Chromium', () => {
   const statsUrl = () => `${url}/dashboard/projects/${me.projectId}`;
   /** How many points each chart drew, once every chart is drawn. */
   const drawn = async (target = my.page) => {
-    await target.waitForSelector('.chart[data-drawn]');
+    await target.waitForSelector('body[data-charts-drawn]');
     return target.$$eval('.chart[data-drawn]', (nodes) =>
       nodes.map((node) => Number(node.getAttribute('data-drawn'))),
     );
