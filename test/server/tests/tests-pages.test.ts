@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Paths } from '../../../contract/paths.js';
 import type { TestList } from '../../../contract/tests/test-queries.js';
 import { FormClient } from '../../helpers/form-client.js';
-import { RUNS, seedTests } from '../../helpers/seed-tests.js';
+import { type Outcome, RUNS, seedTests, storeTestRun } from '../../helpers/seed-tests.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../../helpers/server.js';
 
 /** The Tests view and a test's page over HTTP, on both backends. */
@@ -23,6 +23,67 @@ async function idOf(name: string): Promise<string> {
     { key: me.apiKey },
   );
   return ((res.json() as TestList).tests.find((t) => t.name === name) as { id: string }).id;
+}
+
+const DAY = 86_400_000;
+
+/** A run of the two periods' history: when, where, and each test's outcome (P unless named). */
+interface PlantedRun {
+  daysAgo: number;
+  branch: string;
+  commit: string;
+  outcomes: Record<string, Outcome>;
+}
+
+const NAMES = ['retried', 'rerun', 'dev retried', 'crossing', 'flipper', 'steady'];
+
+/**
+ * Two periods of 7 days, each with its own flaky tests. The period before (7-14 days ago):
+ * `retried` passes on retry, `rerun` fails and passes at one commit (p2), `dev retried` passes
+ * on retry on dev; `crossing` fails at commit x in its last run. The last 7 days: `flipper`
+ * fails, passes and fails again on main; `crossing` passes at x, which is flaky only when both
+ * runs of x are in one range.
+ */
+const HISTORY: PlantedRun[] = [
+  { daysAgo: 13, branch: 'main', commit: 'p1', outcomes: { retried: 'R' } },
+  { daysAgo: 12, branch: 'main', commit: 'p2', outcomes: { rerun: 'F' } },
+  { daysAgo: 11.5, branch: 'main', commit: 'p2', outcomes: {} },
+  { daysAgo: 11, branch: 'dev', commit: 'd1', outcomes: { 'dev retried': 'R' } },
+  { daysAgo: 9, branch: 'main', commit: 'x', outcomes: { crossing: 'F' } },
+  { daysAgo: 6, branch: 'main', commit: 'x', outcomes: {} },
+  { daysAgo: 5, branch: 'main', commit: 'c1', outcomes: { flipper: 'F' } },
+  { daysAgo: 4, branch: 'main', commit: 'c2', outcomes: {} },
+  { daysAgo: 3, branch: 'main', commit: 'c3', outcomes: { flipper: 'F' } },
+  { daysAgo: 2, branch: 'main', commit: 'c4', outcomes: {} },
+];
+
+/**
+ * The flaky tests of some runs (oldest first) as docs/tests.md defines them, computed here from
+ * what was sent: a pass on retry, both outcomes at one commit, or, among its last 30 runs on the
+ * flip branch (`branch`, else the one most runs are on), a failure followed by a pass and then
+ * another failure.
+ */
+function flakyOf(runs: PlantedRun[], branch: string | undefined): string[] {
+  const counts = new Map<string, number>();
+  for (const run of runs) counts.set(run.branch, (counts.get(run.branch) ?? 0) + 1);
+  const flip =
+    branch ?? [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? 'main';
+  return NAMES.filter((name) => {
+    const outcome = (run: PlantedRun) => run.outcomes[name] ?? 'P';
+    if (runs.some((run) => outcome(run) === 'R')) return true;
+    const commits = new Set(runs.map((run) => run.commit));
+    for (const commit of commits) {
+      const at = runs.filter((run) => run.commit === commit).map(outcome);
+      if (at.includes('F') && at.some((o) => o !== 'F')) return true;
+    }
+    const onFlip = runs
+      .filter((run) => run.branch === flip)
+      .slice(-30)
+      .map(outcome);
+    const failure = onFlip.indexOf('F');
+    const pass = onFlip.findIndex((o, i) => i > failure && o !== 'F');
+    return failure >= 0 && pass >= 0 && onFlip.slice(pass + 1).includes('F');
+  });
 }
 
 /** The test names the page's list links to, in order. */
@@ -67,6 +128,92 @@ describe('the Tests pages', () => {
       expect(res.statusCode, bad).toBe(400);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
     }
+  });
+
+  it('gives the flaky tests of the period before, from its own runs, and shows the change', async () => {
+    const now = Date.now();
+    for (const [i, run] of HISTORY.entries()) {
+      await storeTestRun(
+        server,
+        me.projectId,
+        now - run.daysAgo * DAY,
+        `h${i}`,
+        NAMES.map((name) => {
+          const outcome = run.outcomes[name] ?? 'P';
+          return {
+            suite: 'planted',
+            name,
+            duration_ms: 10,
+            status: outcome === 'F' ? ('failed' as const) : ('passed' as const),
+            ...(outcome === 'R' ? { attempts: 2 } : {}),
+          };
+        }),
+        { branch: run.branch, commit: run.commit },
+      );
+    }
+    const to = now + 1;
+    const from = to - 7 * DAY;
+    const within = (start: number, end: number, branch: string | undefined) =>
+      HISTORY.filter((run) => {
+        const at = now - run.daysAgo * DAY;
+        return at >= start && at < end && (branch === undefined || run.branch === branch);
+      });
+    for (const branch of [undefined, 'main', 'dev']) {
+      const current = flakyOf(within(from, to, branch), branch);
+      const before = flakyOf(within(from - 7 * DAY, from, branch), branch);
+      const view = await server.app.services.testQueries.view(me.accountId, {
+        projectId: me.projectId,
+        sort: 'flaky',
+        limit: 50,
+        from,
+        to,
+        ...(branch === undefined ? {} : { branch }),
+      });
+      expect(view.headline.current.flaky, branch).toBe(current.length);
+      expect(view.headline.previous.flaky, branch).toBe(before.length);
+      expect(view.list.tests.map((t) => t.name).sort(), branch).toEqual(current);
+    }
+    // What those are: each period's own, not the other's (crossing's commit x is in both).
+    expect(flakyOf(within(from, to, undefined), undefined)).toEqual(['flipper']);
+    expect(flakyOf(within(from - 7 * DAY, from, undefined), undefined)).toEqual([
+      'retried',
+      'rerun',
+      'dev retried',
+    ]);
+    expect(flakyOf(within(from - 7 * DAY, from, 'main'), 'main')).toEqual(['retried', 'rerun']);
+
+    // The page shows the change like the other figures: ▼ when fewer, coloured as better.
+    const browser = new FormClient(server);
+    await browser.signIn(me.apiKey);
+    const flakyNote = (html: string) =>
+      (
+        /Flaky tests<\/p><p class="stat-value">(\d+)<\/p><p class="stat-note">(.*?)<\/p>/.exec(
+          html,
+        ) ?? []
+      ).slice(1);
+    const week = await browser.get(`${testsPath()}?range=7d`);
+    expect(week.statusCode).toBe(200);
+    expect(flakyNote(week.body)).toEqual([
+      '1',
+      '<span class="change change-good" data-change="flaky"><span aria-hidden="true">▼</span>' +
+        '<span class="sr-only">down</span> 2 on the period before' +
+        '<span class="sr-only"> (better)</span> (before: 3)</span>',
+    ]);
+    const main = await browser.get(`${testsPath()}?range=7d&branch=main`);
+    expect(flakyNote(main.body)[1]).toContain('▼</span><span class="sr-only">down</span> 1 on');
+    expect(flakyNote(main.body)[1]).toContain('change-good');
+    expect(flakyNote(main.body)[1]).toContain('(before: 2)');
+    // Over 30 days both periods' runs are one range (crossing is flaky there too), the 30 days
+    // before have none: ▲, worse.
+    const month = await browser.get(`${testsPath()}?range=30d`);
+    const all = flakyOf(HISTORY, undefined);
+    expect(all).toEqual(['retried', 'rerun', 'dev retried', 'crossing', 'flipper']);
+    expect(flakyNote(month.body)).toEqual([
+      String(all.length),
+      '<span class="change change-bad" data-change="flaky"><span aria-hidden="true">▲</span>' +
+        `<span class="sr-only">up</span> ${all.length} on the period before` +
+        '<span class="sr-only"> (worse)</span> (before: 0)</span>',
+    ]);
   });
 
   it("shows a test's history, flaky commits and messages, and quarantines it from its page", async () => {

@@ -48,6 +48,7 @@ h3{font-size:1rem;margin:0 0 .5rem}
 .stat-label{color:var(--muted);font-size:.85rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;margin:0 0 .35rem}
 .stat-value{font-size:1.15rem;font-weight:600;margin:0;overflow-wrap:anywhere}
 .stat-note{color:var(--muted);font-size:.9rem;margin:.35rem 0 0}
+.stat-note .change-good{color:var(--ok)}.stat-note .change-bad{color:var(--danger)}
 .pill{display:inline-flex;align-items:center;gap:.35rem;padding:.12rem .6rem;border-radius:999px;font-size:.82rem;font-weight:600;background:var(--surface-2);color:var(--muted);border:1px solid var(--border)}
 .pill.on{background:var(--ok-bg);color:var(--ok);border-color:transparent}
 .pill.off{background:var(--surface-2)}

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { TestList, TestOrder, TestRow } from '../../../../../contract/tests/test-queries.js';
 import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { TestFigures } from '../../../../services/tests/test-query-service.js';
@@ -76,39 +77,114 @@ export const duration = (ms: number | null) =>
 export const testLabel = (test: { suite: string; classname: string | null; name: string }) =>
   [test.suite, test.classname, test.name].filter(Boolean).join(' › ');
 
-/** The change of a figure against the period before, in words. */
-function change(now: number | null, before: number | null, format: (n: number) => string) {
-  if (now === null || before === null) return 'no figure for the period before';
+/** Whether a figure is better higher, lower, or neither (the count of tests that ran). */
+type Direction = 'higher' | 'lower' | null;
+
+/**
+ * A figure's change against the period before, as the project page's headline shows its own
+ * (project-stats/views/headline.tsx): ▲ or ▼ and by how much, coloured `good` or `bad` by the
+ * figure's direction (neither for a figure without one, or when nothing changed), with the
+ * figure of the period before. Screen readers hear "up"/"down" and "better"/"worse" in words,
+ * since the arrow and the colour are hidden from them.
+ */
+function Change({
+  id,
+  now,
+  before,
+  direction,
+  format,
+  show = format,
+}: {
+  id: string;
+  now: number | null;
+  before: number | null;
+  direction: Direction;
+  /** The size of the change. */
+  format: (n: number) => string;
+  /** The figure of the period before, as the card shows its own. */
+  show?: (n: number) => string;
+}) {
+  if (now === null || before === null) {
+    return (
+      <span class="change change-none" data-change={id}>
+        no figure for the period before
+      </span>
+    );
+  }
   const diff = now - before;
-  if (diff === 0) return 'same as the period before';
-  return `${diff > 0 ? '+' : '−'}${format(Math.abs(diff))} on the period before`;
+  if (diff === 0) {
+    return (
+      <span class="change change-same" data-change={id}>
+        same as the period before
+      </span>
+    );
+  }
+  const better = direction === null ? undefined : diff > 0 === (direction === 'higher');
+  const tone = better === undefined ? 'same' : better ? 'good' : 'bad';
+  return (
+    <span class={`change change-${tone}`} data-change={id}>
+      <span aria-hidden="true">{diff > 0 ? '▲' : '▼'}</span>
+      <span class="sr-only">{diff > 0 ? 'up' : 'down'}</span>
+      {` ${format(Math.abs(diff))} on the period before`}
+      {tone !== 'same' && <span class="sr-only">{better ? ' (better)' : ' (worse)'}</span>}
+      {` (before: ${show(before)})`}
+    </span>
+  );
 }
 
+const points = (n: number) => `${formatNumber(Math.round(n * 1000) / 10)} points`;
+
 function Headline({ current, previous }: TestsViewProps['headline']) {
-  const cards: [string, string, string][] = [
+  const cards: [string, string, ComponentChildren][] = [
     [
       'Tests',
       formatNumber(current.tests),
-      `${formatNumber(current.runs)} run(s); ${change(current.tests, previous.tests, formatNumber)}`,
+      <>
+        {formatNumber(current.runs)} run(s);{' '}
+        <Change
+          id="tests"
+          now={current.tests}
+          before={previous.tests}
+          direction={null}
+          format={formatNumber}
+        />
+      </>,
     ],
     [
       'Pass rate',
       percent(current.passRate),
-      change(
-        current.passRate,
-        previous.passRate,
-        (n) => `${formatNumber(Math.round(n * 1000) / 10)} points`,
-      ),
+      <Change
+        id="pass_rate"
+        now={current.passRate}
+        before={previous.passRate}
+        direction="higher"
+        format={points}
+        show={percent}
+      />,
     ],
     [
       'Flaky tests',
       formatNumber(current.flaky),
-      change(current.flaky, previous.flaky, formatNumber),
+      // Fewer flaky tests is better; the period before's count is analysed from its own runs
+      // alone (test-query-service.ts, view).
+      <Change
+        id="flaky"
+        now={current.flaky}
+        before={previous.flaky}
+        direction="lower"
+        format={formatNumber}
+      />,
     ],
     [
       'Suite time (median run)',
       duration(current.suiteMs),
-      change(current.suiteMs, previous.suiteMs, (n) => duration(n)),
+      <Change
+        id="suite_time"
+        now={current.suiteMs}
+        before={previous.suiteMs}
+        direction="lower"
+        format={(n) => duration(n)}
+      />,
     ],
   ];
   return (
