@@ -30,6 +30,7 @@ import {
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import { readKeyOnBranch, type StatsService } from './stats-service.js';
+import type { VerdictReads } from './verdicts/verdict-reads.js';
 
 /**
  * Charts drawn on one page, at most: the first keys of the key list's page, or those the page's
@@ -90,6 +91,11 @@ export interface ProjectView {
   shareLinks: ShareLinkInfo[] | undefined;
   /** The newest records of the range (when some bucket holds a single point). */
   singles: SinglePoint[];
+  /**
+   * Metric records the judging had still to judge when the page stopped waiting for it (0: none;
+   * VerdictReads' PENDING_COUNT_MAX: that many or more): the page's verdicts may be incomplete.
+   */
+  pendingJudging: number;
 }
 
 /** A row of the page's key table (MetricKeyInfo, whose last value may be missing on a branch). */
@@ -152,6 +158,7 @@ export function projectViewService(
     records: RecordService;
     shareLinks: ShareLinkService;
     headline: HeadlineService;
+    verdicts: Pick<VerdictReads, 'judgedForPage'>;
   },
 ) {
   async function view(
@@ -163,6 +170,11 @@ export function projectViewService(
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
     const { range, branch, eventType, workflow } = query;
+    // The owner's page waits for the judging's backlog (the whole deployment's) a bounded time,
+    // then shows what is judged and says how much is not (issue 28); every read below, the
+    // units, directions, alerts and change points included, comes after the wait. A share page
+    // never waits (describeKeys) and says nothing.
+    const pendingJudging = owner ? await services.verdicts.judgedForPage() : 0;
     // A workflow filters the build health, the charts and the headline too: they are read from
     // its hour cells (the range is whole hours then: view-query.ts).
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch, workflow };
@@ -188,13 +200,8 @@ export function projectViewService(
       display,
       workflows,
     ] = await Promise.all([
-      // A share page shows units and directions as judged so far (describeKeys): it never waits
-      // for the judging of records stored by anyone, the owner's page does.
-      services.stats.keys(accountId, projectId, {
-        after: keysAfter,
-        limit: KEY_ROWS,
-        catchUp: owner,
-      }),
+      // Units and directions as judged so far (describeKeys): the owner's page waited above.
+      services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS, catchUp: false }),
       summaryRead,
       services.headline.headline(
         accountId,
@@ -206,7 +213,7 @@ export function projectViewService(
               ? undefined
               : { key: durationKey, total: durationRead.then((read) => read.total) },
         },
-        owner,
+        false,
       ),
       workflow === undefined
         ? services.records.events(
@@ -308,6 +315,7 @@ export function projectViewService(
       before: cursor === undefined ? undefined : encodeRecordCursor(cursor),
       shareLinks: shareLinks?.links,
       singles,
+      pendingJudging,
     };
   }
 

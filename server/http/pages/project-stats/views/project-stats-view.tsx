@@ -3,6 +3,7 @@ import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import type { ShareLinkInfo } from '../../../../storage/storage.js';
 import { Csrf } from '../../dashboard/form-controls.js';
+import { JudgingNotice } from '../../dashboard/views/judging-notice.js';
 import {
   type Chrome,
   DashboardLayout,
@@ -474,6 +475,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           </nav>
         </div>
       </div>
+      <JudgingNotice pending={view.pendingJudging} />
       {mode.kind === 'owner' && mode.created && (
         <NewShareLink
           url={mode.created.url}
