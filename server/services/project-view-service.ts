@@ -148,6 +148,13 @@ const recordQuery = (
 });
 
 /**
+ * How the owner's view waits for the judging: 'bounded', the page (PAGE_JUDGING_WAIT_MS at most,
+ * then a notice of what is pending); 'all', a CSV of one of its tables, a file that has no room
+ * for a notice and so waits for every record like the API.
+ */
+export type JudgingWait = 'bounded' | 'all';
+
+/**
  * Everything the project statistics page shows, from the same services as the API: for the
  * owner (`/dashboard/projects/<id>`) or for a share link (read-only, without its links).
  */
@@ -158,7 +165,7 @@ export function projectViewService(
     records: RecordService;
     shareLinks: ShareLinkService;
     headline: HeadlineService;
-    verdicts: Pick<VerdictReads, 'judgedForPage'>;
+    verdicts: Pick<VerdictReads, 'judgedForPage' | 'judgedAll'>;
   },
 ) {
   async function view(
@@ -166,6 +173,7 @@ export function projectViewService(
     projectId: string,
     query: ViewQuery,
     owner: boolean,
+    wait: JudgingWait,
   ): Promise<ProjectView> {
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
@@ -173,8 +181,10 @@ export function projectViewService(
     // The owner's page waits for the judging's backlog (the whole deployment's) a bounded time,
     // then shows what is judged and says how much is not (issue 28); every read below, the
     // units, directions, alerts and change points included, comes after the wait. A share page
-    // never waits (describeKeys) and says nothing.
-    const pendingJudging = owner ? await services.verdicts.judgedForPage() : 0;
+    // never waits (describeKeys) and says nothing; the owner's CSV waits for all.
+    let pendingJudging = 0;
+    if (owner && wait === 'bounded') pendingJudging = await services.verdicts.judgedForPage();
+    if (owner && wait === 'all') await services.verdicts.judgedAll();
     // A workflow filters the build health, the charts and the headline too: they are read from
     // its hour cells (the range is whole hours then: view-query.ts).
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch, workflow };
@@ -200,8 +210,12 @@ export function projectViewService(
       display,
       workflows,
     ] = await Promise.all([
-      // Units and directions as judged so far (describeKeys): the owner's page waited above.
-      services.stats.keys(accountId, projectId, { after: keysAfter, limit: KEY_ROWS, catchUp: false }),
+      // Units and directions as judged by now (describeKeys): the owner's view waited above.
+      services.stats.keys(accountId, projectId, {
+        after: keysAfter,
+        limit: KEY_ROWS,
+        catchUp: false,
+      }),
       summaryRead,
       services.headline.headline(
         accountId,
@@ -361,14 +375,18 @@ export function projectViewService(
 
   return {
     /** The owner's page; a project of another account is NotFound (like an unknown one). */
-    forOwner: (accountId: string, projectId: string, query: ViewQuery) =>
-      view(accountId, projectId, query, true),
+    forOwner: (
+      accountId: string,
+      projectId: string,
+      query: ViewQuery,
+      wait: JudgingWait = 'bounded',
+    ) => view(accountId, projectId, query, true, wait),
 
     shared,
 
     /** The page a share link shows, of the project `shared` found for its token. */
     forSharedProject: (owner: { accountId: string; projectId: string }, query: ViewQuery) =>
-      view(owner.accountId, owner.projectId, query, false),
+      view(owner.accountId, owner.projectId, query, false, 'bounded'),
   };
 }
 

@@ -122,10 +122,17 @@ it('shows the project page within the bound while judging is behind, with the co
       key: me.apiKey,
     });
     expect(await whileHeld(keys)).toBe('still waiting');
+    // So does the page's CSV: a file has no room for the notice.
+    const csv = browser.get(`/dashboard/projects/${me.projectId}/export.csv?range=24h&table=headline`);
+    expect(await whileHeld(csv)).toBe('still waiting');
 
     await release();
     released = true;
     expect((await keys).statusCode).toBe(200);
+    const file = await csv;
+    expect(file.statusCode, file.body).toBe(200);
+    // Answered after the judging: the regression's alert is in it.
+    expect(file.body).toMatch(/^active_alerts,1,/m);
   } finally {
     if (!released) await release();
   }

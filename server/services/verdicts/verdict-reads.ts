@@ -80,6 +80,9 @@ export function verdictReads(storage: Storage, access: ProjectAccess, judging: J
       return storage.verdicts.pendingCount(PENDING_COUNT_MAX);
     },
 
+    /** Waits until every record stored before the call is judged (what the API's reads do). */
+    judgedAll: (): Promise<void> => judging.catchUp(),
+
     /**
      * get-metric-keys' entries with their unit and direction. `catchUp: false` (share pages and
      * badges) takes the settings as judged so far instead of waiting for the judging's backlog,
