@@ -1,9 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import type { LightMyRequestResponse } from 'fastify';
+import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import { expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
-import { PAGE_JUDGING_WAIT_MS } from '../../server/services/verdicts/verdict-reads.js';
+import { JudgingNotice } from '../../server/http/pages/dashboard/views/judging-notice.js';
+import {
+  PAGE_JUDGING_WAIT_MS,
+  PENDING_COUNT_MAX,
+} from '../../server/services/verdicts/verdict-reads.js';
 import { FormClient } from '../helpers/form-client.js';
 import { holdJudging } from '../helpers/hold-judging.js';
 import { storeMetric } from '../helpers/seed-records.js';
@@ -175,4 +181,14 @@ it('shows the dashboard overview while judging is behind, and the API’s summar
   const judged = await browser.get('/dashboard');
   expect(judged.statusCode).toBe(200);
   expect(judged.body).not.toContain('data-judging-pending');
+});
+
+it('counts with separators, says "or more" at the count’s cap, and says nothing without a backlog', () => {
+  const notice = (pending: number) => renderToString(h(JudgingNotice, { pending }));
+  expect(notice(12_345)).toBe(
+    '<p class="notice warn" role="status" data-judging-pending="12345">Judging 12,345 new records: verdicts and alerts may be incomplete; refresh in a moment.</p>',
+  );
+  expect(notice(1)).toContain('Judging 1 new record:');
+  expect(notice(PENDING_COUNT_MAX)).toContain('Judging 100,000 or more new records:');
+  expect(notice(0)).toBe('');
 });
