@@ -128,7 +128,9 @@ it('shows the project page within the bound while judging is behind, with the co
       key: me.apiKey,
     });
     // So does the page's CSV: a file has no room for the notice.
-    const csv = browser.get(`/dashboard/projects/${me.projectId}/export.csv?range=24h&table=headline`);
+    const csv = browser.get(
+      `/dashboard/projects/${me.projectId}/export.csv?range=24h&table=headline`,
+    );
     expect(await Promise.all([whileHeld(keys), whileHeld(csv)])).toEqual([
       'still waiting',
       'still waiting',

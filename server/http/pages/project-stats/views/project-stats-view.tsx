@@ -3,7 +3,6 @@ import { RANGE_PRESETS } from '../../../../domain/view-ranges.js';
 import type { ProjectView } from '../../../../services/project-view-service.js';
 import type { ShareLinkInfo } from '../../../../storage/storage.js';
 import { Csrf } from '../../dashboard/form-controls.js';
-import { JudgingNotice } from '../../dashboard/views/judging-notice.js';
 import {
   type Chrome,
   DashboardLayout,
@@ -11,6 +10,7 @@ import {
   type PageAssets,
   SharedFrame,
 } from '../../dashboard/views/dashboard-layout.js';
+import { JudgingNotice } from '../../dashboard/views/judging-notice.js';
 import { BuildHealth } from './build-health.js';
 import { CsvLink } from './csv-link.js';
 import { EventTypeTable } from './event-type-table.js';
