@@ -30,6 +30,7 @@ import {
 import type { RecordService } from './record-service.js';
 import type { ShareLinkService } from './share-link-service.js';
 import { readKeyOnBranch, type StatsService } from './stats-service.js';
+import type { VerdictReads } from './verdicts/verdict-reads.js';
 
 /**
  * Charts drawn on one page, at most: the first keys of the key list's page, or those the page's
@@ -90,6 +91,11 @@ export interface ProjectView {
   shareLinks: ShareLinkInfo[] | undefined;
   /** The newest records of the range (when some bucket holds a single point). */
   singles: SinglePoint[];
+  /**
+   * Metric records the judging had still to judge when the page stopped waiting for it (0: none;
+   * VerdictReads' PENDING_COUNT_MAX: that many or more): the page's verdicts may be incomplete.
+   */
+  pendingJudging: number;
 }
 
 /** A row of the page's key table (MetricKeyInfo, whose last value may be missing on a branch). */
@@ -142,6 +148,13 @@ const recordQuery = (
 });
 
 /**
+ * How the owner's view waits for the judging: 'bounded', the page (PAGE_JUDGING_WAIT_MS at most,
+ * then a notice of what is pending); 'all', a CSV of one of its tables, a file that has no room
+ * for a notice and so waits for every record like the API.
+ */
+export type JudgingWait = 'bounded' | 'all';
+
+/**
  * Everything the project statistics page shows, from the same services as the API: for the
  * owner (`/dashboard/projects/<id>`) or for a share link (read-only, without its links).
  */
@@ -152,6 +165,7 @@ export function projectViewService(
     records: RecordService;
     shareLinks: ShareLinkService;
     headline: HeadlineService;
+    verdicts: Pick<VerdictReads, 'judgedForPage' | 'judgedAll'>;
   },
 ) {
   async function view(
@@ -159,10 +173,18 @@ export function projectViewService(
     projectId: string,
     query: ViewQuery,
     owner: boolean,
+    wait: JudgingWait,
   ): Promise<ProjectView> {
     const project = await storage.projects.find(projectId);
     if (!project || project.accountId !== accountId) throw new NotFound('project');
     const { range, branch, eventType, workflow } = query;
+    // The owner's page waits for the judging's backlog (the whole deployment's) a bounded time,
+    // then shows what is judged and says how much is not (issue 28); every read below, the
+    // units, directions, alerts and change points included, comes after the wait. A share page
+    // never waits (describeKeys) and says nothing; the owner's CSV waits for all.
+    let pendingJudging = 0;
+    if (owner && wait === 'bounded') pendingJudging = await services.verdicts.judgedForPage();
+    if (owner && wait === 'all') await services.verdicts.judgedAll();
     // A workflow filters the build health, the charts and the headline too: they are read from
     // its hour cells (the range is whole hours then: view-query.ts).
     const window = { from: range.from, to: range.to, buckets: range.buckets, branch, workflow };
@@ -188,12 +210,11 @@ export function projectViewService(
       display,
       workflows,
     ] = await Promise.all([
-      // A share page shows units and directions as judged so far (describeKeys): it never waits
-      // for the judging of records stored by anyone, the owner's page does.
+      // Units and directions as judged by now (describeKeys): the owner's view waited above.
       services.stats.keys(accountId, projectId, {
         after: keysAfter,
         limit: KEY_ROWS,
-        catchUp: owner,
+        catchUp: false,
       }),
       summaryRead,
       services.headline.headline(
@@ -206,7 +227,7 @@ export function projectViewService(
               ? undefined
               : { key: durationKey, total: durationRead.then((read) => read.total) },
         },
-        owner,
+        false,
       ),
       workflow === undefined
         ? services.records.events(
@@ -308,6 +329,7 @@ export function projectViewService(
       before: cursor === undefined ? undefined : encodeRecordCursor(cursor),
       shareLinks: shareLinks?.links,
       singles,
+      pendingJudging,
     };
   }
 
@@ -353,14 +375,18 @@ export function projectViewService(
 
   return {
     /** The owner's page; a project of another account is NotFound (like an unknown one). */
-    forOwner: (accountId: string, projectId: string, query: ViewQuery) =>
-      view(accountId, projectId, query, true),
+    forOwner: (
+      accountId: string,
+      projectId: string,
+      query: ViewQuery,
+      wait: JudgingWait = 'bounded',
+    ) => view(accountId, projectId, query, true, wait),
 
     shared,
 
     /** The page a share link shows, of the project `shared` found for its token. */
     forSharedProject: (owner: { accountId: string; projectId: string }, query: ViewQuery) =>
-      view(owner.accountId, owner.projectId, query, false),
+      view(owner.accountId, owner.projectId, query, false, 'bounded'),
   };
 }
 

@@ -145,7 +145,7 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       (projectId, from) => reevaluationService.afterImport(projectId, from),
       (work) => judging.during(work),
     ),
-    projectView: projectViewService(storage, { stats, records, shareLinks, headline }),
+    projectView: projectViewService(storage, { stats, records, shareLinks, headline, verdicts }),
     projectSummaries: projectSummaryService({ projects, stats, testQueries, verdicts }),
     health: healthService(storage),
     /** Forgets Idempotency-Key answers older than their TTL; returns how many. */

@@ -795,6 +795,12 @@ export interface VerdictRepository {
 
   /** Metric records not judged yet, oldest first, at most `limit`; `token` marks them done. */
   pending(limit: number): Promise<{ metrics: PendingMetric[]; token: number[] }>;
+  /**
+   * How many metric records `pending` has still to return, counted no further than `atMost` (at
+   * least that many: `atMost`). Pages say so while judging catches up (issue 28); its cost is a
+   * range of at most `atMost` entries of an index, never a pass over every record stored.
+   */
+  pendingCount(atMost: number): Promise<number>;
   /** Marks the records `pending` returned as judged. */
   judged(token: number[]): Promise<void>;
   /** Stores a record judged for the first time and its values. */

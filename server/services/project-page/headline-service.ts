@@ -135,7 +135,10 @@ export function headlineService(
       accountId: string,
       query: HeadlineQuery & Workflow,
       current?: Known,
-      /** false: the duration key's direction as judged so far (share pages; see describeKeys). */
+      /**
+       * false: the duration key's direction as judged so far (share pages, and the owner's page
+       * after its bounded wait; see describeKeys).
+       */
       catchUp = true,
     ): Promise<Headline> {
       const { projectId, branch, eventType, workflow } = query;

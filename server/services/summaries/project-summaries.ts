@@ -30,17 +30,23 @@ export function projectSummaryService(services: {
   testQueries: TestQueryService;
   verdicts: VerdictReads;
 }) {
-  /** The project's active alerts, counted a page at a time (after judging has caught up). */
-  async function activeAlerts(accountId: string, projectId: string): Promise<number> {
+  /**
+   * The project's active alerts, counted a page at a time: after judging has caught up, or
+   * (`catchUp` false: a page that waited a bounded time) as judged so far.
+   */
+  async function activeAlerts(
+    accountId: string,
+    projectId: string,
+    catchUp: boolean,
+  ): Promise<number> {
     let count = 0;
     let cursor: string | undefined;
     do {
-      const page = await services.verdicts.alerts(accountId, {
-        projectId,
-        status: 'active',
-        limit: ALERT_PAGE,
-        cursor,
-      });
+      const page = await services.verdicts.alerts(
+        accountId,
+        { projectId, status: 'active', limit: ALERT_PAGE, cursor },
+        { catchUp },
+      );
       count += page.alerts.length;
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined && count < MAX_ALERTS);
@@ -52,6 +58,7 @@ export function projectSummaryService(services: {
     project: { id: string; name: string },
     from: number,
     to: number,
+    catchUp: boolean,
   ): Promise<Omit<ProjectSummary, 'attention'>> {
     const projectId = project.id;
     const window = { projectId, from, to, branch: undefined };
@@ -63,7 +70,7 @@ export function projectSummaryService(services: {
         eventType: undefined,
       }),
       services.stats.key(accountId, projectId, DURATION_KEY),
-      activeAlerts(accountId, projectId),
+      activeAlerts(accountId, projectId, catchUp),
       // The project is the account's: the calls beside this one checked it.
       services.testQueries.flakyCount(projectId, { from, to }),
     ]);
@@ -108,17 +115,24 @@ export function projectSummaryService(services: {
   }
 
   return {
+    /**
+     * `catchUp: false`: the alerts as judged so far, for the dashboard's overview, which waited
+     * for the judging a bounded time itself (`judgedForPage`); the API's JSON waits for all.
+     */
     async summaries(
       caller: Pick<KeyOwner, 'accountId' | 'projectIds'>,
       run: <T>(projectId: string, read: () => Promise<T>) => Promise<T>,
       now = Date.now(),
+      options: { catchUp?: boolean } = {},
     ): Promise<ProjectSummaries> {
       const to = now;
       const from = to - SUMMARY_DAYS * DAY;
       const projects = await services.projects.list(caller);
       const summaries: ProjectSummary[] = [];
       for (const project of projects) {
-        const found = await run(project.id, () => summary(caller.accountId, project, from, to));
+        const found = await run(project.id, () =>
+          summary(caller.accountId, project, from, to, options.catchUp !== false),
+        );
         summaries.push({ ...found, attention: attentionOf(found) });
       }
       return { from: iso(from), to: iso(to), projects: summaries.sort(byAttention) };

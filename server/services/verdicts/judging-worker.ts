@@ -110,6 +110,43 @@ export class JudgingWorker {
     }
   }
 
+  /** The catch-up that bounded waits share (`catchUpWithin`), while it runs. */
+  #shared: Promise<void> | undefined;
+
+  /**
+   * Waits for `catchUp()` at most `ms` (pages: they show what is judged rather than wait for the
+   * whole deployment's backlog). True: every record stored before the call is judged. False: the
+   * time ran out, or judging failed (it is logged and retried at the next poll); the catch-up goes
+   * on regardless, since giving up on it must not leave the backlog to the background pacing.
+   * Waits that overlap share one catch-up: a page loaded again while it drains joins it rather
+   * than queueing a drain of its own behind it.
+   */
+  async catchUpWithin(ms: number): Promise<boolean> {
+    if (this.#shared === undefined) {
+      const shared: Promise<void> = this.catchUp().finally(() => {
+        if (this.#shared === shared) this.#shared = undefined;
+      });
+      // Nobody may be waiting when it fails: not an unhandled rejection.
+      shared.catch(() => undefined);
+      this.#shared = shared;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([
+        this.#shared.then(
+          () => true,
+          () => false,
+        ),
+        expired,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);

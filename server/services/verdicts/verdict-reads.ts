@@ -20,6 +20,18 @@ import type { JudgingWorker } from './judging-worker.js';
 
 const NO_CURSOR = Number.MAX_SAFE_INTEGER;
 
+/**
+ * How long a page (the owner's project page, the dashboard's overview) waits for the judging to
+ * catch up before it shows what is judged, with a notice of what is not (issue 28). The backlog
+ * is the whole deployment's: after an upgrade, an import or a burst of ingest, judging it takes
+ * seconds to minutes, and a page people open first must not wait that long. A second is enough
+ * for the usual few records an ingest leaves (so the page is then complete, with no notice) and
+ * short enough to read as a page load. The JSON API still waits for all (docs/decisions.md).
+ */
+export const PAGE_JUDGING_WAIT_MS = 1000;
+/** Records still to judge counted for the notice, at most (the count's cost: `pendingCount`). */
+export const PENDING_COUNT_MAX = 100_000;
+
 export const asAlert = (row: AlertRow): Alert => ({
   id: row.id,
   key: row.key,
@@ -38,7 +50,7 @@ export const asAlert = (row: AlertRow): Alert => ({
 /**
  * What verdicts show: the series keys with their unit and direction, a record compared with its
  * baseline, alerts, change points. Each first lets the judging catch up, so it includes every
- * record stored before the request.
+ * record stored before the request; pages may wait a bounded time instead (`judgedForPage`).
  */
 export function verdictReads(storage: Storage, access: ProjectAccess, judging: JudgingWorker) {
   const own = (accountId: string, projectId: string) =>
@@ -57,6 +69,20 @@ export function verdictReads(storage: Storage, access: ProjectAccess, judging: J
   }
 
   return {
+    /**
+     * For pages: waits for the judging to catch up, at most PAGE_JUDGING_WAIT_MS, and answers how
+     * many records are still to judge (0: every record stored before the call is judged; at most
+     * PENDING_COUNT_MAX, meaning that many or more). The page then reads verdicts with `catchUp:
+     * false` and says they may be incomplete when this is not 0. Judging goes on after the wait.
+     */
+    async judgedForPage(): Promise<number> {
+      if (await judging.catchUpWithin(PAGE_JUDGING_WAIT_MS)) return 0;
+      return storage.verdicts.pendingCount(PENDING_COUNT_MAX);
+    },
+
+    /** Waits until every record stored before the call is judged (what the API's reads do). */
+    judgedAll: (): Promise<void> => judging.catchUp(),
+
     /**
      * get-metric-keys' entries with their unit and direction. `catchUp: false` (share pages and
      * badges) takes the settings as judged so far instead of waiting for the judging's backlog,
@@ -114,9 +140,17 @@ export function verdictReads(storage: Storage, access: ProjectAccess, judging: J
       };
     },
 
-    async alerts(accountId: string, query: AlertQuery): Promise<AlertPage> {
+    /**
+     * `catchUp: false`: the alerts raised so far, without waiting for the judging's backlog (a
+     * page that waited with `judgedForPage` and says what is pending); the API always waits.
+     */
+    async alerts(
+      accountId: string,
+      query: AlertQuery,
+      options: { catchUp?: boolean } = {},
+    ): Promise<AlertPage> {
       await own(accountId, query.projectId);
-      await judging.catchUp();
+      if (options.catchUp !== false) await judging.catchUp();
       let before = NO_CURSOR;
       if (query.cursor !== undefined) {
         const decoded = decodeCursor(query.cursor);

@@ -174,6 +174,16 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
       return { metrics: copy(metrics), token: [...partial, ...whole] };
     },
 
+    async pendingCount(atMost) {
+      // The queue holds only what is pending (a judged row is deleted), read in its primary key's
+      // order, at most `atMost` rows (each holds one record or more): its cost follows the
+      // backlog, at most `atMost`, never the records stored.
+      const [row] = await sql<{ count: string | null }[]>`
+        SELECT sum(cardinality(metrics)) AS count
+          FROM (SELECT metrics FROM verdict_queue ORDER BY id LIMIT ${atMost}) AS first`;
+      return Math.min(Number(row?.count ?? 0), atMost);
+    },
+
     async judged(token) {
       const [partialId, taken, ...whole] = token;
       if (whole.length > 0) {

@@ -115,6 +115,11 @@ export function sqliteVerdicts(
   const pendingSeqs = db
     .prepare('SELECT seq FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?')
     .pluck();
+  // The rows after the progress mark, a seek and then a walk of the primary key's tail (seq is
+  // the rowid), stopped after `atMost` rows: no other row of the table is read.
+  const pendingCount = db
+    .prepare('SELECT count(*) FROM (SELECT 1 FROM metrics WHERE seq > ? ORDER BY seq LIMIT ?)')
+    .pluck();
   const setProgress = db.prepare('UPDATE verdict_progress SET metrics = MAX(metrics, ?)');
   // A record is judged once (its progress commits with it), so its rows are plain inserts: OR
   // REPLACE would cost every judged metric a second search of each unique index (about half of
@@ -359,6 +364,8 @@ export function sqliteVerdicts(
       const last = metrics.at(-1);
       return { metrics, token: last ? [last.seq] : [] };
     },
+
+    pendingCount: (atMost) => pendingCount.get(progress.get(), atMost) as number,
 
     judged(token) {
       const [last] = token;

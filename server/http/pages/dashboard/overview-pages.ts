@@ -6,7 +6,7 @@ import { OverviewView } from './views/overview-view.js';
 /** GET /dashboard: the account at a glance. */
 export function overviewPages(chrome: Chrome) {
   return async (app: FastifyInstance) => {
-    const { displayName, site, forwarding, projectSummaries } = app.services;
+    const { displayName, site, forwarding, projectSummaries, verdicts } = app.services;
 
     app.get('/', async (request, reply) => {
       const { accountId } = request.session;
@@ -14,10 +14,17 @@ export function overviewPages(chrome: Chrome) {
         displayName.get(accountId),
         site.get(accountId),
         forwarding.status(accountId),
-        // The same summaries as the API's, each project under its heavy-read cap.
-        projectSummaries.summaries({ accountId, projectIds: null }, (projectId, read) =>
-          app.heavyReads.run(projectId, read),
-        ),
+        // The same summaries as the API's, each project under its heavy-read cap, after a bounded
+        // wait for the judging (issue 28): the alerts as judged then, with a notice of the rest.
+        verdicts.judgedForPage().then(async (pending) => ({
+          pending,
+          ...(await projectSummaries.summaries(
+            { accountId, projectIds: null },
+            (projectId, read) => app.heavyReads.run(projectId, read),
+            undefined,
+            { catchUp: false },
+          )),
+        })),
       ]);
       return sendPage(
         reply,
@@ -28,6 +35,7 @@ export function overviewPages(chrome: Chrome) {
           visible: configuration.visibility,
           forwarding: forwardingStatus,
           projects: summaries.projects,
+          pendingJudging: summaries.pending,
         }),
       );
     });

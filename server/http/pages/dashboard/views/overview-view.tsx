@@ -1,6 +1,7 @@
 import type { ProjectSummary } from '../../../../../contract/summaries.js';
 import { Csrf } from '../form-controls.js';
 import { DashboardLayout, type LayoutProps } from './dashboard-layout.js';
+import { JudgingNotice } from './judging-notice.js';
 import { ProjectSummariesTable } from './project-summaries-view.js';
 
 export interface OverviewProps extends Omit<LayoutProps, 'title' | 'section' | 'children'> {
@@ -9,11 +10,13 @@ export interface OverviewProps extends Omit<LayoutProps, 'title' | 'section' | '
   visible: boolean;
   forwarding: { enabled: boolean; email: string };
   projects: ProjectSummary[];
+  /** Records still to judge when the page stopped waiting for them (0: none). */
+  pendingJudging: number;
 }
 
 /** The account at a glance: alias, page, forwarding, and every project's last 7 days. */
 export function OverviewView(props: OverviewProps) {
-  const { displayName, alias, visible, forwarding, projects, csrf } = props;
+  const { displayName, alias, visible, forwarding, projects, csrf, pendingJudging } = props;
   return (
     <DashboardLayout {...props} title="Overview" section="overview">
       <div class="page-head">
@@ -22,6 +25,7 @@ export function OverviewView(props: OverviewProps) {
           <p class="lead">Your page, your mail alias and your projects.</p>
         </div>
       </div>
+      <JudgingNotice pending={pendingJudging} />
       <div class="grid">
         <section class="card" aria-labelledby="alias-title">
           <h2 class="stat-label" id="alias-title">

@@ -10,6 +10,7 @@ import {
   type PageAssets,
   SharedFrame,
 } from '../../dashboard/views/dashboard-layout.js';
+import { JudgingNotice } from '../../dashboard/views/judging-notice.js';
 import { BuildHealth } from './build-health.js';
 import { CsvLink } from './csv-link.js';
 import { EventTypeTable } from './event-type-table.js';
@@ -474,6 +475,7 @@ function Body({ view, mode }: { view: ProjectView; mode: StatsMode }) {
           </nav>
         </div>
       </div>
+      <JudgingNotice pending={view.pendingJudging} />
       {mode.kind === 'owner' && mode.created && (
         <NewShareLink
           url={mode.created.url}
