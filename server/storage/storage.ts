@@ -1071,6 +1071,12 @@ export interface Storage extends Repositories {
   /** Runs tasks with the same key one after another (across every process of this database). */
   lock<T>(key: string, task: () => Promise<T>): Promise<T>;
   /**
+   * Whether a transaction holds the event loop for its whole length (SQLite: better-sqlite3 runs
+   * it synchronously) rather than waiting for the database between its statements (PostgreSQL).
+   * Background judging paces itself by its batches' time on the loop only when they hold it.
+   */
+  readonly transactionsHoldTheLoop: boolean;
+  /**
    * Whether a key may have been revoked by someone else (another process) since the last call.
    * Called on every authenticated request, so it must be cheap and must not wait.
    */

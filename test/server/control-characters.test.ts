@@ -437,11 +437,12 @@ afterAll(async () => {
 
 /**
  * What requests write, not what works behind them: the outbox (its worker retries the webhooks
- * of earlier events), the statistics cells (folded from the records once a second) and what
- * judging derives from the records (verdicts, after they are stored).
+ * of earlier events), everything the statistics fold writes from the records once a second (the
+ * cells, the workflow cells, the key list and the branch list) and what judging derives from the
+ * records (verdicts, after they are stored).
  */
 const BACKGROUND =
-  /^(outbox|stats_queue|stats_progress|series_cells|series_totals|event_cells|verdict_queue|verdict_progress|judged_records|metric_values|series_settings|change_point_states|change_points|alerts) /;
+  /^(outbox|stats_queue|stats_progress|series_cells|series_totals|event_cells|series|branches|workflow_event_cells|workflow_series_cells|workflow_queue|verdict_queue|verdict_progress|judged_records|metric_values|series_settings|change_point_states|change_points|alerts) /;
 const digest = async (side: Side) =>
   (await side.reader.everything(['last_used_at']))
     .filter((row) => !BACKGROUND.test(row))

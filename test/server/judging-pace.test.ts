@@ -12,6 +12,10 @@ import { eachTestServer, type TestAccount, type TestServer } from '../helpers/se
  * BUSY_SHARE of it; once the server is quiet it goes on at full speed without any read asking;
  * a read that shows verdicts never waits for its pauses. The busy server is played by the test
  * itself: a timer that keeps the (shared) event loop busy 4 ms of every 5.
+ *
+ * SQLite only (vitest.config.ts): on PostgreSQL a batch waits for the database between its
+ * statements, its own time on the loop cannot be told from the loop's other work, and judging is
+ * not paced there (docs/performance.md).
  */
 
 let server: TestServer;
@@ -73,16 +77,9 @@ it('keeps to a small share of a busy event loop, catches up when quiet, and neve
   // jitter on a loaded machine, not for that.
   expect(busyRecords).toBeGreaterThan(0);
   expect(judging.background.busyPauses).toBeGreaterThan(start.busyPauses);
-  // On PostgreSQL a batch's time on the loop also counts what the loop did while the batch
-  // waited for the database (here: the busy timer), so the share is overstated there and only
-  // SQLite's, where a batch runs synchronously, measures it.
-  if (server.database.backend === 'sqlite') expect(busyMs / busySpan).toBeLessThan(3 * BUSY_SHARE);
+  expect(busyMs / busySpan).toBeLessThan(3 * BUSY_SHARE);
 
   // A read that shows verdicts asks for everything stored before it: no pause is taken for it.
-  // On PostgreSQL the busy loop stops first: there batches under it are one record each
-  // (batch-size.ts sizes batches by their time on the loop, which counts the busy timer's while
-  // they wait for the database), so the same read would take a minute.
-  if (server.database.backend !== 'sqlite') quiet();
   const pausesBefore = judging.background.busyPauses;
   const res = await server.call(
     'GET',
@@ -113,9 +110,10 @@ it('once the server is quiet, judges the rest of a burst at full speed without b
     await sleep(20);
   }
   expect(judging.background.records - start.records).toBe(RECORDS);
-  // Busy pauses stopped with the busy loop: paced, every batch would be followed by one (a rare
-  // garbage collection in a probe may still take one for busy-ness).
+  // Busy pauses stopped with the busy loop: still paced, every batch would be followed by one (a
+  // rare garbage collection in a probe may take one for busy-ness, hence the allowance).
   const batches = judging.background.batches - whenQuiet.batches;
-  expect(batches).toBeGreaterThan(10);
-  expect(judging.background.busyPauses - whenQuiet.busyPauses).toBeLessThan(batches / 10);
+  const pauses = judging.background.busyPauses - whenQuiet.busyPauses;
+  expect(batches).toBeGreaterThan(0);
+  expect(pauses).toBeLessThanOrEqual(1 + Math.floor(batches / 10));
 }, 120_000);

@@ -22,6 +22,11 @@ const POLL_MS = 1000;
 export const BUSY_SHARE = 0.05;
 /** The event loop counts as busy when other work used more than this share of a pause. */
 export const BUSY_UTILIZATION = 0.5;
+/**
+ * The longest pause: a batch's time on PostgreSQL includes the database's answers, slow on a
+ * busy machine, and a pause 19 times that long could outlast the burst by a minute.
+ */
+const MAX_PAUSE_MS = 1_000;
 /** A quiet server's pause between batches, in which other work waiting would show. */
 const PROBE_MS = 1;
 /**
@@ -169,12 +174,14 @@ export class JudgingWorker {
    * Resolves with whether the server was busy during this one.
    */
   async #yield(busy: boolean, batchMs: number): Promise<boolean> {
-    if (this.#waiting > 0 || this.#stopped) {
-      // Requests that arrived meanwhile go first; a read waits for the rest.
+    if (this.#waiting > 0 || this.#stopped || !this.storage.transactionsHoldTheLoop) {
+      // Requests that arrived meanwhile go first; a read waits for the rest. On PostgreSQL a
+      // batch waits for the database between its statements and its own time on the loop cannot
+      // be told from the loop's other work, so judging is not paced there.
       await new Promise((resolve) => setImmediate(resolve));
       return busy;
     }
-    const ms = busy ? (batchMs * (1 - BUSY_SHARE)) / BUSY_SHARE : PROBE_MS;
+    const ms = busy ? Math.min((batchMs * (1 - BUSY_SHARE)) / BUSY_SHARE, MAX_PAUSE_MS) : PROBE_MS;
     if (busy) this.background.busyPauses += 1;
     const before = performance.eventLoopUtilization();
     await new Promise<void>((resolve) => {
@@ -218,11 +225,25 @@ export class JudgingWorker {
         let judged: { records: number; values: number; ms?: number };
         try {
           judged = await this.storage.lock('verdicts', async () => {
-            // The batch's time on the event loop (all of it on SQLite, where it runs
-            // synchronously; its own work between awaits on PostgreSQL): what other requests wait.
+            // The batch's time on the event loop. On SQLite: inside its transaction, which runs
+            // synchronously (what other requests wait for; outside it, the wait for the group
+            // commit's flush let other requests run and counted their time too). On PostgreSQL:
+            // the loop's active time over the batch, its own work between awaits and whatever
+            // else ran meanwhile.
             const before = performance.eventLoopUtilization();
-            const done = await this.storage.transaction((tx) => judgeBatch(tx, limit));
-            return { ...done, ms: performance.eventLoopUtilization(before).active };
+            let inside = 0;
+            const done = await this.storage.transaction(async (tx) => {
+              const started = performance.now();
+              try {
+                return await judgeBatch(tx, limit);
+              } finally {
+                inside += performance.now() - started;
+              }
+            });
+            const ms = this.storage.transactionsHoldTheLoop
+              ? inside
+              : performance.eventLoopUtilization(before).active;
+            return { ...done, ms };
           });
         } catch (error) {
           // Retried at the next poll; a read that waits for it sees the error.

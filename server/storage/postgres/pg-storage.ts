@@ -182,6 +182,7 @@ export async function openPgStorage({
     keysMayHaveChanged: () => notifications.keysMayHaveChanged(),
 
     // Both counts only grow, so their sum moves whenever either does.
+    transactionsHoldTheLoop: false,
     pagesVersion: () => pagesCommitted + notifications.pagesVersion(),
 
     onJobsQueued: (listener) => notifications.onJobsQueued(listener),

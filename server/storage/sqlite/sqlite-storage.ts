@@ -199,6 +199,7 @@ export async function openSqliteStorage({
     },
 
     // Both counts only grow, so their sum moves whenever either does.
+    transactionsHoldTheLoop: true,
     pagesVersion: () => pagesCommitted + countExternalCommits(),
 
     onJobsQueued(listener) {
