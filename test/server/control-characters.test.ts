@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { NUL_PROBLEM, nulText } from '../../contract/text-rule.js';
-import { type DatabaseReader, openReader } from '../helpers/database.js';
+import { BACKGROUND_ROWS, type DatabaseReader, openReader } from '../helpers/database.js';
 import { FormClient } from '../helpers/form-client.js';
 import {
   ADMIN_TOKEN,
@@ -435,17 +435,9 @@ afterAll(async () => {
   }
 });
 
-/**
- * What requests write, not what works behind them: the outbox (its worker retries the webhooks
- * of earlier events), everything the statistics fold writes from the records once a second (the
- * cells, the workflow cells, the key list and the branch list) and what judging derives from the
- * records (verdicts, after they are stored).
- */
-const BACKGROUND =
-  /^(outbox|stats_queue|stats_progress|series_cells|series_totals|event_cells|series|branches|workflow_event_cells|workflow_series_cells|workflow_queue|verdict_queue|verdict_progress|judged_records|metric_values|series_settings|change_point_states|change_points|alerts) /;
 const digest = async (side: Side) =>
   (await side.reader.everything(['last_used_at']))
-    .filter((row) => !BACKGROUND.test(row))
+    .filter((row) => !BACKGROUND_ROWS.test(row))
     .join('\n');
 
 describe('NUL and control characters in every field and parameter', () => {
