@@ -23,8 +23,8 @@ export const BUSY_SHARE = 0.05;
 /** The event loop counts as busy when other work used more than this share of a pause. */
 export const BUSY_UTILIZATION = 0.5;
 /**
- * The longest pause: a batch's time on PostgreSQL includes the database's answers, slow on a
- * busy machine, and a pause 19 times that long could outlast the burst by a minute.
+ * The longest pause: a batch that took long (a wide record, a slow disk) must not leave the
+ * backlog waiting long after the burst that made the pause has ended.
  */
 const MAX_PAUSE_MS = 1_000;
 /** A quiet server's pause between batches, in which other work waiting would show. */
@@ -37,10 +37,11 @@ const WINDOW_MS = 4;
 
 /**
  * Judges stored metric records off the request path (an ingest's 2xx means stored, not judged):
- * woken after each store, it works through what is pending a batch at a time, pausing between
- * batches so that requests are served in between, long enough to keep to BUSY_SHARE of the event
- * loop while other work keeps it busy (a burst of ingest is judged after it, at full speed). One batch runs at a time
- * in the whole deployment (a storage lock). Reads that show verdicts call `catchUp()` first, so
+ * woken after each store, it works through what is pending a batch at a time, yielding between
+ * batches so that requests are served in between; on SQLite, where a batch holds the event loop,
+ * it pauses long enough to keep to BUSY_SHARE of the loop while other work keeps it busy (a burst
+ * of ingest is judged after it, at full speed). One batch runs at a time in the whole deployment
+ * (a storage lock). Reads that show verdicts call `catchUp()` first, so
  * what they show includes every record stored before them.
  */
 export class JudgingWorker {
