@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { newRecordId } from '../server/domain/ids.js';
 import { branchOf, seriesOf } from '../server/domain/record-facts.js';
 import { judgeBatch } from '../server/services/verdicts/judging.js';
+import { openPgStorage } from '../server/storage/postgres/pg-storage.js';
 import { openSqliteStorage } from '../server/storage/sqlite/sqlite-storage.js';
+import type { Storage } from '../server/storage/storage.js';
+import { withBenchDatabase } from './bench-database.js';
 
 /**
  * What judging costs per metric record, in-process and on SQLite, with nothing else running:
@@ -19,62 +22,81 @@ import { openSqliteStorage } from '../server/storage/sqlite/sqlite-storage.js';
  *   node build/bench/judging-cost.js 20000 [--on-main]
  *   valgrind --tool=callgrind node --jitless build/bench/judging-cost.js 2000 [--store-only] [--on-main]
  *
- * The directory is TMPDIR's (on `/dev/shm`, fsync costs nothing and only CPU is measured).
+ * The directory is TMPDIR's (on `/dev/shm`, fsync costs nothing and only CPU is measured). With
+ * BENCH_DATABASE_URL set it runs on PostgreSQL instead, in a database of its own: there a batch's
+ * round trips, not its CPU, set the pace, and the wall time per record is the figure.
+ *
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node build/bench/judging-cost.js 10000
  */
 const count = Number(process.argv[2] ?? 20_000);
 const storeOnly = process.argv.includes('--store-only');
 const BATCH = 200;
 
-const dir = mkdtempSync(join(tmpdir(), 'ci-stats-judging-'));
-const storage = await openSqliteStorage({ path: join(dir, 'stats.db'), durability: 'full' });
-try {
-  const account = await storage.accounts.create('bench', {
-    digest: { hash: 'x'.repeat(64), prefix: 'cis_bench' },
-    label: null,
-    scope: 'full',
-    projectIds: null,
-  });
-  const project = await storage.projects.create(account.accountId, 'bench', 'bench');
-  if (!project) throw new Error('no project');
-  const e8 = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
-  const ci = { branch: 'main', commit: '0123456789abcdef0123456789abcdef01234567' };
-  const payload = process.argv.includes('--on-main') ? { duration_ms: 1234, ok: true, ci } : e8;
-  for (let i = 0; i < count; i += 500) {
-    const group = Array.from({ length: Math.min(500, count - i) }, () =>
-      storage.records.append({
-        kind: 'metric',
-        row: {
-          id: newRecordId(),
-          projectId: project.id,
-          payload: JSON.stringify(payload),
-          createdAt: Date.now(),
-          branch: branchOf(payload),
-        },
-        series: seriesOf(payload),
-        parsed: payload,
-      }),
-    );
-    await Promise.all(group);
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+if (databaseUrl === undefined) {
+  const dir = mkdtempSync(join(tmpdir(), 'ci-stats-judging-'));
+  try {
+    await measure(await openSqliteStorage({ path: join(dir, 'stats.db'), durability: 'full' }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  if (!storeOnly) {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    let judged = 0;
-    for (;;) {
-      const { records: n } = await storage.lock('verdicts', () =>
-        storage.transaction((tx) => judgeBatch(tx, BATCH)),
+} else {
+  await withBenchDatabase(
+    databaseUrl,
+    async (url) => measure(await openPgStorage({ url, leaseMs: 30_000 })),
+    'judging_bench',
+  );
+}
+
+async function measure(storage: Storage): Promise<void> {
+  try {
+    const account = await storage.accounts.create('bench', {
+      digest: { hash: 'x'.repeat(64), prefix: 'cis_bench' },
+      label: null,
+      scope: 'full',
+      projectIds: null,
+    });
+    const project = await storage.projects.create(account.accountId, 'bench', 'bench');
+    if (!project) throw new Error('no project');
+    const e8 = { duration_ms: 1234, ok: true, branch: 'main', commit: '0123456789abcdef' };
+    const ci = { branch: 'main', commit: '0123456789abcdef0123456789abcdef01234567' };
+    const payload = process.argv.includes('--on-main') ? { duration_ms: 1234, ok: true, ci } : e8;
+    for (let i = 0; i < count; i += 500) {
+      const group = Array.from({ length: Math.min(500, count - i) }, () =>
+        storage.records.append({
+          kind: 'metric',
+          row: {
+            id: newRecordId(),
+            projectId: project.id,
+            payload: JSON.stringify(payload),
+            createdAt: Date.now(),
+            branch: branchOf(payload),
+          },
+          series: seriesOf(payload),
+          parsed: payload,
+        }),
       );
-      judged += n;
-      if (n < BATCH) break;
+      await Promise.all(group);
     }
-    const wall = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    console.log(
-      `${judged} records judged: ${((wall * 1000) / judged).toFixed(2)} µs wall, ` +
-        `${((used.user + used.system) / judged).toFixed(2)} µs CPU per record`,
-    );
+    if (!storeOnly) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      let judged = 0;
+      for (;;) {
+        const { records: n } = await storage.lock('verdicts', () =>
+          storage.transaction((tx) => judgeBatch(tx, BATCH)),
+        );
+        judged += n;
+        if (n < BATCH) break;
+      }
+      const wall = performance.now() - started;
+      const used = process.cpuUsage(cpu);
+      console.log(
+        `${judged} records judged: ${((wall * 1000) / judged).toFixed(2)} µs wall, ` +
+          `${((used.user + used.system) / judged).toFixed(2)} µs CPU per record`,
+      );
+    }
+  } finally {
+    await storage.close();
   }
-} finally {
-  await storage.close();
-  rmSync(dir, { recursive: true, force: true });
 }

@@ -14,7 +14,9 @@ export const BATCH_VALUES = 2_000;
  * The event loop's time a batch may take, about (ms). On SQLite a batch runs synchronously, so
  * every other tenant's request waits for the batch in progress: a backlog of 32,000 records of
  * 100 values each (a bulk load) in batches of 2,000 values kept another tenant's E7 at a p50 of
- * 59 ms on a quiet machine (BENCHMARKS.md, issue 22). Batches are sized to this time as well.
+ * 59 ms on a quiet machine (BENCHMARKS.md, issue 22). Batches are sized to this time as well,
+ * on SQLite only: on PostgreSQL a batch awaits the database between its statements and does not
+ * hold the loop, and its time cannot be told from other requests' (judging-worker.ts).
  */
 export const BATCH_MS = 8;
 

@@ -252,7 +252,15 @@ export class JudgingWorker {
           if (background) return;
           throw error;
         }
-        if (judged.records > 0) this.#batch = nextBatchRecords(judged);
+        // Sized by its time on the event loop only where a batch holds it (SQLite). On
+        // PostgreSQL that time, measured around the batch's awaits, counted other requests' too:
+        // batches shrank to a record or two beside ingest, and each batch's fixed statements
+        // (its lock, its project's settings, its change points) were paid per record.
+        if (judged.records > 0) {
+          this.#batch = nextBatchRecords(
+            this.storage.transactionsHoldTheLoop ? judged : { ...judged, ms: undefined },
+          );
+        }
         if (background) {
           this.background.ms += judged.ms ?? 0;
           this.background.batches += 1;

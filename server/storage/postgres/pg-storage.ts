@@ -5,7 +5,7 @@ import { RecentWriters } from '../read-routing/recent-writers.js';
 import { type ReadRouter, routedRepositories } from '../read-routing/replica-reads.js';
 import type { ReplicaStatus } from '../read-routing/replica-status.js';
 import { SpaceWatch } from '../space-watch.js';
-import type { Repositories, Storage } from '../storage.js';
+import type { Repositories, Storage, VerdictRepository } from '../storage.js';
 import { pgAccounts } from './pg-accounts.js';
 import { pgChannels } from './pg-channels.js';
 import { openPgDatabase, openPgReadPool, type PgOptions, type Sql } from './pg-database.js';
@@ -111,7 +111,11 @@ export async function openPgStorage({
   );
   const observe = space.saw;
 
-  const plainRepositoriesOf = (sql: Sql, pagesChanged: () => void): Repositories => ({
+  const plainRepositoriesOf = (
+    sql: Sql,
+    pagesChanged: () => void,
+    verdicts: VerdictRepository = pgVerdicts(sql),
+  ): Repositories => ({
     accounts: pgAccounts(sql),
     sessions: pgSessions(sql),
     profiles: pgProfiles(sql, pagesChanged),
@@ -126,7 +130,7 @@ export async function openPgStorage({
     outbox: ingest.outbox(sql),
     idempotency: ingest.idempotency(sql),
     retention: pgRetention(sql),
-    verdicts: pgVerdicts(sql),
+    verdicts,
     tests: pgTests(sql),
     projectPage: pgProjectPage(sql),
     // Pages of a long export: on the reads' own pool, like the statistics.
@@ -141,8 +145,6 @@ export async function openPgStorage({
         guarded(repository, observe),
       ]),
     ) as unknown as Repositories;
-  const repositoriesOf = (sql: Sql, pagesChanged: () => void) =>
-    guardedAll(plainRepositoriesOf(sql, pagesChanged));
 
   const pagesChanged = () => {
     pagesCommitted += 1;
@@ -166,13 +168,24 @@ export async function openPgStorage({
     transaction: (work) =>
       reaching(async () => {
         let pagesChanged = false;
-        const result = await pool.begin((tx) =>
-          work(
-            repositoriesOf(tx as unknown as Sql, () => {
-              pagesChanged = true;
-            }),
-          ),
-        );
+        const result = await pool.begin(async (tx) => {
+          const sql = tx as unknown as Sql;
+          // Judged records are inserted together (pg-verdicts.ts), the last of them here.
+          const verdicts = pgVerdicts(sql, true);
+          const done = await work(
+            guardedAll(
+              plainRepositoriesOf(
+                sql,
+                () => {
+                  pagesChanged = true;
+                },
+                verdicts,
+              ),
+            ),
+          );
+          await verdicts.flushStores();
+          return done;
+        });
         if (pagesChanged) pagesCommitted += 1;
         return result as Awaited<ReturnType<typeof work>>;
       }, observe).finally(() => routing?.router.primaryUsed()),

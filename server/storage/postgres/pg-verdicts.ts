@@ -33,8 +33,76 @@ const REEVALUATION_COLUMNS = (sql: Sql) => sql`id, project_id AS "projectId", ke
 /** Queue rows read at a time; each holds the records of one ingest statement. */
 const QUEUE_ROWS = 64;
 
-/** Verdicts on PostgreSQL: see VerdictRepository (the same rows as SQLite's). */
-export function pgVerdicts(sql: Sql): VerdictRepository {
+/** A judged record and its values as `json_to_recordset` reads them. */
+interface JudgedRows {
+  record: ReturnType<typeof recordRow>;
+  values: ReturnType<typeof valueRow>[];
+}
+
+/**
+ * Verdicts on PostgreSQL: see VerdictRepository (the same rows as SQLite's). In a transaction
+ * (`deferStores`), the judged records it is given are inserted together, before the next of its
+ * other statements or at `flushStores` (which the transaction calls before it commits): a batch
+ * of records that read nothing (the values of keys nobody described) then costs one round trip
+ * for all of them instead of two per record. Round trips, not the database's work, were what a
+ * batch spent its time on, and on a loaded machine each waits for a turn of the scheduler: 10,001
+ * such records took 7 s to judge on a quiet machine and over 180 s in CI.
+ */
+export function pgVerdicts(
+  sql: Sql,
+  deferStores = false,
+): VerdictRepository & { flushStores(): Promise<void> } {
+  const repository = immediateVerdicts(sql);
+  if (!deferStores) return { ...repository, flushStores: async () => undefined };
+  let deferred: JudgedRows[] = [];
+  const flushStores = async () => {
+    if (deferred.length === 0) return;
+    const rows = deferred;
+    deferred = [];
+    await insertJudged(sql, rows);
+  };
+  // Every other statement may read what was deferred (a later record's baseline reads the
+  // values of the records before it): the deferred rows go first.
+  const flushingFirst = Object.fromEntries(
+    Object.entries(repository).map(([name, method]: [string, (...args: never[]) => unknown]) => [
+      name,
+      async (...args: never[]) => {
+        await flushStores();
+        return method(...args);
+      },
+    ]),
+  ) as unknown as VerdictRepository;
+  return {
+    ...flushingFirst,
+    async storeJudged(record, values) {
+      deferred.push({ record: recordRow(record), values: values.map(valueRow) });
+    },
+    flushStores,
+  };
+}
+
+/** Judged records and their values, inserted in one statement. */
+async function insertJudged(sql: Sql, rows: readonly JudgedRows[]): Promise<void> {
+  await sql`
+    WITH records AS (
+      INSERT INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
+      SELECT seq, id, project_id, branch, commit_sha, created_at
+        FROM json_to_recordset(${JSON.stringify(rows.map((row) => row.record))}::text::json)
+          AS r(seq bigint, id text, project_id text, branch text, commit_sha text,
+               created_at bigint)
+    )
+    INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
+      baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
+    SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
+           upper_limit, test, sample_size, base_branch, base_commit
+      FROM json_to_recordset(${JSON.stringify(rows.flatMap((row) => row.values))}::text::json)
+        AS v(seq bigint, key text, project_id text, branch text, created_at bigint,
+             value double precision, verdict text, baseline double precision,
+             lower_limit double precision, upper_limit double precision, test text,
+             sample_size integer, base_branch text, base_commit text)`;
+}
+
+function immediateVerdicts(sql: Sql): VerdictRepository {
   const insertValues = async (values: readonly JudgedValue[]) => {
     if (values.length === 0) return;
     await sql`
@@ -197,11 +265,7 @@ export function pgVerdicts(sql: Sql): VerdictRepository {
 
     async storeJudged(record, values) {
       // Judged once (its progress commits with it): plain inserts, no search for a row to replace.
-      await sql`
-        INSERT INTO judged_records (seq, id, project_id, branch, commit_sha, created_at)
-        VALUES (${record.seq}, ${record.id}, ${record.projectId}, ${record.branch},
-                ${record.commit}, ${record.createdAt})`;
-      await insertValues(values);
+      await insertJudged(sql, [{ record: recordRow(record), values: values.map(valueRow) }]);
     },
 
     async replaceJudged(record, values) {
@@ -471,6 +535,15 @@ async function upsertThreshold(sql: Sql, row: ThresholdRow) {
       upper_boundary = excluded.upper_boundary, min_sample_size = excluded.min_sample_size,
       max_sample_size = excluded.max_sample_size, window_seconds = excluded.window_seconds`;
 }
+
+const recordRow = (r: JudgedRecord) => ({
+  seq: r.seq,
+  id: r.id,
+  project_id: r.projectId,
+  branch: r.branch,
+  commit_sha: r.commit,
+  created_at: r.createdAt,
+});
 
 const valueRow = (v: JudgedValue) => ({
   seq: v.seq,
