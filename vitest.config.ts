@@ -31,6 +31,10 @@ const SQLITE_ONLY = [
   'test/server/judging-pace.test.ts',
   // SQLite's migration 25 from schema 24 (PostgreSQL's: test/postgres/pg-workflow-migration.test.ts).
   'test/server/workflow-migration.test.ts',
+  // Pages that read no stored data (landing, docs, sign-in, 404) but whether a share token exists
+  // (its 429; share tokens are tested on both backends): axe-core and widths in Chromium, the
+  // same whatever the backend, and two minutes of a CI run's two workers.
+  'test/browser/entry-pages.test.ts',
 ];
 
 const SERVER_TESTS = [

@@ -65,9 +65,7 @@ const tokenOf = () => `ERASE_ME_${randomBytes(24).toString('hex')}`;
 
 /** Whether a WAL segment written since `since` holds the text. */
 function walHolds(wal: string, text: string, since: number) {
-  return readdirSync(wal)
-    .filter((name) => /^[0-9A-F]{24}$/.test(name) && statSync(join(wal, name)).mtimeMs >= since)
-    .some((name) => readFileSync(join(wal, name)).includes(text));
+  return walSegmentsSince(wal, since).some((bytes) => bytes.includes(text));
 }
 
 it('without SECRETS_KEY a delivered token stays in the table’s pages (what the search finds)', async () => {
@@ -135,13 +133,11 @@ it('no planted secret in the database’s files, the WAL, a pg_dump or the debug
     expect(await process.stop()).toBe(0);
 
     const { files, wal } = await databaseFiles(database.location, database.name as string);
-    const segments = readdirSync(wal)
-      .filter((name) => /^[0-9A-F]{24}$/.test(name) && statSync(join(wal, name)).mtimeMs >= since)
-      .map((name) => join(wal, name));
+    const segments = walSegmentsSince(wal, since);
     expect(segments.length).toBeGreaterThan(0);
     const found = {
       files: files.flatMap((file) => secretsIn(readFileSync(file), secrets)),
-      wal: segments.flatMap((segment) => secretsIn(readFileSync(segment), secrets)),
+      wal: segments.flatMap((bytes) => secretsIn(bytes, secrets)),
       dump: secretsIn(dump.stdout, secrets),
       log: secretsIn(process.output(), secrets),
     };
@@ -152,6 +148,25 @@ it('no planted secret in the database’s files, the WAL, a pg_dump or the debug
     await database.drop();
   }
 });
+
+/**
+ * The WAL segments written since `since`, read. A checkpoint of the shared cluster (other test
+ * files write to it) may recycle a segment, renaming it, between the listing and its read: then
+ * the directory is listed again, so that each segment is read, under its new name if it has one.
+ */
+function walSegmentsSince(wal: string, since: number): Buffer[] {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return readdirSync(wal)
+        .filter((name) => /^[0-9A-F]{24}$/.test(name))
+        .map((name) => join(wal, name))
+        .filter((path) => statSync(path).mtimeMs >= since)
+        .map((path) => readFileSync(path));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 5) throw error;
+    }
+  }
+}
 
 /** pg_dump's plain SQL of the database named by the script's argument, on stdout. */
 const DUMP = `
