@@ -31,10 +31,12 @@ const SQLITE_ONLY = [
   'test/server/judging-pace.test.ts',
   // SQLite's migration 25 from schema 24 (PostgreSQL's: test/postgres/pg-workflow-migration.test.ts).
   'test/server/workflow-migration.test.ts',
-  // Pages that read no stored data (landing, docs, sign-in, 404) but whether a share token exists
-  // (its 429; share tokens are tested on both backends): axe-core and widths in Chromium, the
-  // same whatever the backend, and two minutes of a CI run's two workers.
+  // Audits of the HTML in Chromium (axe-core at every impact, nothing wider than the screen, at
+  // two widths and two schemes), the same whatever the backend: the entry pages read no stored
+  // data but whether a share token exists, and what the signed-in pages read is tested on both
+  // backends by their server tests (test/server/). Together six minutes of a CI run's workers.
   'test/browser/entry-pages.test.ts',
+  'test/browser/signed-in-pages.test.ts',
 ];
 
 const SERVER_TESTS = [
