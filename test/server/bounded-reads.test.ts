@@ -185,11 +185,16 @@ describe.runIf(onPostgres)('PostgreSQL: statement_timeout on the statistics read
       const holder = connect(slow.database.location);
       let release: () => void = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
+      // The read starts once the lock is held, not after a guessed delay: at CI's load, 100 ms
+      // was not enough for the holder to connect and lock, and the read was answered 200.
+      let acquired: () => void = () => {};
+      const lockHeld = new Promise<void>((resolve) => (acquired = resolve));
       const locked = holder.begin(async (tx) => {
         await tx`LOCK TABLE series IN ACCESS EXCLUSIVE MODE`;
+        acquired();
         await held;
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await Promise.race([lockHeld, locked]);
       const started = Date.now();
       const res = await slow.call(
         'GET',
