@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  AUDIT_SCHEMES,
+  AUDIT_WIDTHS,
   accessibilityViolations,
+  auditContext,
   describeInBrowser,
   launchBrowser,
   watchProblems,
@@ -22,8 +25,6 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
 
 const SCREENSHOTS_DIR = process.env.SCREENSHOTS_DIR;
 const HOUR = 3_600_000;
-const WIDTHS = [1280, 390] as const;
-const SCHEMES = ['light', 'dark'] as const;
 
 describeInBrowser('the pages people read first, at 1280 and 390 px, light and dark', () => {
   let server: TestServer;
@@ -109,18 +110,11 @@ describeInBrowser('the pages people read first, at 1280 and 390 px, light and da
   // One test per page, width and scheme: a page's four checks (load, charts drawn, axe-core,
   // width) take 5–8 s on a loaded CI machine; four pages in one test ran past its 30 s there.
   const PAGES = ['project', 'overview', 'share', 'public'] as const;
-  for (const width of WIDTHS) {
-    for (const scheme of SCHEMES) {
+  for (const width of AUDIT_WIDTHS) {
+    for (const scheme of AUDIT_SCHEMES) {
       for (const name of PAGES) {
         it(`${name}: no axe violation, no overflow, no error at ${width} px, ${scheme}`, async () => {
-          // bypassCSP only lets axe-core's script in.
-          const context = await browser.newContext({
-            bypassCSP: true,
-            viewport: { width, height: width === 390 ? 844 : 900 },
-            colorScheme: scheme,
-            isMobile: width === 390,
-            hasTouch: width === 390,
-          });
+          const context = await auditContext(browser, width, scheme);
           await context.addCookies(cookies);
           try {
             const page = await context.newPage();

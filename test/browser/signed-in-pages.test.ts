@@ -3,7 +3,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Paths } from '../../contract/paths.js';
 import { VerdictPaths } from '../../contract/verdicts.js';
 import {
+  AUDIT_SCHEMES,
+  AUDIT_WIDTHS,
   accessibilityViolations,
+  auditContext,
   describeInBrowser,
   launchBrowser,
   watchProblems,
@@ -22,8 +25,6 @@ import { startTestServer, type TestAccount, type TestServer } from '../helpers/s
  * impact, nothing wider than the viewport, no error said by the page.
  */
 
-const WIDTHS = [1280, 390] as const;
-const SCHEMES = ['light', 'dark'] as const;
 const SLACK_PATH = '/services/T0001AAAA/B0002BBBB/sLaCkSeCrEt0123456789';
 
 describeInBrowser('every signed-in page at 1280 and 390 px, light and dark', () => {
@@ -124,17 +125,10 @@ describeInBrowser('every signed-in page at 1280 and 390 px, light and dark', () 
     await slack?.service.stop();
   });
 
-  for (const width of WIDTHS) {
-    for (const scheme of SCHEMES) {
+  for (const width of AUDIT_WIDTHS) {
+    for (const scheme of AUDIT_SCHEMES) {
       it(`no axe violation, no overflow, no error at ${width} px, ${scheme}`, async () => {
-        // bypassCSP only lets axe-core's script in.
-        const context = await browser.newContext({
-          bypassCSP: true,
-          viewport: { width, height: width === 390 ? 844 : 900 },
-          colorScheme: scheme,
-          isMobile: width === 390,
-          hasTouch: width === 390,
-        });
+        const context = await auditContext(browser, width, scheme);
         await context.addCookies(cookies);
         const found: Record<string, unknown> = {};
         try {
