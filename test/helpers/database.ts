@@ -79,7 +79,6 @@ export async function executeSql(
   );
 }
 
-/** A connection kept open, for a test that reads after every request (read-only by intent). */
 /**
  * Rows of `everything()` that the server's background work writes, not the request in hand: the
  * outbox (its worker retries earlier webhooks), everything the statistics fold writes from the
@@ -90,6 +89,7 @@ export async function executeSql(
 export const BACKGROUND_ROWS =
   /^(outbox|stats_queue|stats_progress|series_cells|series_totals|event_cells|series|branches|workflow_event_cells|workflow_series_cells|workflow_queue|verdict_queue|verdict_progress|judged_records|metric_values|series_settings|change_point_states|change_points|alerts) /;
 
+/** A connection kept open, for a test that reads after every request (read-only by intent). */
 export interface DatabaseReader {
   /**
    * Every row of every table as `table` and the row in JSON without the columns `leaving` names,
