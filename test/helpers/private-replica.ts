@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   asPostgres,
@@ -16,6 +16,11 @@ import {
 export interface PrivateReplica {
   /** postgres://root@127.0.0.1:<port>/<database> */
   url(database: string): string;
+  /**
+   * The statements it ran, one a line as `<application_name>|<statement>` (with `logStatements`;
+   * else none): what a connection ran, where pg_stat_activity keeps only its last one.
+   */
+  statements(): string[];
   /** Stops it (fast shutdown), keeping its files to start again. */
   stop(): void;
   start(): void;
@@ -23,7 +28,28 @@ export interface PrivateReplica {
   remove(): void;
 }
 
-export async function startPrivateReplica(primary: PrivatePostgres): Promise<PrivateReplica> {
+/** A log line's start as `log_line_prefix='%a|'` writes it; other lines continue the last one. */
+const ENTRY = /^[^|\s]*\|[A-Z]+: {2}/;
+const STATEMENT = /^([^|\s]*)\|LOG: {2}(?:statement|execute [^:]*): /;
+
+/** The statements of a server's log (simple and extended protocol), each on one line. */
+function statementsIn(text: string): string[] {
+  const entries: string[] = [];
+  for (const line of text.split('\n')) {
+    if (ENTRY.test(line) || entries.length === 0) entries.push(line);
+    else entries[entries.length - 1] += ` ${line.trim()}`;
+  }
+  return entries.flatMap((entry) => {
+    const match = STATEMENT.exec(entry);
+    return match ? [`${match[1]}|${entry.slice(match[0].length)}`] : [];
+  });
+}
+
+export async function startPrivateReplica(
+  primary: PrivatePostgres,
+  /** Log every statement (a cost a benchmark must not pay). */
+  { logStatements = false } = {},
+): Promise<PrivateReplica> {
   const data = postgresDirectory();
   asPostgres(
     'pg_basebackup',
@@ -45,13 +71,16 @@ export async function startPrivateReplica(primary: PrivatePostgres): Promise<Pri
     data,
   );
   const port = await freePort();
-  const options = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const log = join(data, 'log');
+  const logging = logStatements ? " -c log_statement=all -c log_line_prefix='%a|'" : '';
+  const options = `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off${logging}`;
   const start = () =>
-    asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(data, 'log'), '-w', 'start'], data);
+    asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', 'start'], data);
   const stop = () => asPostgres('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'], data);
   start();
   return {
     url: (database) => `postgres://root@127.0.0.1:${port}/${database}`,
+    statements: () => statementsIn(readFileSync(log, 'utf8')),
     stop,
     start,
     remove() {
