@@ -1,6 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInBrowser, launchBrowser, watchProblems } from '../helpers/browser.js';
+import {
+  describeInBrowser,
+  drawAllCharts,
+  launchBrowser,
+  watchProblems,
+} from '../helpers/browser.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -63,7 +68,7 @@ describeInBrowser('BASE_PATH=/ci-stats in Chromium', () => {
 
     await page.click(`nav a[href="${BASE}/dashboard/projects"]`);
     await page.click(`a[href="${BASE}/dashboard/projects/${me.projectId}"]`);
-    await page.waitForSelector('.chart canvas');
+    await drawAllCharts(page);
 
     await page.click('button:has-text("Create a share link")');
     await page.waitForSelector('#new-share-link');
@@ -76,7 +81,7 @@ describeInBrowser('BASE_PATH=/ci-stats in Chromium', () => {
     const shareUrl = await page.inputValue('#new-share-link');
     expect(shareUrl.startsWith(`${origin}${BASE}/share/`)).toBe(true);
     await page.goto(shareUrl);
-    await page.waitForSelector('.chart canvas');
+    await drawAllCharts(page);
 
     expect(problems).toEqual([]);
     expect(failed).toEqual([]);

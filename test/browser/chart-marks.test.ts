@@ -4,6 +4,7 @@ import {
   afterAllClose,
   type BrowserPage,
   describeInBrowser,
+  drawAllCharts,
   seriousAccessibilityViolations,
   signedInPage,
 } from '../helpers/browser.js';
@@ -83,7 +84,7 @@ describeInBrowser('marks on the project page’s charts in Chromium', () => {
 
   it('draws each mark at its time, on the charts it belongs to, with a tooltip', async () => {
     await my.page.goto(`${url}/dashboard/projects/${me.projectId}?range=7d`);
-    await my.page.waitForSelector('body[data-charts-drawn]');
+    await drawAllCharts(my.page);
     const { from, to } = JSON.parse((await my.page.textContent('#chart-data')) as string) as {
       from: number;
       to: number;
@@ -113,7 +114,7 @@ describeInBrowser('marks on the project page’s charts in Chromium', () => {
 
   it('keeps the marks at their times after a zoom, and hides those outside it', async () => {
     await my.page.goto(`${url}/dashboard/projects/${me.projectId}?range=7d`);
-    await my.page.waitForSelector('body[data-charts-drawn]');
+    await drawAllCharts(my.page);
     const chart = my.page.locator('.chart[data-key="size"]');
     await chart.scrollIntoViewIfNeeded();
     const box = await chart.locator('.u-over').boundingBox();

@@ -8,6 +8,7 @@ import {
   accessibilityViolations,
   auditContext,
   describeInBrowser,
+  drawAllCharts,
   launchBrowser,
   watchProblems,
 } from '../helpers/browser.js';
@@ -122,7 +123,7 @@ describeInBrowser('the pages people read first, at 1280 and 390 px, light and da
             const response = await page.goto(addressOf[name]());
             expect(response?.status(), name).toBe(200);
             if (name === 'project' || name === 'share') {
-              await page.waitForSelector('body[data-charts-drawn]');
+              await drawAllCharts(page);
             }
             expect(
               await accessibilityViolations(page),

@@ -5,6 +5,7 @@ import {
   afterAllClose,
   type BrowserPage,
   describeInBrowser,
+  drawAllCharts,
   seriousAccessibilityViolations,
   signedInPage,
   watchProblems,
@@ -56,7 +57,7 @@ describeInBrowser('the project statistics page in Chromium', () => {
   const statsUrl = () => `${url}/dashboard/projects/${me.projectId}`;
   /** How many points each chart drew, once every chart is drawn. */
   const drawn = async (target = my.page) => {
-    await target.waitForSelector('body[data-charts-drawn]');
+    await drawAllCharts(target);
     return target.$$eval('.chart[data-drawn]', (nodes) =>
       nodes.map((node) => Number(node.getAttribute('data-drawn'))),
     );
@@ -92,6 +93,33 @@ describeInBrowser('the project statistics page in Chromium', () => {
         path: join(SCREENSHOTS_DIR, 'project-stats.png'),
         fullPage: true,
       });
+    }
+  });
+
+  it('on a phone, draws a chart and fetches uPlot only when the chart nears the screen', async () => {
+    await my.page.setViewportSize({ width: 390, height: 844 });
+    const asked: string[] = [];
+    const listen = (request: { url(): string }) => asked.push(request.url());
+    const uplot = () => asked.filter((address) => /\/assets\/uplot\.[^/]+\.js$/.test(address));
+    my.page.on('request', listen);
+    try {
+      await my.page.goto(statsUrl(), { waitUntil: 'networkidle' });
+      const first = my.page.locator('.chart[data-key]').first();
+      // The page's first screens (headline, filters, build health, tables) come before any chart:
+      // the first starts beyond the half screen ahead that the script draws in advance.
+      const top = await first.evaluate((node) => node.getBoundingClientRect().top);
+      expect(top).toBeGreaterThan(844 * 1.5);
+      expect(await my.page.locator('.chart[data-drawn]').count()).toBe(0);
+      expect(uplot()).toEqual([]);
+
+      await first.scrollIntoViewIfNeeded();
+      await expect.poll(() => first.getAttribute('data-drawn')).not.toBeNull();
+      expect(uplot()).toHaveLength(1);
+      expect(await inked()).toBeGreaterThan(500);
+      expect(my.problems).toEqual([]);
+    } finally {
+      my.page.off('request', listen);
+      await my.page.setViewportSize({ width: 1200, height: 900 });
     }
   });
 

@@ -4,6 +4,7 @@ import {
   afterAllClose,
   type BrowserPage,
   describeInBrowser,
+  drawAllCharts,
   signedInPage,
 } from '../helpers/browser.js';
 import { storeEvent, storeMetric } from '../helpers/seed-records.js';
@@ -55,7 +56,7 @@ describeInBrowser('the rough edges of the statistics pages, in Chromium', () => 
 
   /** Hovers the first chart at `fraction` of its width; the tooltip's box and its card's. */
   async function tooltipAt(page: Page, fraction: number) {
-    await page.waitForSelector('body[data-charts-drawn]');
+    await drawAllCharts(page);
     await page.locator('.chart-card').first().scrollIntoViewIfNeeded();
     const over = await box(page, '.chart .u-over');
     await page.mouse.move(over.x + over.width * fraction, over.y + over.height / 2);
@@ -175,7 +176,7 @@ describeInBrowser('the rough edges of the statistics pages, in Chromium', () => 
     await my.page.setViewportSize({ width: 390, height: 844 });
     try {
       await my.page.goto(`${statsUrl()}?range=30d`);
-      await my.page.waitForSelector('body[data-charts-drawn]');
+      await drawAllCharts(my.page);
       const header = await box(my.page, '.topbar');
       expect(header.height).toBeLessThanOrEqual(64);
       const chart = await box(my.page, '.chart-card');

@@ -1,12 +1,16 @@
 /**
  * The statistics page's chart script, served as an asset (CSP `script-src 'self'`): draws one
- * uPlot chart per series from the page's JSON data block, shows a tooltip under the cursor,
- * and applies the filters when they change (the copy buttons are copy-script.ts's). The page
- * works without it.
+ * uPlot chart per series from the page's JSON data block as it comes near the viewport, shows a
+ * tooltip under the cursor, and applies the filters when they change (the copy buttons are
+ * copy-script.ts's). The page works without it. `uplotSrc`: uPlot's asset (`/assets/…`), loaded by
+ * this script when the first chart is about to be seen, not by the page.
  * Plain ES2019 for every current browser; no build step.
  */
-export const CHARTS_SCRIPT = `(function () {
+export const chartsScript = (uplotSrc: string) => `(function () {
   'use strict';
+  // Beside this script, wherever it is served from (BASE_PATH, a proxy's prefix): the page's own
+  // addresses are rewritten for the base path, a string in a script is not.
+  var UPLOT_SRC = new URL(${JSON.stringify(uplotSrc.slice(uplotSrc.lastIndexOf('/') + 1))}, document.currentScript.src).href;
   var forms = document.querySelectorAll('form[data-autosubmit]');
   Array.prototype.forEach.call(forms, function (form) {
     // Only what the range needs goes in the address: a preset drops the custom days (they would
@@ -76,7 +80,7 @@ export const CHARTS_SCRIPT = `(function () {
   });
 
   var block = document.getElementById('chart-data');
-  if (!block || typeof uPlot === 'undefined') return;
+  if (!block) return;
   var data = JSON.parse(block.textContent);
   var css = getComputedStyle(document.documentElement);
   var color = function (name) { return css.getPropertyValue(name).trim(); };
@@ -223,20 +227,65 @@ export const CHARTS_SCRIPT = `(function () {
     });
     if (node) queue.push([chart, node]);
   });
-  // Every chart's width read at once, before any is drawn: read before each, after the previous
-  // one's canvas went in, it made the browser lay the whole page out again for every chart.
-  var widths = queue.map(function (q) { return q[1].clientWidth; });
-  // One chart per task, in the page's order: drawn all in one task, a page of twenty charts held
-  // the main thread for most of a second on a phone (Lighthouse's Total Blocking Time: 880 ms,
-  // issue 28), and a tap waited for all of them. The body says when the last one is drawn.
-  (function next(i) {
-    if (i >= queue.length) {
-      document.body.setAttribute('data-charts-drawn', String(charts.length));
-      return;
+
+  // uPlot (about 50 kB) is fetched and run when the first chart is about to be seen, not while
+  // the page loads: on a phone the charts are below the fold, and running it there was a long
+  // task of the load (issue 28's Total Blocking Time).
+  var library;
+  function withUplot(then) {
+    if (typeof uPlot !== 'undefined') return then();
+    if (!library) {
+      library = new Promise(function (resolve, reject) {
+        var script = document.createElement('script');
+        script.src = UPLOT_SRC;
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
     }
-    draw(queue[i][0], queue[i][1], widths[i]);
-    setTimeout(function () { next(i + 1); }, 0);
-  })(0);
+    library.then(then, function () {});
+  }
+
+  // Charts are drawn as they come within half a screen of the viewport, one per task and in the
+  // page's order: all of them at load held a phone's main thread for most of a second (issue 28),
+  // for charts nobody had scrolled to yet. The body says when the last one is drawn.
+  var near = [];
+  var drawing = false;
+  function drawNext() {
+    if (drawing || near.length === 0) return;
+    drawing = true;
+    var next = near.shift();
+    withUplot(function () {
+      draw(next[0], next[1], next[2]);
+      if (charts.length === queue.length) {
+        document.body.setAttribute('data-charts-drawn', String(charts.length));
+      }
+      setTimeout(function () { drawing = false; drawNext(); }, 0);
+    });
+  }
+  function approach(items) {
+    // Their widths read at once, before any is drawn: a read after each canvas went in made the
+    // browser lay the page out again for every chart.
+    var widths = items.map(function (q) { return q[1].clientWidth; });
+    items.forEach(function (q, i) { near.push([q[0], q[1], widths[i], q[2]]); });
+    near.sort(function (a, b) { return a[3] - b[3]; });
+    drawNext();
+  }
+  queue.forEach(function (q, i) { q.push(i); });
+  if (queue.length === 0) document.body.setAttribute('data-charts-drawn', '0');
+  else if (typeof IntersectionObserver === 'undefined') approach(queue.slice());
+  else {
+    var observer = new IntersectionObserver(function (entries) {
+      var items = [];
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        observer.unobserve(entry.target);
+        items.push(queue.find(function (q) { return q[1] === entry.target; }));
+      });
+      if (items.length > 0) approach(items);
+    }, { rootMargin: '50% 0px' });
+    queue.forEach(function (q) { observer.observe(q[1]); });
+  }
   var pending;
   window.addEventListener('resize', function () {
     clearTimeout(pending);
