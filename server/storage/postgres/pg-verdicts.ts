@@ -91,31 +91,25 @@ async function insertJudged(sql: Sql, rows: readonly JudgedRows[]): Promise<void
           AS r(seq bigint, id text, project_id text, branch text, commit_sha text,
                created_at bigint)
     )
-    INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
-      baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
-    SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
-           upper_limit, test, sample_size, base_branch, base_commit
-      FROM json_to_recordset(${JSON.stringify(rows.flatMap((row) => row.values))}::text::json)
-        AS v(seq bigint, key text, project_id text, branch text, created_at bigint,
-             value double precision, verdict text, baseline double precision,
-             lower_limit double precision, upper_limit double precision, test text,
-             sample_size integer, base_branch text, base_commit text)`;
+    ${insertValues(
+      sql,
+      rows.flatMap((row) => row.values),
+    )}`;
 }
 
+/** The insert of judged values: a statement, or the main statement of insertJudged's. */
+const insertValues = (sql: Sql, values: readonly ReturnType<typeof valueRow>[]) => sql`
+  INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
+    baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
+  SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
+         upper_limit, test, sample_size, base_branch, base_commit
+    FROM json_to_recordset(${JSON.stringify(values)}::text::json)
+      AS v(seq bigint, key text, project_id text, branch text, created_at bigint,
+           value double precision, verdict text, baseline double precision,
+           lower_limit double precision, upper_limit double precision, test text,
+           sample_size integer, base_branch text, base_commit text)`;
+
 function immediateVerdicts(sql: Sql): VerdictRepository {
-  const insertValues = async (values: readonly JudgedValue[]) => {
-    if (values.length === 0) return;
-    await sql`
-      INSERT INTO metric_values (seq, key, project_id, branch, created_at, value, verdict,
-        baseline, lower_limit, upper_limit, test, sample_size, base_branch, base_commit)
-      SELECT seq, key, project_id, branch, created_at, value, verdict, baseline, lower_limit,
-             upper_limit, test, sample_size, base_branch, base_commit
-        FROM json_to_recordset(${JSON.stringify(values.map(valueRow))}::text::json)
-          AS r(seq bigint, key text, project_id text, branch text, created_at bigint,
-               value double precision, verdict text, baseline double precision,
-               lower_limit double precision, upper_limit double precision, test text,
-               sample_size integer, base_branch text, base_commit text)`;
-  };
   return {
     async seriesSettings(projectId) {
       return copy(
@@ -275,7 +269,7 @@ function immediateVerdicts(sql: Sql): VerdictRepository {
                 ${record.commit}, ${record.createdAt})
         ON CONFLICT (seq) DO UPDATE SET branch = excluded.branch, commit_sha = excluded.commit_sha`;
       await sql`DELETE FROM metric_values WHERE seq = ${record.seq}`;
-      await insertValues(values);
+      if (values.length > 0) await insertValues(sql, values.map(valueRow));
     },
 
     async baseline(q) {
