@@ -173,10 +173,12 @@ export function sqliteWorkflowReads(
   const eventCells = (branch: boolean, eventType: boolean, all: boolean) =>
     statement(`e-cells${branch}${eventType}${all}`, () => {
       const at = which('workflow_event_cells', all);
+      // Added up per workflow here, as sqlite-stats.ts adds up a span's event cells.
       return `${at.head}
-        SELECT c.workflow, success, failure, cancelled, other FROM ${at.from}
+        SELECT c.workflow, total(success) AS success, total(failure) AS failure,
+               total(cancelled) AS cancelled, total(other) AS other FROM ${at.from}
           WHERE c.project_id = ? ${at.where} AND start >= ? AND start < ?
-          ${branchAnd(branch, eventType)}`;
+          ${branchAnd(branch, eventType)} GROUP BY c.workflow`;
     });
   const eventTail = statement(
     'e-tail',
