@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { binsAdd } from '../../domain/tests/test-days.js';
 import { pendingMigrations } from '../schema-version.js';
+import { registerSeriesSum } from './series-sum-aggregate.js';
 import { migrations as allMigrations, type Migration } from './sqlite-migrations.js';
 
 export type Db = Database.Database;
@@ -29,6 +30,8 @@ export function openConnection(path: string, durability: 'full' | 'normal' = 'fu
     db.function('test_bins_add', { deterministic: true }, (a, b) =>
       binsAdd(a as string | null, b as string | null),
     );
+    // A span's series cells added up in one read (series-sum-aggregate.ts).
+    registerSeriesSum(db);
     return db;
   } catch (error) {
     db.close();

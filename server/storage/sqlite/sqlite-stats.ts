@@ -13,6 +13,7 @@ import { cellBucketOf, HOUR_MS, type ReadPlan } from '../../domain/time-buckets.
 import { newestFirst } from '../record-pages.js';
 import { type FoldEvent, type FoldMetric, foldEvents, foldMetrics } from '../stats-fold.js';
 import type { SeriesCell, SeriesKeyInfo, StatsRepository } from '../storage.js';
+import { unpackSeriesSum } from './series-sum-aggregate.js';
 import type { Db } from './sqlite-database.js';
 import type { RecordTable, SqliteTimeMarks } from './sqlite-time-marks.js';
 import { sqliteWorkflowCellWriter, sqliteWorkflowReads } from './sqlite-workflow-cells.js';
@@ -316,13 +317,16 @@ export function sqliteStats(
     return keys;
   };
   // One branch from its cells; all branches from their totals (a third of the cells to read).
+  // A span's cells are added up in the scan (series-sum-aggregate.ts): one packed row a span.
   const seriesCells = (withBranch: boolean) =>
-    db.prepare(
-      `SELECT count, min, max, sum, last_at AS lastAt, last_value AS lastValue, bins
-         FROM ${withBranch ? 'series_cells' : 'series_totals'}
-        WHERE project_id = ? AND key = ? AND unit = ? AND start >= ? AND start < ?
-        ${withBranch ? 'AND branch = ?' : ''}`,
-    );
+    db
+      .prepare(
+        `SELECT series_sum(count, min, max, sum, last_at, last_value, bins)
+           FROM ${withBranch ? 'series_cells' : 'series_totals'}
+          WHERE project_id = ? AND key = ? AND unit = ? AND start >= ? AND start < ?
+          ${withBranch ? 'AND branch = ?' : ''}`,
+      )
+      .pluck();
   const seriesCellsBy = { any: seriesCells(false), branch: seriesCells(true) };
   // A raw span: the seq range the marks give, plus the imported (back-dated) rows of the span
   // outside that range, found on their partial index (docs/decisions.md); no row read twice.
@@ -445,16 +449,15 @@ export function sqliteStats(
       const extra = branch === undefined ? [] : [branch];
       const cells: SeriesCell[] = [];
       for (const span of plan.cells) {
-        for (const row of statement.all(
+        const packed = statement.get(
           projectId,
           key,
           span.unit,
           span.from,
           span.to,
           ...extra,
-        ) as (Omit<SeriesCell, 'bucket' | 'bins'> & { bins: Uint8Array })[]) {
-          cells.push({ ...row, bucket: span.bucket, bins: decodeBins(row.bins) });
-        }
+        ) as Buffer | null;
+        if (packed !== null) cells.push({ ...unpackSeriesSum(packed), bucket: span.bucket });
       }
       const raw = branch === undefined ? rawMetricsBy.any : rawMetricsBy.branch;
       const records = plan.raw.flatMap((span) =>
