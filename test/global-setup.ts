@@ -34,6 +34,24 @@ function inputsDigest(): string {
 }
 
 /**
+ * Whether dist/ and everything it is built from are exactly as committed: then dist/ is what the
+ * sources build (`.ci/run` bundles them and fails when dist/ changes), so a new clone need not
+ * bundle again. False when git cannot tell.
+ */
+function committedAsBuilt(): boolean {
+  try {
+    const changed = execFileSync(
+      'git',
+      ['status', '--porcelain', '--untracked-files=all', '--', ...BUNDLE_INPUTS, 'dist'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    return changed.trim() === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Before any test: the server compiled to build/ (tests start it the way `npm start` does), and
  * dist/ bundled from the current sources, so the Action's end-to-end tests never run a bundle
  * older than the code (rebuilt only when its inputs changed since the last build here).
@@ -47,13 +65,15 @@ export default function setup(): void {
   buildIfStale(process.cwd(), { force: true });
 
   const digest = inputsDigest();
-  const fresh = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest;
+  // No stamp: a new clone, whose committed dist/ CI holds to the sources (.ci/run).
+  const fresh = existsSync(STAMP) ? readFileSync(STAMP, 'utf8') === digest : committedAsBuilt();
   if (!fresh || !existsSync(join('dist', 'index.js')) || !existsSync(join('dist', 'cli.js'))) {
     process.stdout.write(
       'Sources of the Action or the CLI changed: rebuilding dist/ (npm run bundle)\n',
     );
     execFileSync('npm', ['run', '--silent', 'bundle'], { stdio: 'inherit' });
-    mkdirSync('build', { recursive: true });
-    writeFileSync(STAMP, digest);
   }
+  // From now on this clone's dist/ is held to these inputs, committed or not.
+  mkdirSync('build', { recursive: true });
+  writeFileSync(STAMP, digest);
 }

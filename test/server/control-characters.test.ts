@@ -436,9 +436,7 @@ afterAll(async () => {
 });
 
 const digest = async (side: Side) =>
-  (await side.reader.everything(['last_used_at']))
-    .filter((row) => !BACKGROUND_ROWS.test(row))
-    .join('\n');
+  (await side.reader.everything(['last_used_at'], BACKGROUND_ROWS)).join('\n');
 
 describe('NUL and control characters in every field and parameter', () => {
   it(`${CASES.length} places x ${VALUES.length} values: no 5xx, a NUL is a 400 naming the field, both backends alike`, async () => {
