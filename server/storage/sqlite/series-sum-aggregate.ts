@@ -10,7 +10,8 @@ const HEAD = 6;
  * while SQLite scans them, as addSeriesSum adds them (on equal times the row scanned later is the
  * last value; rows come in key order, so by start), packed in one blob, or NULL over no row.
  * A 30-day chart reads 720 hour cells a key: one row a span instead of one JavaScript object
- * and one bins array a cell halves the project page's series reads at 1 M records (issue 28).
+ * and one bins array a cell took the project page at 1 M records from 100–116 ms to 62–71 ms
+ * (issue 28; docs/decisions.md).
  */
 export function registerSeriesSum(db: Database.Database): void {
   db.aggregate<SeriesSum>('series_sum', {
