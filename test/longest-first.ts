@@ -9,8 +9,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const WAITING = ['test/server/channel-delivery.test.ts'];
 
-/** The workers vitest.config.ts runs (maxWorkers). */
-const WORKERS = 3;
+/** A file's entry in `test/durations.json`: its project and its path from the root. */
+export const durationKey = (project: string, root: string, moduleId: string) =>
+  `${project}:${relative(root, moduleId)}`;
 
 /**
  * Starts the longest test files first, across both projects, so that no long file starts last
@@ -30,7 +31,10 @@ export default class LongestFirst extends BaseSequencer {
     const root = this.ctx.config.root;
     const path = (spec: TestSpecification) => relative(root, spec.moduleId);
     const durations = new Map(
-      files.map((spec) => [spec, recorded[`${spec.project.name}:${path(spec)}`] ?? Infinity]),
+      files.map((spec) => [
+        spec,
+        recorded[durationKey(spec.project.name, root, spec.moduleId)] ?? Infinity,
+      ]),
     );
     const duration = (spec: TestSpecification) => durations.get(spec) as number;
     const longestFirst = (a: TestSpecification, b: TestSpecification) =>
@@ -40,7 +44,8 @@ export default class LongestFirst extends BaseSequencer {
 
     // The run simulated: each file goes to the worker free first; a waiting file is taken
     // when a worker frees after the previous waiting file's end.
-    const free = Array.from({ length: WORKERS }, () => 0);
+    // As many workers as vitest.config.ts runs (maxWorkers).
+    const free = Array.from({ length: this.ctx.config.maxWorkers }, () => 0);
     const order: TestSpecification[] = [];
     let waitEnds = 0;
     while (waiting.length > 0 || working.length > 0) {

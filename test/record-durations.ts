@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
+import { durationKey } from './longest-first.js';
 
 /**
  * Writes `test/durations.json`, the order `test/longest-first.ts` starts the files in: each test
@@ -25,8 +25,9 @@ export default class RecordDurations implements Reporter {
       number
     >;
     for (const module of modules) {
-      const key = `${module.project.name}:${relative(this.root, module.moduleId)}`;
-      recorded[key] = Math.round(module.diagnostic().duration);
+      recorded[durationKey(module.project.name, this.root, module.moduleId)] = Math.round(
+        module.diagnostic().duration,
+      );
     }
     const sorted = Object.fromEntries(
       Object.entries(recorded).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
