@@ -10,6 +10,7 @@ import type { OutboxJob } from '../../outbox/outbox-jobs.js';
 import type { KeyOwner, Storage } from '../../storage/storage.js';
 import type { Answer, Idempotency } from '../idempotency-service.js';
 import type { ProjectAccess } from '../project-access.js';
+import { TestsPacing } from './tests-pacing.js';
 
 /**
  * What the project's channels hear of that test results change (a cached read): newly flaky
@@ -23,13 +24,15 @@ export type TestsWatched = (projectId: string) => Promise<{ flaky: boolean; buil
  * project hears of newly flaky tests, a flaky check is queued in the batch's transaction (so an
  * acknowledged batch is always judged), and judged by the outbox, off this path; when one hears
  * of builds, so is the judging of the run's tests for that build's messages (found by the batch's
- * event, else by its build id and attempt).
+ * event, else by its build id and attempt). Batches are stored one at a time, giving way to other
+ * requests (`pacing`, tests-pacing.ts).
  */
 export function testIngestService(
   storage: Storage,
   access: ProjectAccess,
   idempotency: Idempotency,
   watched: TestsWatched = async () => ({ flaky: false, builds: false }),
+  pacing: TestsPacing = new TestsPacing(),
 ) {
   return {
     async ingest(
@@ -50,7 +53,8 @@ export function testIngestService(
         eventId: body.eventId ?? null,
       };
       const response = { message: TESTS_INGESTED, runId: run.key, cases: body.cases.length };
-      const batch = { run, results: resultsOf(body.cases), at: Date.now() };
+      // The cases' identities are made in the batch's paced turn: a tenth of its work.
+      const batchOf = () => ({ run, results: resultsOf(body.cases), at: Date.now() });
       const watching = await watched(body.projectId);
       const jobs: OutboxJob[] = [];
       if (watching.flaky) jobs.push({ kind: 'flaky-check', projectId: body.projectId });
@@ -72,15 +76,19 @@ export function testIngestService(
         { endpoint: 'tests', body },
         response,
         (claim) =>
-          jobs.length > 0
-            ? storage.transaction(async (tx) => {
-                const stored = await tx.tests.ingest(batch, claim);
-                if (stored.stored) for (const job of jobs) await tx.outbox.enqueue(job);
-                return stored;
-              })
-            : storage.tests.ingest(batch, claim),
+          pacing.run(() => {
+            const batch = batchOf();
+            return jobs.length > 0
+              ? storage.transaction(async (tx) => {
+                  const stored = await tx.tests.ingest(batch, claim);
+                  if (stored.stored) for (const job of jobs) await tx.outbox.enqueue(job);
+                  return stored;
+                })
+              : storage.tests.ingest(batch, claim);
+          }),
       );
     },
+    pacing,
   };
 }
 

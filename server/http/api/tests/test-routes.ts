@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OwnError } from '../../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
@@ -26,6 +27,16 @@ const FOREIGN_PROJECT = new Forbidden('project');
 /** Tests as data: the ingest of test cases (docs/tests.md). */
 export const testRoutes: FastifyPluginAsyncZod = async (app) => {
   const { testIngest, testQueries } = app.services;
+  // Every other request tells the tests' pacing while it is served (tests-pacing.ts): on the Node
+  // server itself, before any of Fastify's hooks, for two clock reads and a listener a request.
+  const batches = `${app.config.basePath}${Paths.ingestTests}`;
+  const { pacing } = testIngest;
+  const ended = () => pacing.ended();
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.url?.startsWith(batches) === true) return;
+    pacing.began();
+    response.once('close', ended);
+  });
 
   app.post(
     within(Areas.stats, Paths.ingestTests),

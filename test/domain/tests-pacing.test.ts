@@ -1,0 +1,106 @@
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_WAIT_MS,
+  QUIET_MS,
+  TestsPacing,
+  WAIT_FACTOR,
+} from '../../server/services/tests/tests-pacing.js';
+
+/**
+ * The rule of tests-pacing.ts, with the other requests played by calls to began() and ended():
+ * a batch waits while another request is in flight or one began or ended less than QUIET_MS ago,
+ * at most WAIT_FACTOR times the previous batch's store and never more than MAX_WAIT_MS; batches
+ * are stored one at a time, in order. Waits are read from the pacing's own figures and from the
+ * clock, with room for timers' lateness (never less than asked).
+ */
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store that takes `ms` of the clock (a timer: the event loop stays free, as on PostgreSQL). */
+const storeTaking =
+  (ms: number, log: string[] = [], name = '') =>
+  async () => {
+    log.push(`start ${name}`);
+    await sleep(ms);
+    log.push(`end ${name}`);
+    return name;
+  };
+
+describe('TestsPacing', () => {
+  it('stores at once on a server with nothing else to do', async () => {
+    const pacing = new TestsPacing();
+    for (let i = 0; i < 3; i++) await pacing.run(storeTaking(20));
+    expect(pacing.stats).toEqual({ batches: 3, waited: 0, waitedMs: 0 });
+  });
+
+  it('waits WAIT_FACTOR times the previous store while another request is in flight', async () => {
+    const pacing = new TestsPacing();
+    await pacing.run(storeTaking(10));
+    pacing.began();
+    const asked = performance.now();
+    await pacing.run(storeTaking(1));
+    const took = performance.now() - asked;
+    expect(pacing.stats.waited).toBe(1);
+    // The previous store took at least 10 ms (a timer is never early): the wait at least ten times that.
+    expect(pacing.stats.waitedMs).toBeGreaterThanOrEqual(10 * WAIT_FACTOR - 1);
+    expect(took).toBeGreaterThanOrEqual(10 * WAIT_FACTOR - 1);
+    pacing.ended();
+  });
+
+  it('goes once the other requests have ended and QUIET_MS passed, not at its deadline', async () => {
+    const pacing = new TestsPacing();
+    await pacing.run(storeTaking(200)); // a deadline of 12 × 200 ms
+    pacing.began();
+    const asked = performance.now();
+    const stored = pacing.run(storeTaking(1));
+    await sleep(50);
+    pacing.ended();
+    await stored;
+    const took = performance.now() - asked;
+    expect(pacing.stats.waited).toBe(1);
+    expect(took).toBeGreaterThanOrEqual(50 + QUIET_MS - 1);
+    expect(took).toBeLessThan(200 * WAIT_FACTOR);
+  });
+
+  it('waits for QUIET_MS after another request ended, even with none in flight', async () => {
+    const pacing = new TestsPacing();
+    await pacing.run(storeTaking(20));
+    pacing.began();
+    pacing.ended();
+    const asked = performance.now();
+    await pacing.run(storeTaking(1));
+    expect(pacing.stats.waited).toBe(1);
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(QUIET_MS - 1);
+  });
+
+  it('never waits longer than MAX_WAIT_MS', async () => {
+    const pacing = new TestsPacing();
+    // A previous store so long that WAIT_FACTOR times it is far past the bound.
+    await pacing.run(storeTaking(Math.ceil(MAX_WAIT_MS / WAIT_FACTOR) + 100));
+    pacing.began();
+    const asked = performance.now();
+    await pacing.run(storeTaking(1));
+    const took = performance.now() - asked;
+    expect(took).toBeGreaterThanOrEqual(MAX_WAIT_MS - 1);
+    expect(took).toBeLessThan(MAX_WAIT_MS + 1_000);
+    pacing.ended();
+  }, 20_000);
+
+  it('stores batches one at a time, in the order they came, and a failed one does not stop the next', async () => {
+    const pacing = new TestsPacing();
+    const log: string[] = [];
+    const failing = async () => {
+      log.push('start b');
+      throw new Error('disk full');
+    };
+    const results = await Promise.allSettled([
+      pacing.run(storeTaking(30, log, 'a')),
+      pacing.run(failing),
+      pacing.run(storeTaking(5, log, 'c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(log).toEqual(['start a', 'end a', 'start b', 'start c', 'end c']);
+    expect(pacing.stats.batches).toBe(3);
+  });
+});
