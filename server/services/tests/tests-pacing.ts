@@ -4,13 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /** The event loop's next turn, after the I/O it has pending (new requests among it). */
 const heard = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A waiting batch goes once no other request has arrived for this long. */
+/** A waiting batch goes once no other request is in flight and none began or ended this long. */
 export const QUIET_MS = 20;
 /**
  * While other requests keep coming, a batch waits up to this many times the previous batch's
  * store (its cases' identities included): under a steady flood of other requests, storing tests
  * then takes about a seventeenth of the server's time, and the body's parse and validation
- * (before the wait, a sixth of a store) keep the whole below a tenth.
+ * (before the wait; about a seventh of a store on SQLite, by a CPU profile) keep the whole below
+ * a tenth.
  */
 export const WAIT_FACTOR = 16;
 /**
@@ -37,7 +38,7 @@ export class TestsPacing {
   #lastOther = Number.NEGATIVE_INFINITY;
   #lastStoreMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
-  /** What pacing has done (tests and operators read it): batches stored, how many waited, for how long. */
+  /** What pacing has done (tests read it): batches stored, how many of them waited, for how long. */
   readonly stats = { batches: 0, waited: 0, waitedMs: 0 };
 
   /** Another request arrived. */
