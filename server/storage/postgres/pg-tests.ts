@@ -118,13 +118,16 @@ async function ingestIn(
     r.message === null ? null : (messageIds.get(r.message) ?? null),
   ]);
   // The batch's tests already in the run (a later batch): their day rows take their merge's change.
+  // A join, not `test_id = ANY(...)`: the planner filtered every result of the run against the
+  // 5,000 ids one by one (2.2 s for the 20th batch of a 100,000-case run; BENCHMARKS.md, issue 25).
   const earlier =
     prior === undefined
       ? []
       : await tx<{ testId: string; status: number; durationMs: number; attempts: number }[]>`
-          SELECT test_id AS "testId", status, duration_ms AS "durationMs", attempts
-            FROM test_results WHERE run_id = ${runId} AND created_at = ${resultsAt}
-             AND test_id = ANY(${integerArray(rows.map((r) => r[0] as number))}::bigint[])`;
+          SELECT r.test_id AS "testId", r.status, r.duration_ms AS "durationMs", r.attempts
+            FROM unnest(${integerArray(rows.map((r) => r[0] as number))}::bigint[]) AS b(test_id)
+            JOIN test_results r ON r.run_id = ${runId} AND r.created_at = ${resultsAt}
+                               AND r.test_id = b.test_id`;
   const merged = await tx<
     { testId: string; status: number; attempts: number; durationMs: number }[]
   >`
