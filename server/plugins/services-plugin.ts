@@ -25,6 +25,8 @@ export const servicesPlugin = fp(
     // Judging runs beside the requests once the app is ready, and stops before the storage closes.
     app.addHook('onReady', async () => services.judging.start());
     app.addHook('onClose', () => services.judging.stop());
+    app.addHook('onReady', async () => services.testUpkeep.start());
+    app.addHook('onClose', () => services.testUpkeep.stop());
     // Channels' digests are queued at their time, into the outbox, which sends them.
     app.addHook('onReady', async () => services.digests.start());
     app.addHook('onClose', () => services.digests.stop());

@@ -37,6 +37,8 @@ import { projectSummaryService } from './summaries/project-summaries.js';
 import { quarantineService } from './tests/quarantine-service.js';
 import { testIngestService } from './tests/test-ingest-service.js';
 import { testQueryService } from './tests/test-query-service.js';
+import { TestUpkeepWorker } from './tests/test-upkeep-worker.js';
+import { TestsPacing } from './tests/tests-pacing.js';
 import { JudgingWorker } from './verdicts/judging-worker.js';
 import { reevaluations } from './verdicts/reevaluation.js';
 import { verdictReads } from './verdicts/verdict-reads.js';
@@ -78,7 +80,11 @@ export function createServices(storage: Storage, options: ServiceOptions) {
   const verdicts = verdictReads(storage, access, judging);
   const reevaluationService = reevaluations(storage, access, judging);
   const stats = statsService(storage, access, verdicts);
-  const testQueries = testQueryService(storage, access);
+  const testsPacing = new TestsPacing();
+  const testUpkeep = new TestUpkeepWorker(storage, testsPacing, options.log);
+  const testQueries = testQueryService(storage, access, (projectId) =>
+    testUpkeep.catchUp(projectId),
+  );
   const shareLinks = shareLinkService(storage, access);
   const directory = channelDirectory(storage);
   const once = idempotency();
@@ -115,13 +121,21 @@ export function createServices(storage: Storage, options: ServiceOptions) {
       channelDispatch(storage, directory, options.publicUrl),
       () => judging.wake(),
     ),
-    testIngest: testIngestService(storage, access, once, async (projectId) => {
-      const channels = await directory.of(projectId);
-      return {
-        flaky: channels.some((channel) => channel.rules.notify.includes('flaky')),
-        builds: channels.some(hearsOfBuilds),
-      };
-    }),
+    testIngest: testIngestService(
+      storage,
+      access,
+      once,
+      async (projectId) => {
+        const channels = await directory.of(projectId);
+        return {
+          flaky: channels.some((channel) => channel.rules.notify.includes('flaky')),
+          builds: channels.some(hearsOfBuilds),
+        };
+      },
+      testsPacing,
+      () => testUpkeep.wake(),
+    ),
+    testUpkeep,
     channels,
     slackInstall: slackInstallService(storage, access, channels, options.slackOAuth),
     testQueries,

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import {
+  BATCH_QUIET_MS,
   MAX_WAIT_MS,
   QUIET_MS,
   TestsPacing,
@@ -102,5 +103,82 @@ describe('TestsPacing', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(log).toEqual(['start a', 'end a', 'start b', 'start c', 'end c']);
     expect(pacing.stats.batches).toBe(3);
+  });
+});
+
+/**
+ * `lull(deadline)`, what the tests' upkeep waits for (test-upkeep-worker.ts): every request quiet
+ * (tests batches for BATCH_QUIET_MS after the last one, others for QUIET_MS), else the deadline
+ * when only other requests keep it waiting, else MAX_WAIT_MS past the deadline while batches do.
+ */
+describe('TestsPacing.lull', () => {
+  const waited = async (pacing: TestsPacing, deadlineIn: number) => {
+    const asked = performance.now();
+    await pacing.lull(asked + deadlineIn);
+    return performance.now() - asked;
+  };
+
+  it('comes at once on a quiet server', async () => {
+    expect(await waited(new TestsPacing(), 10_000)).toBeLessThan(QUIET_MS);
+  });
+
+  it('waits BATCH_QUIET_MS after a batch, QUIET_MS after another request', async () => {
+    const pacing = new TestsPacing();
+    pacing.began(true);
+    pacing.ended(true);
+    expect(await waited(pacing, 10_000)).toBeGreaterThanOrEqual(BATCH_QUIET_MS - 1);
+    pacing.began();
+    pacing.ended();
+    const took = await waited(pacing, 10_000);
+    expect(took).toBeGreaterThanOrEqual(QUIET_MS - 1);
+    expect(took).toBeLessThan(BATCH_QUIET_MS);
+  });
+
+  it('waits for a batch queued in the pacing and for one in flight', async () => {
+    const pacing = new TestsPacing();
+    pacing.began(true);
+    const asked = performance.now();
+    const lull = pacing.lull(asked + 10_000);
+    await sleep(40);
+    pacing.ended(true);
+    // The reporter's next batch, stored for 60 ms.
+    await sleep(10);
+    pacing.began(true);
+    const stored = pacing.run(storeTaking(60));
+    pacing.ended(true);
+    await stored;
+    await lull;
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(40 + 10 + 60 + BATCH_QUIET_MS - 1);
+  });
+
+  it('goes at its deadline while only other requests are in flight', async () => {
+    const pacing = new TestsPacing();
+    pacing.began();
+    const took = await waited(pacing, 100);
+    expect(took).toBeGreaterThanOrEqual(99);
+    expect(took).toBeLessThan(100 + 500);
+    pacing.ended();
+  });
+
+  it('lets batches go first up to MAX_WAIT_MS past its deadline', async () => {
+    const pacing = new TestsPacing();
+    pacing.began(true);
+    const took = await waited(pacing, 100);
+    expect(took).toBeGreaterThanOrEqual(100 + MAX_WAIT_MS - 1);
+    expect(took).toBeLessThan(100 + MAX_WAIT_MS + 1_000);
+    pacing.ended(true);
+  }, 20_000);
+
+  it('ends when its signal aborts', async () => {
+    const pacing = new TestsPacing();
+    pacing.began(true);
+    const stop = new AbortController();
+    const asked = performance.now();
+    const lull = pacing.lull(asked + 10_000, stop.signal);
+    await sleep(30);
+    stop.abort();
+    await lull;
+    expect(performance.now() - asked).toBeLessThan(30 + 500);
+    pacing.ended(true);
   });
 });

@@ -25,7 +25,8 @@ export type TestsWatched = (projectId: string) => Promise<{ flaky: boolean; buil
  * acknowledged batch is always judged), and judged by the outbox, off this path; when one hears
  * of builds, so is the judging of the run's tests for that build's messages (found by the batch's
  * event, else by its build id and attempt). Batches are stored one at a time, giving way to other
- * requests (`pacing`, tests-pacing.ts).
+ * requests (`pacing`, tests-pacing.ts); their tests' summaries and day rows are kept behind them
+ * (`stored` wakes the upkeep: test-upkeep-worker.ts).
  */
 export function testIngestService(
   storage: Storage,
@@ -33,6 +34,7 @@ export function testIngestService(
   idempotency: Idempotency,
   watched: TestsWatched = async () => ({ flaky: false, builds: false }),
   pacing: TestsPacing = new TestsPacing(),
+  stored: () => void = () => undefined,
 ) {
   return {
     async ingest(
@@ -70,7 +72,7 @@ export function testIngestService(
               },
         );
       }
-      return idempotency.once(
+      const answer = await idempotency.once(
         caller.accountId,
         key,
         { endpoint: 'tests', body },
@@ -87,6 +89,8 @@ export function testIngestService(
               : storage.tests.ingest(batch, claim);
           }),
       );
+      stored();
+      return answer;
     },
     pacing,
   };

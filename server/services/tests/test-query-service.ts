@@ -166,18 +166,25 @@ export interface TestFigures {
 }
 
 /** The tests' answers: the list (flaky, failing, slowest, by name), one test, the runs. */
-export function testQueryService(storage: Storage, access: ProjectAccess) {
+export function testQueryService(
+  storage: Storage,
+  access: ProjectAccess,
+  /** Applies the project's queued upkeep of summaries and day rows (test-upkeep-worker.ts). */
+  caughtUp: (projectId: string) => Promise<void> = async () => undefined,
+) {
   const own = (accountId: string, projectId: string) =>
     access.assertOwn({ accountId, projectIds: null }, projectId);
 
   /**
    * The runs of a range and branch, oldest first, the flip branch, and whether they reach the
-   * project's newest run (then the per-test summaries answer for them: flaky-summary.ts).
+   * project's newest run (then the per-test summaries answer for them: flaky-summary.ts). Every
+   * read of the summaries and day rows comes through here: the project's upkeep is applied first.
    */
   async function rangeRuns(
     projectId: string,
     query: { branch?: string | undefined; from?: number | undefined; to?: number | undefined },
   ) {
+    await caughtUp(projectId);
     const { from, to } = rangeOf(query);
     const runs = await storage.tests.runs(projectId, { branch: query.branch, from, to }, MAX_RUNS);
     const branch = query.branch ?? defaultBranch(runs);

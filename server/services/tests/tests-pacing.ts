@@ -19,6 +19,11 @@ export const WAIT_FACTOR = 16;
  * (`timeout-seconds`), which leaves 4 s for the store and the batches queued before it.
  */
 export const MAX_WAIT_MS = 6_000;
+/**
+ * Work behind the batches (`lull`) waits this long after a tests batch was answered: a reporter
+ * sends the next one as soon as it has it encoded.
+ */
+export const BATCH_QUIET_MS = 250;
 
 /**
  * Test results give way to other requests (issue 25: storing a run's tests must not slow other
@@ -31,26 +36,66 @@ export const MAX_WAIT_MS = 6_000;
  * a burst's clients all wait for the same log flush, and the server hears nothing from them for
  * that long), at most WAIT_FACTOR times the previous batch's store and never more than
  * MAX_WAIT_MS. A server with nothing else to do stores them at once. The HTTP layer calls
- * `began()` and `ended()` for every request that is not a tests batch.
+ * `began()` and `ended()` for every request, telling tests batches apart (`batch`). The upkeep
+ * of the batches' summaries and day rows (test-upkeep-worker.ts) comes after everything:
+ * `lull()` waits for no request of any kind.
  */
 export class TestsPacing {
   #inFlight = 0;
   #lastOther = Number.NEGATIVE_INFINITY;
+  /** Tests batches: in flight (from their first byte), queued here, the last's start or end. */
+  #batchesInFlight = 0;
+  #batchesQueued = 0;
+  #lastBatch = Number.NEGATIVE_INFINITY;
   #lastStoreMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
   /** What pacing has done (tests read it): batches stored, how many of them waited, for how long. */
   readonly stats = { batches: 0, waited: 0, waitedMs: 0 };
 
-  /** Another request arrived. */
-  began(): void {
+  /** A request arrived (`batch`: a tests batch). */
+  began(batch = false): void {
+    if (batch) {
+      this.#batchesInFlight += 1;
+      this.#lastBatch = performance.now();
+      return;
+    }
     this.#inFlight += 1;
     this.#lastOther = performance.now();
   }
 
-  /** Another request was answered (or its connection closed). */
-  ended(): void {
+  /** A request was answered (or its connection closed). */
+  ended(batch = false): void {
+    if (batch) {
+      this.#batchesInFlight -= 1;
+      this.#lastBatch = performance.now();
+      return;
+    }
     this.#inFlight -= 1;
     this.#lastOther = performance.now();
+  }
+
+  /**
+   * Resolves when work behind the batches may run (`signal` aborting ends the wait too): at a
+   * lull of every request (none in flight, none begun or ended for QUIET_MS, and no tests batch
+   * in flight, queued, or answered within BATCH_QUIET_MS: a reporter's next batch comes that
+   * soon), else at `deadline` (performance.now() time) if no tests batch is what keeps it waiting
+   * (batches go first), else at `deadline + MAX_WAIT_MS`.
+   */
+  async lull(deadline: number, signal?: AbortSignal): Promise<void> {
+    const last = deadline + MAX_WAIT_MS;
+    for (;;) {
+      const now = performance.now();
+      if (now >= last || signal?.aborted) return;
+      const batches =
+        this.#batchesInFlight > 0 ||
+        this.#batchesQueued > 0 ||
+        now < this.#lastBatch + BATCH_QUIET_MS;
+      const others = this.#inFlight > 0 || now < this.#lastOther + QUIET_MS;
+      if (!batches && (!others || now >= deadline)) return;
+      const until = Math.min(now + QUIET_MS, batches ? last : deadline);
+      await sleep(until - now, undefined, { signal }).catch(() => undefined);
+      await heard();
+    }
   }
 
   /** Runs `store` in its turn: after the batches before it, and after a lull or its wait. */
@@ -58,7 +103,13 @@ export class TestsPacing {
     // The wait counts from here: a batch queued behind others has waited that long already, and
     // its answer must come within the reporter's timeout all the same.
     const arrived = performance.now();
-    const turn = this.#queue.then(() => this.#paced(store, arrived));
+    this.#batchesQueued += 1;
+    const turn = this.#queue
+      .then(() => this.#paced(store, arrived))
+      .finally(() => {
+        this.#batchesQueued -= 1;
+        this.#lastBatch = performance.now();
+      });
     this.#queue = turn.catch(() => undefined);
     return turn;
   }

@@ -859,4 +859,20 @@ export const pgMigrations: PgMigration[] = [
         WHERE build_key IS NOT NULL;
     `,
   },
+  {
+    version: 30,
+    name: 'tests: the summaries and day rows kept behind the batches',
+    sql: `
+      -- As SQLite's migration 31 (see there).
+      CREATE TABLE test_upkeep (
+        id         BIGSERIAL PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        run_id     BIGINT NOT NULL,
+        branch     TEXT,
+        day        INTEGER NOT NULL,
+        work       TEXT NOT NULL
+      );
+      CREATE INDEX test_upkeep_by_project ON test_upkeep(project_id, id);
+    `,
+  },
 ];

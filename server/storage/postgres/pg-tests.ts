@@ -1,9 +1,12 @@
-import { type DaySums, dayChanges, dayOf } from '../../domain/tests/test-days.js';
+import { runCountsChange } from '../../domain/tests/run-counts.js';
+import { type DaySums, dayOf } from '../../domain/tests/test-days.js';
+import { EVERY_BRANCH } from '../../domain/tests/test-recent.js';
 import {
-  EVERY_BRANCH,
-  type SummaryChange,
-  summariesAfter,
-} from '../../domain/tests/test-recent.js';
+  decodeUpkeep,
+  encodeUpkeep,
+  upkeepRows,
+  upkeepTests,
+} from '../../domain/tests/test-upkeep.js';
 import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js';
 import type { TestBatch, TestRepository } from '../tests/test-repository.js';
 import {
@@ -14,7 +17,6 @@ import {
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
-  RECOUNT,
   RESULT_COLUMNS,
   RUN_COLUMNS,
   releasesOf,
@@ -141,34 +143,91 @@ async function ingestIn(
       attempts = test_results.attempts + excluded.attempts,
       message_id = coalesce(test_results.message_id, excluded.message_id)
     RETURNING test_id AS "testId", status, attempts, duration_ms AS "durationMs"`;
-  await tx`
-    UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
-      (${tx.unsafe(RECOUNT)} ${runId}) WHERE id = ${runId}`;
-  // A run that names its branch only now: its earlier results join that branch's summaries.
-  const all =
-    prior !== undefined && prior.branch === null && run.branch !== null
-      ? await tx<{ testId: string; status: number; attempts: number; durationMs: number }[]>`
-          SELECT test_id AS "testId", status, attempts, duration_ms AS "durationMs"
-            FROM test_results WHERE run_id = ${runId}`
-      : merged;
-  await keepSummaries(
-    tx,
-    run.projectId,
-    runId,
-    run.branch,
-    all.map((c) => ({ testId: Number(c.testId), status: c.status, attempts: c.attempts })),
-  );
-  // Under the summaries' lock, as they are (keepSummaries).
   const before = new Map(earlier.map((r) => [Number(r.testId), r]));
-  const days = dayChanges(
-    run.branch,
-    merged.map((r) => ({
-      testId: Number(r.testId),
-      before: before.get(Number(r.testId)),
-      after: r,
-    })),
-    all === merged ? null : all.map((r) => ({ testId: Number(r.testId), after: r })),
-  ).map((r) => ({
+  const changes = merged.map((r) => ({
+    testId: Number(r.testId),
+    before: before.get(Number(r.testId)),
+    after: r,
+  }));
+  const counts = runCountsChange(changes);
+  await tx`
+    UPDATE test_runs SET passed = passed + ${counts.passed}, failed = failed + ${counts.failed},
+      errors = errors + ${counts.errors}, skipped = skipped + ${counts.skipped},
+      flaky = flaky + ${counts.flaky}, duration_ms = duration_ms + ${counts.durationMs}
+     WHERE id = ${runId}`;
+  // A run that names its branch only now: its earlier results join that branch's rows too.
+  const named =
+    prior !== undefined && prior.branch === null && run.branch !== null
+      ? (
+          await tx<{ testId: string; status: number; attempts: number; durationMs: number }[]>`
+            SELECT test_id AS "testId", status, attempts, duration_ms AS "durationMs"
+              FROM test_results WHERE run_id = ${runId}`
+        ).map((r) => ({ testId: Number(r.testId), after: r }))
+      : null;
+  // The summaries and day rows are kept behind the batches (domain/tests/test-upkeep.ts).
+  const work = encodeUpkeep(changes, named);
+  await tx`
+    INSERT INTO test_upkeep (project_id, run_id, branch, day, work)
+    VALUES (${run.projectId}, ${runId}, ${run.branch}, ${dayOf(Number(runRow?.created_at ?? at))},
+            ${work})`;
+  return { stored: true };
+}
+
+type UpkeepRow = {
+  id: string;
+  projectId: string;
+  runId: string;
+  branch: string | null;
+  day: number;
+  work: string;
+};
+
+/** The oldest queued upkeep (of a project, or of any) applied and removed (TestRepository). */
+async function applyUpkeepIn(tx: TransactionSql, projectId: string | undefined): Promise<boolean> {
+  const [entry] = await tx<UpkeepRow[]>`
+    DELETE FROM test_upkeep WHERE id = (
+      SELECT id FROM test_upkeep ${projectId === undefined ? tx`` : tx`WHERE project_id = ${projectId}`}
+       ORDER BY id LIMIT 1)
+    RETURNING id, project_id AS "projectId", run_id AS "runId", branch, day, work`;
+  if (entry === undefined) return false;
+  const runId = Number(entry.runId);
+  const [exists] = await tx`SELECT 1 FROM test_runs WHERE id = ${runId}`;
+  // A run removed since (retention) leaves nothing to keep.
+  if (exists === undefined) return true;
+  const upkeep = { ...entry, runId, ...decodeUpkeep(entry.work) };
+  const tests = upkeepTests(upkeep);
+  const results = await tx<{ testId: string; status: number; attempts: number }[]>`
+    SELECT r.test_id AS "testId", r.status, r.attempts FROM test_results r ${
+      tests === null
+        ? tx`WHERE r.run_id = ${runId}`
+        : tx`JOIN unnest(${integerArray(tests)}::bigint[]) AS b(test_id)
+               ON r.run_id = ${runId} AND r.test_id = b.test_id`
+    }`;
+  const changes = results.map((r) => ({ ...r, testId: Number(r.testId) }));
+  const branches = entry.branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, entry.branch];
+  const stored = await tx<{ testId: string; branch: string; lastRun: string; recent: string }[]>`
+    SELECT test_id AS "testId", branch, last_run AS "lastRun", recent FROM test_summaries
+     WHERE test_id = ANY(${integerArray(changes.map((c) => c.testId))}::bigint[])
+       AND branch = ANY(${branches}::text[])`;
+  const rows = upkeepRows(
+    upkeep,
+    stored.map((row) => ({ ...row, testId: Number(row.testId), lastRun: Number(row.lastRun) })),
+    changes,
+  );
+  await tx`
+    INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
+    SELECT ${entry.projectId}, r.t, r.b, r.l, r.r
+      FROM json_to_recordset(${json(
+        rows.summaries.map((row) => ({
+          t: row.testId,
+          b: row.branch,
+          l: row.lastRun,
+          r: row.recent,
+        })),
+      )}::text::json) AS r(t bigint, b text, l bigint, r text)
+    ON CONFLICT (test_id, branch) DO UPDATE SET
+      last_run = excluded.last_run, recent = excluded.recent`;
+  const days = rows.days.map((r) => ({
     b: r.branch,
     t: r.testId,
     n: r.runs,
@@ -181,8 +240,7 @@ async function ingestIn(
   await tx`
     INSERT INTO test_days (project_id, branch, day, test_id, runs, passed, failed, skipped,
                            retried, bins)
-    SELECT ${run.projectId}, d.b, ${dayOf(Number(runRow?.created_at ?? at))}, d.t, d.n, d.p, d.f,
-           d.s, d.r, d.h
+    SELECT ${entry.projectId}, d.b, ${entry.day}, d.t, d.n, d.p, d.f, d.s, d.r, d.h
       FROM json_to_recordset(${json(days)}::text::json)
         AS d(b text, t bigint, n int, p int, f int, s int, r int, h text)
     ON CONFLICT (project_id, branch, day, test_id) DO UPDATE SET
@@ -190,39 +248,7 @@ async function ingestIn(
       failed = test_days.failed + excluded.failed, skipped = test_days.skipped + excluded.skipped,
       retried = test_days.retried + excluded.retried,
       bins = test_bins_add(test_days.bins, excluded.bins)`;
-  return { stored: true };
-}
-
-/**
- * The batch's tests' summaries (domain/tests/test-recent.ts), read and written under a lock of
- * the project's summaries: batches of two runs of one project, in two transactions, would each
- * write its own window over the other's.
- */
-async function keepSummaries(
-  tx: TransactionSql,
-  projectId: string,
-  runId: number,
-  branch: string | null,
-  changes: SummaryChange[],
-) {
-  await tx`SELECT pg_advisory_xact_lock(hashtext(${`test_summaries:${projectId}`}))`;
-  const ids = integerArray(changes.map((c) => c.testId));
-  const branches = branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, branch];
-  const stored = await tx<{ testId: string; branch: string; lastRun: string; recent: string }[]>`
-    SELECT test_id AS "testId", branch, last_run AS "lastRun", recent FROM test_summaries
-     WHERE test_id = ANY(${ids}::bigint[]) AND branch = ANY(${branches}::text[])`;
-  const rows = summariesAfter(
-    stored.map((row) => ({ ...row, testId: Number(row.testId), lastRun: Number(row.lastRun) })),
-    runId,
-    branch,
-    changes,
-  ).map((row) => ({ t: row.testId, b: row.branch, l: row.lastRun, r: row.recent }));
-  await tx`
-    INSERT INTO test_summaries (project_id, test_id, branch, last_run, recent)
-    SELECT ${projectId}, r.t, r.b, r.l, r.r
-      FROM json_to_recordset(${json(rows)}::text::json) AS r(t bigint, b text, l bigint, r text)
-    ON CONFLICT (test_id, branch) DO UPDATE SET
-      last_run = excluded.last_run, recent = excluded.recent`;
+  return true;
 }
 
 /** Tests as data on PostgreSQL (storage/tests/test-repository.ts); `sql` a pool or a transaction. */
@@ -232,6 +258,18 @@ export function pgTests(sql: Sql): TestRepository {
       'savepoint' in sql
         ? ingestIn(sql as unknown as TransactionSql, batch, claim)
         : (sql.begin((tx) => ingestIn(tx, batch, claim)) as Promise<AppendResult>),
+
+    applyUpkeep: (projectId) =>
+      'savepoint' in sql
+        ? applyUpkeepIn(sql as unknown as TransactionSql, projectId)
+        : (sql.begin((tx) => applyUpkeepIn(tx, projectId)) as Promise<boolean>),
+
+    async upkeepPending(projectId) {
+      const [row] = await sql`
+        SELECT 1 FROM test_upkeep
+         ${projectId === undefined ? sql`` : sql`WHERE project_id = ${projectId}`} LIMIT 1`;
+      return row !== undefined;
+    },
 
     async runs(projectId, filter, limit) {
       const rows = await sql<Row[]>`

@@ -907,4 +907,22 @@ export const migrations: Migration[] = [
         WHERE build_key IS NOT NULL;
     `,
   },
+  {
+    version: 31,
+    name: 'tests: the summaries and day rows kept behind the batches',
+    sql: `
+      -- A stored batch's upkeep of its tests' summaries and day rows, applied after it was
+      -- acknowledged (domain/tests/test-upkeep.ts): the run, the branch the batch named, the
+      -- run's day, and the batch's results (before and after a merge) as JSON arrays.
+      CREATE TABLE test_upkeep (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id TEXT NOT NULL,
+        run_id     INTEGER NOT NULL,
+        branch     TEXT,
+        day        INTEGER NOT NULL,
+        work       TEXT NOT NULL
+      );
+      CREATE INDEX test_upkeep_by_project ON test_upkeep(project_id, id);
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
+import { runCountsChange } from '../../domain/tests/run-counts.js';
 import {
   type DayChange,
   type DaySums,
-  dayChanges,
   dayOf,
   type ResultShape,
 } from '../../domain/tests/test-days.js';
@@ -9,8 +9,13 @@ import {
   EVERY_BRANCH,
   type SummaryChange,
   type SummaryRow,
-  summariesAfter,
 } from '../../domain/tests/test-recent.js';
+import {
+  decodeUpkeep,
+  encodeUpkeep,
+  upkeepRows,
+  upkeepTests,
+} from '../../domain/tests/test-upkeep.js';
 import type { TestRepository } from '../tests/test-repository.js';
 import {
   AGGREGATED_RESULTS,
@@ -20,7 +25,6 @@ import {
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
-  RECOUNT,
   RESULT_COLUMNS,
   RUN_COLUMNS,
   releasesOf,
@@ -35,6 +39,7 @@ import type { Sync } from './sync.js';
 
 export const testWrites = [
   'ingest',
+  'applyUpkeep',
   'quarantine',
   'unquarantine',
   'setAutoQuarantineScore',
@@ -42,6 +47,14 @@ export const testWrites = [
 ] as const;
 
 type Row = Record<string, unknown>;
+type UpkeepRow = {
+  id: number;
+  projectId: string;
+  runId: number;
+  branch: string | null;
+  day: number;
+  work: string;
+};
 
 /** Tests as data on SQLite (storage/tests/test-repository.ts). */
 export function sqliteTests(
@@ -65,6 +78,10 @@ export function sqliteTests(
   const insertTest = db.prepare(
     `INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const addTest = db.prepare(
+    `INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,
   );
   const findMessage = db
     .prepare('SELECT id FROM test_messages WHERE project_id = ? AND text = ?')
@@ -106,6 +123,24 @@ export function sqliteTests(
     `SELECT test_id AS testId, status, attempts, duration_ms AS durationMs
        FROM test_results WHERE run_id = ?`,
   );
+  const queueUpkeep = db.prepare(
+    'INSERT INTO test_upkeep (project_id, run_id, branch, day, work) VALUES (?, ?, ?, ?, ?)',
+  );
+  const UPKEEP_COLUMNS = 'id, project_id AS projectId, run_id AS runId, branch, day, work';
+  const nextUpkeepOf = db.prepare(
+    `SELECT ${UPKEEP_COLUMNS} FROM test_upkeep WHERE project_id = ? ORDER BY id LIMIT 1`,
+  );
+  const nextUpkeep = db.prepare(`SELECT ${UPKEEP_COLUMNS} FROM test_upkeep ORDER BY id LIMIT 1`);
+  const upkeepOf = db
+    .prepare('SELECT EXISTS (SELECT 1 FROM test_upkeep WHERE project_id = ?)')
+    .pluck();
+  const anyUpkeep = db.prepare('SELECT EXISTS (SELECT 1 FROM test_upkeep)').pluck();
+  const doneUpkeep = db.prepare('DELETE FROM test_upkeep WHERE id = ?');
+  const runExists = db.prepare('SELECT EXISTS (SELECT 1 FROM test_runs WHERE id = ?)').pluck();
+  const storedOf = db.prepare(
+    `SELECT test_id AS testId, status, attempts FROM test_results
+      WHERE run_id = ? AND test_id IN (SELECT value FROM json_each(?))`,
+  );
   const summaryOf = db.prepare(
     `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
       WHERE test_id = ? AND branch = ?`,
@@ -116,9 +151,11 @@ export function sqliteTests(
      ON CONFLICT (test_id, branch) DO UPDATE SET
        last_run = excluded.last_run, recent = excluded.recent`,
   );
-  const recount = db.prepare(
-    `UPDATE test_runs SET (passed, failed, errors, skipped, flaky, duration_ms) =
-       (${RECOUNT} ?) WHERE id = ?`,
+  const addCounts = db.prepare(
+    `UPDATE test_runs SET passed = passed + @passed, failed = failed + @failed,
+       errors = errors + @errors, skipped = skipped + @skipped, flaky = flaky + @flaky,
+       duration_ms = duration_ms + @durationMs
+     WHERE id = @run`,
   );
   const runsOf = db.prepare(
     `SELECT * FROM (
@@ -295,24 +332,24 @@ export function sqliteTests(
         run.eventId,
         at,
       ) as { id: number; createdAt: number };
-      const changes: SummaryChange[] = [];
       const days: DayChange[] = [];
+      // A project's tests are mostly all known (its usual run) or all new (its first run, a new
+      // suite): after a test that was new, the next is inserted first and looked up only if it
+      // was known after all, which halves a first run's statements for its tests.
+      let expectNew = false;
       for (const result of results) {
         const { test } = result;
-        let testId = findTestId.get(run.projectId, test.key) as number | undefined;
+        const identity = [test.suite, test.classname, test.name, test.file, test.line] as const;
+        let testId: number | undefined;
+        if (expectNew) {
+          const added = addTest.run(run.projectId, test.key, ...identity, at);
+          if (added.changes > 0) testId = Number(added.lastInsertRowid);
+          else expectNew = false;
+        }
+        testId ??= findTestId.get(run.projectId, test.key) as number | undefined;
         if (testId === undefined) {
-          testId = Number(
-            insertTest.run(
-              run.projectId,
-              test.key,
-              test.suite,
-              test.classname,
-              test.name,
-              test.file,
-              test.line,
-              at,
-            ).lastInsertRowid,
-          );
+          testId = Number(insertTest.run(run.projectId, test.key, ...identity, at).lastInsertRowid);
+          expectNew = true;
         }
         let messageId: number | null = null;
         if (result.message !== null) {
@@ -330,38 +367,62 @@ export function sqliteTests(
           result.attempts,
           messageId,
         ] as const;
-        if (insertResult.run(...values).changes > 0) {
-          changes.push({ testId, status: result.status, attempts: result.attempts });
-          days.push({ testId, after: result });
-        } else {
+        if (insertResult.run(...values).changes > 0) days.push({ testId, after: result });
+        else {
           const before = resultIn.get(runId, testId) as ResultShape;
-          const after = upsertResult.get(...values) as ResultShape;
-          changes.push({ testId, status: after.status, attempts: after.attempts });
-          days.push({ testId, before, after });
+          days.push({ testId, before, after: upsertResult.get(...values) as ResultShape });
         }
       }
-      recount.run(runId, runId);
-      // A run named its branch only now: its earlier results join that branch's summaries too.
-      const named = before === null && run.branch !== null;
-      const every = named
-        ? (runResults.all(runId) as (SummaryChange & { durationMs: number })[])
-        : null;
-      const all = every ?? changes;
-      const branches = run.branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, run.branch];
-      const stored = all.flatMap((c) =>
+      addCounts.run({ ...runCountsChange(days), run: runId });
+      // A run named its branch only now: its earlier results join that branch's rows too.
+      const named =
+        before === null && run.branch !== null
+          ? (runResults.all(runId) as (ResultShape & { testId: number })[]).map((r) => ({
+              testId: r.testId,
+              after: r,
+            }))
+          : null;
+      // The summaries and day rows are kept behind the batches (domain/tests/test-upkeep.ts).
+      queueUpkeep.run(
+        run.projectId,
+        runId,
+        run.branch,
+        dayOf(createdAt),
+        encodeUpkeep(days, named),
+      );
+      return { stored: true };
+    },
+
+    // A write of the group commit: the queue's oldest entry (of the project, if named) applied
+    // and removed together.
+    applyUpkeep(projectId) {
+      const entry = (projectId === undefined ? nextUpkeep.get() : nextUpkeepOf.get(projectId)) as
+        | UpkeepRow
+        | undefined;
+      if (entry === undefined) return false;
+      doneUpkeep.run(entry.id);
+      // A run removed since (retention) leaves nothing to keep.
+      if (runExists.get(entry.runId) === 0) return true;
+      const upkeep = { ...entry, ...decodeUpkeep(entry.work) };
+      const tests = upkeepTests(upkeep);
+      const results = (
+        tests === null
+          ? runResults.all(entry.runId)
+          : storedOf.all(entry.runId, JSON.stringify(tests))
+      ) as SummaryChange[];
+      const branches = entry.branch === null ? [EVERY_BRANCH] : [EVERY_BRANCH, entry.branch];
+      const stored = results.flatMap((c) =>
         branches.flatMap((b) => (summaryOf.get(c.testId, b) as SummaryRow | undefined) ?? []),
       );
-      for (const row of summariesAfter(stored, runId, run.branch, all)) {
-        saveSummary.run(run.projectId, row.testId, row.branch, row.lastRun, row.recent);
+      const rows = upkeepRows(upkeep, stored, results);
+      for (const row of rows.summaries) {
+        saveSummary.run(entry.projectId, row.testId, row.branch, row.lastRun, row.recent);
       }
-      const day = dayOf(createdAt);
-      const branchResults =
-        every === null ? null : every.map((c) => ({ testId: c.testId, after: c }));
-      for (const row of dayChanges(run.branch, days, branchResults)) {
+      for (const row of rows.days) {
         keepDay.run(
-          run.projectId,
+          entry.projectId,
           row.branch,
-          day,
+          entry.day,
           row.testId,
           row.runs,
           row.passed,
@@ -371,8 +432,11 @@ export function sqliteTests(
           row.bins,
         );
       }
-      return { stored: true };
+      return true;
     },
+
+    upkeepPending: (projectId) =>
+      (projectId === undefined ? anyUpkeep.get() : upkeepOf.get(projectId)) === 1,
 
     runs: (projectId, filter, limit) =>
       (

@@ -80,10 +80,19 @@ export interface TestRepository {
   /**
    * Stores a batch: the run (made by its first batch), its tests' identities (made once per
    * project) and results; a test already in the run is merged (test-status.ts, attempts added);
-   * then the run's counts are made again from its results. With a claim, nothing is stored when
-   * the (account, key) already has an answer, which is returned instead.
+   * then the run's counts are made again from its results, and the upkeep of its tests'
+   * summaries and day rows is queued (domain/tests/test-upkeep.ts). With a claim, nothing is
+   * stored when the (account, key) already has an answer, which is returned instead.
    */
   ingest(batch: TestBatch, claim?: IdempotencyClaim): Promise<AppendResult>;
+  /**
+   * Applies the oldest queued upkeep (of `projectId`'s batches, or of any) to the summaries and
+   * day rows and removes it, in one transaction; false when none was queued. One caller at a
+   * time (the `test-upkeep` lock): concurrent callers would apply the same entry twice.
+   */
+  applyUpkeep(projectId?: string): Promise<boolean>;
+  /** Whether an upkeep is queued (of `projectId`'s batches, or of any). */
+  upkeepPending(projectId?: string): Promise<boolean>;
   /** The project's runs matching the filter, oldest first (at most `limit`, the newest). */
   runs(projectId: string, filter: RunFilter, limit: number): Promise<StoredTestRun[]>;
   /** Runs by storage id (of one project). */

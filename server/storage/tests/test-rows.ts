@@ -150,7 +150,7 @@ export const MERGE_STATUS = `CASE
  */
 export const FLAGGED = '(status IN (1, 2) OR attempts > 1)';
 
-/** A run's counts made again from its results. */
+/** A run's counts made again from its results (the definition run-counts.ts keeps). */
 export const RECOUNT = `SELECT
   count(*) FILTER (WHERE status = 0),
   count(*) FILTER (WHERE status = 1),

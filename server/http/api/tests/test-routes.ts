@@ -27,15 +27,17 @@ const FOREIGN_PROJECT = new Forbidden('project');
 /** Tests as data: the ingest of test cases (docs/tests.md). */
 export const testRoutes: FastifyPluginAsyncZod = async (app) => {
   const { testIngest, testQueries } = app.services;
-  // Every other request tells the tests' pacing while it is served (tests-pacing.ts): on the Node
-  // server itself, before any of Fastify's hooks, for two clock reads and a listener a request.
+  // Every request tells the tests' pacing while it is served (tests-pacing.ts), tests batches
+  // apart: on the Node server itself, before any of Fastify's hooks, for two clock reads and a
+  // listener a request.
   const batches = `${app.config.basePath}${Paths.ingestTests}`;
   const { pacing } = testIngest;
   const ended = () => pacing.ended();
+  const batchEnded = () => pacing.ended(true);
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (request.url?.startsWith(batches) === true) return;
-    pacing.began();
-    response.once('close', ended);
+    const batch = request.url?.startsWith(batches) === true;
+    pacing.began(batch);
+    response.once('close', batch ? batchEnded : ended);
   });
 
   app.post(
