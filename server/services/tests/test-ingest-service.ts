@@ -41,6 +41,8 @@ export function testIngestService(
       caller: KeyOwner,
       body: IngestTestsRequest,
       key: string | undefined,
+      /** The batch's cost before the service (its body read, parsed, validated): for the pacing. */
+      preparedMs = 0,
     ): Promise<Answer<IngestTestsResponse>> {
       await access.assertOwn(caller, body.projectId);
       const attempt = body.attempt ?? 1;
@@ -87,7 +89,7 @@ export function testIngestService(
                   return stored;
                 })
               : storage.tests.ingest(batch, claim);
-          }),
+          }, preparedMs),
       );
       stored();
       return answer;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OwnError } from '../../../../contract/error-texts.js';
 import { Areas, Paths } from '../../../../contract/paths.js';
@@ -39,6 +40,8 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
     pacing.began(batch);
     response.once('close', batch ? batchEnded : ended);
   });
+  // When each batch began to be read: its read, parse and validation count in the pacing.
+  const began = new WeakMap<object, number>();
 
   app.post(
     within(Areas.stats, Paths.ingestTests),
@@ -66,15 +69,19 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
           answers: { 415: [OwnError.unsupportedEncoding] },
         },
       },
+      onRequest: async (request) => {
+        began.set(request, performance.now());
+      },
       preParsing: gunzipBody,
       preValidation: checkIdempotencyKey,
     },
     async (request, reply) => {
       // Tells the reporter it may compress the next batches (RFC 7694).
       reply.header('accept-encoding', ACCEPTED_ENCODINGS);
+      const prepared = performance.now() - (began.get(request) ?? performance.now());
       return answer(
         reply,
-        await testIngest.ingest(request.account, request.body, keyOf(request.headers)),
+        await testIngest.ingest(request.account, request.body, keyOf(request.headers), prepared),
       );
     },
   );
