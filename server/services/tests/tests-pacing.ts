@@ -8,10 +8,8 @@ const heard = () => new Promise((resolve) => setImmediate(resolve));
 export const QUIET_MS = 20;
 /**
  * While other requests keep coming, a batch waits up to this many times the previous batch's
- * store (its cases' identities included): under a steady flood of other requests, storing tests
- * then takes about a seventeenth of the server's time, and the body's parse and validation
- * (before the wait; about a seventh of a store on SQLite, by a CPU profile) keep the whole below
- * a tenth.
+ * cost (its body's read, parse and validation, its cases' identities and its store): under a
+ * steady flood of other requests, tests then take about a seventeenth of the server's time.
  */
 export const WAIT_FACTOR = 16;
 /**
@@ -34,7 +32,7 @@ export const BATCH_QUIET_MS = 250;
  * other projects' ingest"). So batches are stored one at a time, and each first waits for a lull:
  * no other request in flight and none begun or ended for QUIET_MS (in flight, not only arriving:
  * a burst's clients all wait for the same log flush, and the server hears nothing from them for
- * that long), at most WAIT_FACTOR times the previous batch's store and never more than
+ * that long), at most WAIT_FACTOR times the previous batch's cost and never more than
  * MAX_WAIT_MS. A server with nothing else to do stores them at once. The HTTP layer calls
  * `began()` and `ended()` for every request, telling tests batches apart (`batch`). The upkeep
  * of the batches' summaries and day rows (test-upkeep-worker.ts) comes after everything:
