@@ -45,7 +45,7 @@ export class TestsPacing {
   #batchesInFlight = 0;
   #batchesQueued = 0;
   #lastBatch = Number.NEGATIVE_INFINITY;
-  #lastStoreMs = 0;
+  #lastCostMs = 0;
   #queue: Promise<unknown> = Promise.resolve();
   /** What pacing has done (tests read it): batches stored, how many of them waited, for how long. */
   readonly stats = { batches: 0, waited: 0, waitedMs: 0 };
@@ -122,7 +122,7 @@ export class TestsPacing {
     // Requests that arrived while this batch's body was parsed (a synchronous stretch of tens of
     // milliseconds, during which nothing else could even be heard) are heard first.
     await heard();
-    const deadline = arrived + Math.min(this.#lastStoreMs * WAIT_FACTOR, MAX_WAIT_MS);
+    const deadline = arrived + Math.min(this.#lastCostMs * WAIT_FACTOR, MAX_WAIT_MS);
     let slept = false;
     for (;;) {
       const now = performance.now();
@@ -142,7 +142,7 @@ export class TestsPacing {
     try {
       return await store();
     } finally {
-      this.#lastStoreMs = performance.now() - started + preparedMs;
+      this.#lastCostMs = performance.now() - started + preparedMs;
       this.stats.batches += 1;
     }
   }

@@ -1,12 +1,7 @@
 import { runCountsChange } from '../../domain/tests/run-counts.js';
 import { type DaySums, dayOf } from '../../domain/tests/test-days.js';
 import { EVERY_BRANCH } from '../../domain/tests/test-recent.js';
-import {
-  decodeUpkeep,
-  encodeUpkeep,
-  upkeepRows,
-  upkeepTests,
-} from '../../domain/tests/test-upkeep.js';
+import { encodeUpkeep, upkeepRows, upkeepTests } from '../../domain/tests/test-upkeep.js';
 import type { AppendResult, IdempotencyClaim, StoredAnswer } from '../storage.js';
 import type { TestBatch, TestRepository } from '../tests/test-repository.js';
 import {
@@ -24,6 +19,8 @@ import {
   runOf,
   TEST_COLUMNS,
   testOf,
+  UPKEEP_COLUMNS,
+  upkeepOf,
 } from '../tests/test-rows.js';
 import { integerArray, type Sql, type TransactionSql } from './pg-database.js';
 
@@ -173,29 +170,20 @@ async function ingestIn(
   return { stored: true };
 }
 
-type UpkeepRow = {
-  id: string;
-  projectId: string;
-  runId: string;
-  branch: string | null;
-  day: number;
-  work: string;
-};
-
 /** The oldest queued upkeep (of a project, or of any) applied and removed (TestRepository). */
 async function applyUpkeepIn(tx: TransactionSql, projectId: string | undefined): Promise<boolean> {
-  const [entry] = await tx<UpkeepRow[]>`
+  const [row] = await tx<Row[]>`
     DELETE FROM test_upkeep WHERE id = (
       SELECT id FROM test_upkeep ${projectId === undefined ? tx`` : tx`WHERE project_id = ${projectId}`}
        ORDER BY id LIMIT 1)
-    RETURNING id, project_id AS "projectId", run_id AS "runId", branch, day, work`;
-  if (entry === undefined) return false;
-  const runId = Number(entry.runId);
+    RETURNING ${tx.unsafe(UPKEEP_COLUMNS)}`;
+  if (row === undefined) return false;
+  const entry = upkeepOf(row);
+  const { runId } = entry;
   const [exists] = await tx`SELECT 1 FROM test_runs WHERE id = ${runId}`;
   // A run removed since (retention) leaves nothing to keep.
   if (exists === undefined) return true;
-  const upkeep = { ...entry, runId, ...decodeUpkeep(entry.work) };
-  const tests = upkeepTests(upkeep);
+  const tests = upkeepTests(entry);
   const results = await tx<{ testId: string; status: number; attempts: number }[]>`
     SELECT r.test_id AS "testId", r.status, r.attempts FROM test_results r ${
       tests === null
@@ -210,7 +198,7 @@ async function applyUpkeepIn(tx: TransactionSql, projectId: string | undefined):
      WHERE test_id = ANY(${integerArray(changes.map((c) => c.testId))}::bigint[])
        AND branch = ANY(${branches}::text[])`;
   const rows = upkeepRows(
-    upkeep,
+    entry,
     stored.map((row) => ({ ...row, testId: Number(row.testId), lastRun: Number(row.lastRun) })),
     changes,
   );

@@ -10,12 +10,7 @@ import {
   type SummaryChange,
   type SummaryRow,
 } from '../../domain/tests/test-recent.js';
-import {
-  decodeUpkeep,
-  encodeUpkeep,
-  upkeepRows,
-  upkeepTests,
-} from '../../domain/tests/test-upkeep.js';
+import { encodeUpkeep, upkeepRows, upkeepTests } from '../../domain/tests/test-upkeep.js';
 import type { TestRepository } from '../tests/test-repository.js';
 import {
   AGGREGATED_RESULTS,
@@ -32,6 +27,8 @@ import {
   runOf,
   TEST_COLUMNS,
   testOf,
+  UPKEEP_COLUMNS,
+  upkeepOf,
 } from '../tests/test-rows.js';
 import type { Db } from './sqlite-database.js';
 import type { sqliteIdempotency } from './sqlite-idempotency.js';
@@ -47,14 +44,6 @@ export const testWrites = [
 ] as const;
 
 type Row = Record<string, unknown>;
-type UpkeepRow = {
-  id: number;
-  projectId: string;
-  runId: number;
-  branch: string | null;
-  day: number;
-  work: string;
-};
 
 /** Tests as data on SQLite (storage/tests/test-repository.ts). */
 export function sqliteTests(
@@ -75,10 +64,6 @@ export function sqliteTests(
   const findTestId = db
     .prepare('SELECT id FROM test_cases WHERE project_id = ? AND key = ?')
     .pluck();
-  const insertTest = db.prepare(
-    `INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
   const addTest = db.prepare(
     `INSERT INTO test_cases (project_id, key, suite, classname, name, file, line, first_seen)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, key) DO NOTHING`,
@@ -126,15 +111,14 @@ export function sqliteTests(
   const queueUpkeep = db.prepare(
     'INSERT INTO test_upkeep (project_id, run_id, branch, day, work) VALUES (?, ?, ?, ?, ?)',
   );
-  const UPKEEP_COLUMNS = 'id, project_id AS projectId, run_id AS runId, branch, day, work';
   const nextUpkeepOf = db.prepare(
     `SELECT ${UPKEEP_COLUMNS} FROM test_upkeep WHERE project_id = ? ORDER BY id LIMIT 1`,
   );
   const nextUpkeep = db.prepare(`SELECT ${UPKEEP_COLUMNS} FROM test_upkeep ORDER BY id LIMIT 1`);
-  const upkeepOf = db
+  const pendingOf = db
     .prepare('SELECT EXISTS (SELECT 1 FROM test_upkeep WHERE project_id = ?)')
     .pluck();
-  const anyUpkeep = db.prepare('SELECT EXISTS (SELECT 1 FROM test_upkeep)').pluck();
+  const anyPending = db.prepare('SELECT EXISTS (SELECT 1 FROM test_upkeep)').pluck();
   const doneUpkeep = db.prepare('DELETE FROM test_upkeep WHERE id = ?');
   const runExists = db.prepare('SELECT EXISTS (SELECT 1 FROM test_runs WHERE id = ?)').pluck();
   const storedOf = db.prepare(
@@ -348,7 +332,7 @@ export function sqliteTests(
         }
         testId ??= findTestId.get(run.projectId, test.key) as number | undefined;
         if (testId === undefined) {
-          testId = Number(insertTest.run(run.projectId, test.key, ...identity, at).lastInsertRowid);
+          testId = Number(addTest.run(run.projectId, test.key, ...identity, at).lastInsertRowid);
           expectNew = true;
         }
         let messageId: number | null = null;
@@ -396,15 +380,15 @@ export function sqliteTests(
     // A write of the group commit: the queue's oldest entry (of the project, if named) applied
     // and removed together.
     applyUpkeep(projectId) {
-      const entry = (projectId === undefined ? nextUpkeep.get() : nextUpkeepOf.get(projectId)) as
-        | UpkeepRow
+      const row = (projectId === undefined ? nextUpkeep.get() : nextUpkeepOf.get(projectId)) as
+        | Row
         | undefined;
-      if (entry === undefined) return false;
+      if (row === undefined) return false;
+      const entry = upkeepOf(row);
       doneUpkeep.run(entry.id);
       // A run removed since (retention) leaves nothing to keep.
       if (runExists.get(entry.runId) === 0) return true;
-      const upkeep = { ...entry, ...decodeUpkeep(entry.work) };
-      const tests = upkeepTests(upkeep);
+      const tests = upkeepTests(entry);
       const results = (
         tests === null
           ? runResults.all(entry.runId)
@@ -414,7 +398,7 @@ export function sqliteTests(
       const stored = results.flatMap((c) =>
         branches.flatMap((b) => (summaryOf.get(c.testId, b) as SummaryRow | undefined) ?? []),
       );
-      const rows = upkeepRows(upkeep, stored, results);
+      const rows = upkeepRows(entry, stored, results);
       for (const row of rows.summaries) {
         saveSummary.run(entry.projectId, row.testId, row.branch, row.lastRun, row.recent);
       }
@@ -436,7 +420,7 @@ export function sqliteTests(
     },
 
     upkeepPending: (projectId) =>
-      (projectId === undefined ? anyUpkeep.get() : upkeepOf.get(projectId)) === 1,
+      (projectId === undefined ? anyPending.get() : pendingOf.get(projectId)) === 1,
 
     runs: (projectId, filter, limit) =>
       (

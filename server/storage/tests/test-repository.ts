@@ -1,3 +1,4 @@
+import type { RunCounts } from '../../domain/tests/run-counts.js';
 import type { TestResultInput } from '../../domain/tests/test-batch.js';
 import type { DaySums } from '../../domain/tests/test-days.js';
 import type { TestIdentity } from '../../domain/tests/test-identity.js';
@@ -33,17 +34,11 @@ export interface TestBatch {
   at: number;
 }
 
-export interface StoredTestRun extends TestRunFacts {
+/** A run with its counts (`flaky`: passed after failed attempts). */
+export interface StoredTestRun extends TestRunFacts, RunCounts {
   /** The storage's own id: runs are numbered in the order they were first stored. */
   id: number;
   createdAt: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  skipped: number;
-  /** Passed after failed attempts. */
-  flaky: number;
-  durationMs: number;
 }
 
 export interface StoredTestResult {
@@ -80,8 +75,8 @@ export interface TestRepository {
   /**
    * Stores a batch: the run (made by its first batch), its tests' identities (made once per
    * project) and results; a test already in the run is merged (test-status.ts, attempts added);
-   * then the run's counts are made again from its results, and the upkeep of its tests'
-   * summaries and day rows is queued (domain/tests/test-upkeep.ts). With a claim, nothing is
+   * then the batch's change is added to the run's counts (domain/tests/run-counts.ts), and the
+   * upkeep of its tests' summaries and day rows is queued (domain/tests/test-upkeep.ts). With a claim, nothing is
    * stored when the (account, key) already has an answer, which is returned instead.
    */
   ingest(batch: TestBatch, claim?: IdempotencyClaim): Promise<AppendResult>;

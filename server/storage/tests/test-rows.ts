@@ -1,3 +1,4 @@
+import { decodeUpkeep, type TestUpkeep } from '../../domain/tests/test-upkeep.js';
 import type {
   QuarantineEntry,
   StoredTest,
@@ -41,6 +42,20 @@ export const runOf = (row: Record<string, unknown>): StoredTestRun => ({
   skipped: n(row.skipped),
   flaky: n(row.flaky),
   durationMs: n(row.durationMs),
+});
+
+export const UPKEEP_COLUMNS = `id, project_id AS "projectId", run_id AS "runId", branch, day, work`;
+
+/** A queued upkeep (domain/tests/test-upkeep.ts) as read, its work decoded. */
+export const upkeepOf = (
+  row: Record<string, unknown>,
+): TestUpkeep & { id: number; projectId: string } => ({
+  id: n(row.id),
+  projectId: row.projectId as string,
+  runId: n(row.runId),
+  branch: row.branch as string | null,
+  day: n(row.day),
+  ...decodeUpkeep(row.work as string),
 });
 
 export const resultOf = (row: Record<string, unknown>): StoredTestResult => ({
