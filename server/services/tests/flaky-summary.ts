@@ -76,7 +76,6 @@ export async function flakyScores(
     runsOfCommit.set(run.commit, list);
   }
   const failedAt = new Map<number, Set<string>>();
-  const probeRuns = new Set<number>();
   for (const r of flagged) {
     const commit = inRange.get(r.runId)?.commit ?? null;
     if (evident.has(r.testId) || !isFailure(r.status) || commit === null) continue;
@@ -85,10 +84,30 @@ export async function flakyScores(
     const commits = failedAt.get(r.testId) ?? new Set<string>();
     commits.add(commit);
     failedAt.set(r.testId, commits);
-    for (const id of others) probeRuns.add(id);
   }
   if (failedAt.size > 0) {
-    const probed = await storage.tests.resultsAt([...probeRuns], [...failedAt.keys()]);
+    // Each such test in the other runs of the commits it failed at, pair by pair, but those where
+    // its result is flagged already (a failure there is no pass: a test that fails for good in
+    // every run of its commits costs no look-up at all).
+    const flaggedRuns = new Map<number, Set<number>>();
+    for (const r of flagged) {
+      const runIds = flaggedRuns.get(r.testId) ?? new Set<number>();
+      runIds.add(r.runId);
+      flaggedRuns.set(r.testId, runIds);
+    }
+    const pairRuns: number[] = [];
+    const pairTests: number[] = [];
+    for (const [testId, commits] of failedAt) {
+      const known = flaggedRuns.get(testId);
+      for (const commit of commits) {
+        for (const runId of runsOfCommit.get(commit) as number[]) {
+          if (known?.has(runId)) continue;
+          pairRuns.push(runId);
+          pairTests.push(testId);
+        }
+      }
+    }
+    const probed = pairRuns.length > 0 ? await storage.tests.resultsAt(pairRuns, pairTests) : [];
     for (const r of probed) {
       const commit = inRange.get(r.runId)?.commit;
       if (r.status === 0 && commit && failedAt.get(r.testId)?.has(commit)) evident.add(r.testId);

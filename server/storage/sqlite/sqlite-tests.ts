@@ -226,8 +226,9 @@ export function sqliteTests(
       WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}`,
   );
   const resultsAtOf = db.prepare(
-    `SELECT ${RESULT_COLUMNS} FROM test_results
-      WHERE run_id IN (SELECT value FROM json_each(?)) AND test_id IN (SELECT value FROM json_each(?))`,
+    `SELECT ${RESULT_COLUMNS}
+       FROM json_each(?) AS pair
+       JOIN test_results ON run_id = pair.value ->> 0 AND test_id = pair.value ->> 1`,
   );
   const testsOf = db.prepare(
     `SELECT ${TEST_COLUMNS} FROM test_cases
@@ -487,7 +488,9 @@ export function sqliteTests(
       (flaggedResultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
 
     resultsAt: (runIds, testIds) =>
-      (resultsAtOf.all(JSON.stringify(runIds), JSON.stringify(testIds)) as Row[]).map(resultOf),
+      (resultsAtOf.all(JSON.stringify(runIds.map((runId, i) => [runId, testIds[i]]))) as Row[]).map(
+        resultOf,
+      ),
 
     tests: (projectId, ids) => (testsOf.all(projectId, JSON.stringify(ids)) as Row[]).map(testOf),
 
