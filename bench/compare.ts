@@ -8,6 +8,7 @@ import {
   seedCompareSqlite,
 } from './compare-seed.js';
 import { API_KEY, serverEnv } from './load.js';
+import { nearestRank } from './median.js';
 import { startProcess, stop } from './processes.js';
 
 /**
@@ -72,8 +73,7 @@ async function latencies(url: string, headers: Record<string, string>, samples: 
     if (!res.ok) throw new Error(`${url} answered ${res.status}`);
     if (i >= 20) times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  const rank = (q: number) => times[Math.ceil(q * times.length) - 1] as number;
+  const rank = (q: number) => nearestRank(times, q);
   return {
     p50: Number(rank(0.5).toFixed(2)),
     p95: Number(rank(0.95).toFixed(2)),

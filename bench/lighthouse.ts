@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
 import { API_KEY, serverEnv } from './load.js';
+import { nearestRank } from './median.js';
 import { startProcess, stop } from './processes.js';
 import { seedHistory } from './seed.js';
 
@@ -140,10 +141,7 @@ try {
   } finally {
     await stop(reference);
   }
-  const rank = (values: number[], q: number) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return (sorted[Math.ceil(q * sorted.length) - 1] as number).toFixed(1);
-  };
+  const rank = (values: number[], q: number) => nearestRank(values, q).toFixed(1);
   process.stderr.write(
     `project page HTML (${bytes} B): p50 ${rank(times, 0.5)} ms, p95 ${rank(times, 0.95)} ms; ` +
       `bare route, same size: p50 ${rank(bare, 0.5)} ms, p95 ${rank(bare, 0.95)} ms\n`,

@@ -1,3 +1,12 @@
+/**
+ * The nearest-rank percentile of some samples (`q` from 0 to 1): the smallest value with at least
+ * a share `q` of them at or below it, as the server's own percentiles (domain/tests/test-analysis.ts).
+ */
+export const nearestRank = (values: readonly number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0;
+};
+
 /** The median of some samples (the mean of the middle two for an even count). */
 export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -12,6 +12,7 @@ import {
 } from '../server/storage/postgres/pg-partitions.js';
 import { openPgStorage } from '../server/storage/postgres/pg-storage.js';
 import type { NewRecord } from '../server/storage/storage.js';
+import { nearestRank } from './median.js';
 
 /**
  * The online conversion of a PostgreSQL database of plain record tables (migration 18's) into
@@ -36,10 +37,6 @@ url.pathname = `/${name}`;
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 await admin.unsafe(`CREATE DATABASE ${name}`);
 const DAY = 86_400_000;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
-};
 try {
   const now = Date.now();
   const seed = postgres(url.toString(), { max: 2, onnotice: () => {} }) as unknown as Sql;
@@ -138,7 +135,7 @@ try {
     SELECT (SELECT count(*) FROM events WHERE project_id = 'p') + (SELECT count(*) FROM metrics WHERE project_id = 'p') AS n`;
   await seed.end({ timeout: 1 });
   const line = (what: string, values: number[]) =>
-    `${what}: ${values.length} appends, p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
+    `${what}: ${values.length} appends, p50 ${nearestRank(values, 0.5).toFixed(1)} ms, p99 ${nearestRank(values, 0.99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms`;
   console.log(
     `converted in ${(took / 1000).toFixed(1)} s (storage open to the last partition ahead); ${kept?.n} of ${count} seeded records kept`,
   );
