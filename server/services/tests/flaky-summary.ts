@@ -91,9 +91,10 @@ export async function flakyScores(
     // every run of its commits costs no look-up at all).
     const flaggedRuns = new Map<number, Set<number>>();
     for (const r of flagged) {
-      const runIds = flaggedRuns.get(r.testId) ?? new Set<number>();
-      runIds.add(r.runId);
-      flaggedRuns.set(r.testId, runIds);
+      if (!failedAt.has(r.testId)) continue;
+      const known = flaggedRuns.get(r.testId) ?? new Set<number>();
+      known.add(r.runId);
+      flaggedRuns.set(r.testId, known);
     }
     const pairRuns: number[] = [];
     const pairTests: number[] = [];

@@ -361,7 +361,10 @@ export function pgTests(sql: Sql): TestRepository {
     },
 
     async daySums(projectId, branch, days, testIds) {
-      const every = testIds === undefined;
+      // Some tests (a page's) their own statement: as `(every OR test_id = ANY(...))` the ids
+      // were no index condition, and a page's 50 tests read every test's days (0.56 s at 50 M).
+      const some =
+        testIds === undefined ? sql`` : sql`AND test_id = ANY(${integerArray(testIds)}::bigint[])`;
       const rows = await sql<
         {
           testId: string;
@@ -378,8 +381,7 @@ export function pgTests(sql: Sql): TestRepository {
                coalesce(string_agg(nullif(bins, ''), ','), '') AS bins
           FROM test_days
          WHERE project_id = ${projectId} AND branch = ${branch}
-           AND day = ANY(${integerArray(days)}::int[])
-           AND (${every} OR test_id = ANY(${integerArray(testIds ?? [])}::bigint[]))
+           AND day = ANY(${integerArray(days)}::int[]) ${some}
          GROUP BY test_id`;
       return rows.map(
         (row): DaySums => ({

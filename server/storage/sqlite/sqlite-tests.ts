@@ -204,15 +204,18 @@ export function sqliteTests(
     `SELECT test_id AS testId, branch, last_run AS lastRun, recent FROM test_summaries
       WHERE test_id IN (SELECT value FROM json_each(?)) AND branch IN (SELECT value FROM json_each(?))`,
   );
-  const daySumsOf = db.prepare(
+  // Every test's, or some tests' (a page's) with the ids as a condition of the primary key.
+  const daySumsSql = (some: string) =>
     `SELECT test_id AS testId, sum(runs) AS runs, sum(passed) AS passed, sum(failed) AS failed,
             sum(skipped) AS skipped, sum(retried) AS retried,
             coalesce(group_concat(nullif(bins, '')), '') AS bins
        FROM test_days
       WHERE project_id = @project AND branch = @branch
-        AND day IN (SELECT value FROM json_each(@days))
-        AND (@every OR test_id IN (SELECT value FROM json_each(@tests)))
-      GROUP BY test_id`,
+        AND day IN (SELECT value FROM json_each(@days)) ${some}
+      GROUP BY test_id`;
+  const daySumsOf = db.prepare(daySumsSql(''));
+  const daySumsOfSome = db.prepare(
+    daySumsSql('AND test_id IN (SELECT value FROM json_each(@tests))'),
   );
   const dayTestsOf = db
     .prepare(
@@ -472,14 +475,14 @@ export function sqliteTests(
     summaries: (testIds, branches) =>
       summariesOf.all(JSON.stringify(testIds), JSON.stringify(branches)) as SummaryRow[],
 
-    daySums: (projectId, branch, days, testIds) =>
-      daySumsOf.all({
-        project: projectId,
-        branch,
-        days: JSON.stringify(days),
-        every: testIds === undefined ? 1 : 0,
-        tests: JSON.stringify(testIds ?? []),
-      }) as DaySums[],
+    daySums: (projectId, branch, days, testIds) => {
+      const on = { project: projectId, branch, days: JSON.stringify(days) };
+      return (
+        testIds === undefined
+          ? daySumsOf.all(on)
+          : daySumsOfSome.all({ ...on, tests: JSON.stringify(testIds) })
+      ) as DaySums[];
+    },
 
     dayTests: (projectId, branch, days) =>
       dayTestsOf.all(projectId, branch, JSON.stringify(days)) as number[],

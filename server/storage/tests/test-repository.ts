@@ -141,9 +141,9 @@ export interface TestRepository {
   /** The flagged results of these runs (failed, errored, passed on retry). */
   flaggedResults(runIds: readonly number[]): Promise<StoredTestResult[]>;
   /**
-   * The results at these (run, test) pairs, `runIds[i]` with `testIds[i]`: a primary-key look-up
-   * each (a cross product of a commit's runs and the tests that failed there read every
-   * result of those tests in the range on PostgreSQL: 140 ms at 50 M results).
+   * The results at these (run, test) pairs, `runIds[i]` with `testIds[i]`: an index look-up each
+   * (a cross product of a commit's runs and the tests that failed there read every result of
+   * those tests in the range on PostgreSQL: 137–157 ms at 50 M results).
    */
   resultsAt(runIds: readonly number[], testIds: readonly number[]): Promise<StoredTestResult[]>;
   /** Tests by storage id. */
