@@ -7,7 +7,7 @@ import {
 } from '../../domain/tests/test-recent.js';
 import { isFailure, passedOnRetry } from '../../domain/tests/test-status.js';
 import type { Storage } from '../../storage/storage.js';
-import type { StoredTestRun } from '../../storage/tests/test-repository.js';
+import type { FlaggedResults, StoredTestRun } from '../../storage/tests/test-repository.js';
 
 /**
  * Whether `runs` (a range's, oldest first, `branch` the range's filter) are every run of the
@@ -42,6 +42,7 @@ export function ranSince(
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const DIGIT_0 = 48;
 const failed = (r: RecentResult) => isFailure(r.code);
 
 /**
@@ -60,12 +61,21 @@ export async function flakyScores(
   if (runs.length === 0) return scores;
   const inRange = new Map(runs.map((run) => [run.id, run]));
   const runIds = runs.map((run) => run.id);
-  const flagged = await storage.tests.flaggedResults(runIds);
+  // A test at a time, its results as lists (no object per result: tens of thousands a request).
+  const flagged = await storage.tests.flaggedByTest(runIds);
   if (flagged.length === 0) return scores;
-  const candidates = [...new Set(flagged.map((r) => r.testId))];
+  const candidates = flagged.map((f) => f.testId);
+  const statusOf = (f: FlaggedResults, i: number) => f.statuses.charCodeAt(i) - DIGIT_0;
   const evident = new Set<number>();
   // (1) a pass on retry.
-  for (const r of flagged) if (passedOnRetry(r.status, r.attempts)) evident.add(r.testId);
+  for (const f of flagged) {
+    for (let i = 0; i < f.runIds.length; i++) {
+      if (passedOnRetry(statusOf(f, i), f.attempts[i] as number)) {
+        evident.add(f.testId);
+        break;
+      }
+    }
+  }
   // (2) at one commit both outcomes: a flagged failure at a commit with more than one run, and
   // a pass of the test in another run of that commit (probed).
   const runsOfCommit = new Map<string, number[]>();
@@ -76,26 +86,24 @@ export async function flakyScores(
     runsOfCommit.set(run.commit, list);
   }
   const failedAt = new Map<number, Set<string>>();
-  for (const r of flagged) {
-    const commit = inRange.get(r.runId)?.commit ?? null;
-    if (evident.has(r.testId) || !isFailure(r.status) || commit === null) continue;
-    const others = runsOfCommit.get(commit) as number[];
-    if (others.length < 2) continue;
-    const commits = failedAt.get(r.testId) ?? new Set<string>();
-    commits.add(commit);
-    failedAt.set(r.testId, commits);
+  // The runs where each test of failedAt has a flagged result (a failure there is no pass).
+  const flaggedRuns = new Map<number, Set<number>>();
+  for (const f of flagged) {
+    if (evident.has(f.testId)) continue;
+    const commits = new Set<string>();
+    for (let i = 0; i < f.runIds.length; i++) {
+      const commit = inRange.get(f.runIds[i] as number)?.commit ?? null;
+      if (!isFailure(statusOf(f, i)) || commit === null) continue;
+      if ((runsOfCommit.get(commit) as number[]).length >= 2) commits.add(commit);
+    }
+    if (commits.size === 0) continue;
+    failedAt.set(f.testId, commits);
+    flaggedRuns.set(f.testId, new Set(f.runIds));
   }
   if (failedAt.size > 0) {
     // Each such test in the other runs of the commits it failed at, pair by pair, but those where
-    // its result is flagged already (a failure there is no pass: a test that fails for good in
-    // every run of its commits costs no look-up at all).
-    const flaggedRuns = new Map<number, Set<number>>();
-    for (const r of flagged) {
-      if (!failedAt.has(r.testId)) continue;
-      const known = flaggedRuns.get(r.testId) ?? new Set<number>();
-      known.add(r.runId);
-      flaggedRuns.set(r.testId, known);
-    }
+    // its result is flagged already (a test that fails for good in every run of its commits
+    // costs no look-up at all).
     const pairRuns: number[] = [];
     const pairTests: number[] = [];
     for (const [testId, commits] of failedAt) {

@@ -9,6 +9,8 @@ import {
   aggregatedResults,
   containsPattern,
   FLAGGED,
+  FLAGGED_BY_TEST,
+  flaggedResultsOf,
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
@@ -28,6 +30,10 @@ type Row = Record<string, unknown>;
 
 const PG_AGGREGATED = AGGREGATED_RESULTS(
   (column) => `string_agg(coalesce(${column}::text, ''), ',')`,
+  "string_agg(status::text, '')",
+);
+const PG_FLAGGED_BY_TEST = FLAGGED_BY_TEST(
+  (column) => `string_agg(${column}::text, ',')`,
   "string_agg(status::text, '')",
 );
 const json = (rows: unknown) => JSON.stringify(rows);
@@ -405,14 +411,14 @@ export function pgTests(sql: Sql): TestRepository {
       return rows.map((row) => Number(row.id));
     },
 
-    async flaggedResults(runIds) {
-      // A row per test, as resultsOfTests: at 50 M results the range's 70,000 flagged results
-      // as rows cost the driver and the collector more than the database's whole read.
+    async flaggedByTest(runIds) {
+      // A row per test: at 50 M results the range's 70,000 flagged results as rows cost the
+      // driver and the collector more than the database's whole read.
       const rows = await sql<Row[]>`
-        SELECT ${sql.unsafe(PG_AGGREGATED)} FROM test_results
+        SELECT ${sql.unsafe(PG_FLAGGED_BY_TEST)} FROM test_results
          WHERE run_id = ANY(${integerArray(runIds)}::bigint[]) AND ${sql.unsafe(FLAGGED)}
          GROUP BY test_id`;
-      return aggregatedResults(rows);
+      return flaggedResultsOf(rows);
     },
 
     async resultsAt(runIds, testIds) {

@@ -17,6 +17,8 @@ import {
   aggregatedResults,
   containsPattern,
   FLAGGED,
+  FLAGGED_BY_TEST,
+  flaggedResultsOf,
   MERGE_STATUS,
   QUARANTINE_COLUMNS,
   quarantineOf,
@@ -224,9 +226,11 @@ export function sqliteTests(
         ORDER BY test_id`,
     )
     .pluck();
-  const flaggedResultsOf = db.prepare(
-    `SELECT ${RESULT_COLUMNS} FROM test_results INDEXED BY test_results_flagged
-      WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}`,
+  const flaggedByTestOf = db.prepare(
+    `SELECT ${FLAGGED_BY_TEST((column) => `group_concat(${column})`, "group_concat(status, '')")}
+       FROM test_results INDEXED BY test_results_flagged
+      WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}
+      GROUP BY test_id`,
   );
   const resultsAtOf = db.prepare(
     `SELECT ${RESULT_COLUMNS}
@@ -487,8 +491,8 @@ export function sqliteTests(
     dayTests: (projectId, branch, days) =>
       dayTestsOf.all(projectId, branch, JSON.stringify(days)) as number[],
 
-    flaggedResults: (runIds) =>
-      (flaggedResultsOf.all(JSON.stringify(runIds)) as Row[]).map(resultOf),
+    flaggedByTest: (runIds) =>
+      flaggedResultsOf(flaggedByTestOf.all(JSON.stringify(runIds)) as Row[]),
 
     resultsAt: (runIds, testIds) =>
       (resultsAtOf.all(JSON.stringify(runIds.map((runId, i) => [runId, testIds[i]]))) as Row[]).map(

@@ -41,6 +41,18 @@ export interface StoredTestRun extends TestRunFacts, RunCounts {
   createdAt: number;
 }
 
+/**
+ * A test's flagged results in some runs, as lists in one order (`statuses` a digit a result): the
+ * flaky answer reads tens of thousands of them a request, and an object per result cost more
+ * than the database's read (docs/decisions.md, "A summary per test and branch").
+ */
+export interface FlaggedResults {
+  testId: number;
+  runIds: number[];
+  statuses: string;
+  attempts: number[];
+}
+
 export interface StoredTestResult {
   testId: number;
   runId: number;
@@ -138,8 +150,8 @@ export interface TestRepository {
   ): Promise<DaySums[]>;
   /** The tests with a `test_days` row on `branch` in these days (ascending). */
   dayTests(projectId: string, branch: string, days: readonly number[]): Promise<number[]>;
-  /** The flagged results of these runs (failed, errored, passed on retry). */
-  flaggedResults(runIds: readonly number[]): Promise<StoredTestResult[]>;
+  /** The flagged results of these runs (failed, errored, passed on retry), a test at a time. */
+  flaggedByTest(runIds: readonly number[]): Promise<FlaggedResults[]>;
   /**
    * The results at these (run, test) pairs, `runIds[i]` with `testIds[i]`: an index look-up each
    * (a cross product of a commit's runs and the tests that failed there read every result of

@@ -1,5 +1,6 @@
 import { decodeUpkeep, type TestUpkeep } from '../../domain/tests/test-upkeep.js';
 import type {
+  FlaggedResults,
   QuarantineEntry,
   StoredTest,
   StoredTestResult,
@@ -121,6 +122,20 @@ export function aggregatedResults(rows: readonly Record<string, unknown>[]): Sto
   }
   return out;
 }
+
+/** FlaggedResults' columns, `text` a column's list and `digits` the statuses' (as AGGREGATED_RESULTS). */
+export const FLAGGED_BY_TEST = (text: (column: string) => string, digits: string) =>
+  `test_id AS "testId", ${text('run_id')} AS "runIds", ${digits} AS statuses,
+   ${text('attempts')} AS attempts`;
+
+/** The FlaggedResults of FLAGGED_BY_TEST's rows. */
+export const flaggedResultsOf = (rows: readonly Record<string, unknown>[]): FlaggedResults[] =>
+  rows.map((row) => ({
+    testId: n(row.testId),
+    runIds: numbers(row.runIds as string) as number[],
+    statuses: row.statuses as string,
+    attempts: numbers(row.attempts as string) as number[],
+  }));
 
 export const testOf = (row: Record<string, unknown>): StoredTest => ({
   id: n(row.id),
