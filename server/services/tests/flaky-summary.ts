@@ -85,9 +85,8 @@ export async function flakyScores(
     list.push(run.id);
     runsOfCommit.set(run.commit, list);
   }
-  const failedAt = new Map<number, Set<string>>();
-  // The runs where each test of failedAt has a flagged result (a failure there is no pass).
-  const flaggedRuns = new Map<number, Set<number>>();
+  // Per test: the commits it failed at, and the runs where its result is flagged (no pass there).
+  const failedAt = new Map<number, { commits: Set<string>; flaggedRuns: Set<number> }>();
   for (const f of flagged) {
     if (evident.has(f.testId)) continue;
     const commits = new Set<string>();
@@ -96,9 +95,7 @@ export async function flakyScores(
       if (!isFailure(statusOf(f, i)) || commit === null) continue;
       if ((runsOfCommit.get(commit) as number[]).length >= 2) commits.add(commit);
     }
-    if (commits.size === 0) continue;
-    failedAt.set(f.testId, commits);
-    flaggedRuns.set(f.testId, new Set(f.runIds));
+    if (commits.size > 0) failedAt.set(f.testId, { commits, flaggedRuns: new Set(f.runIds) });
   }
   if (failedAt.size > 0) {
     // Each such test in the other runs of the commits it failed at, pair by pair, but those where
@@ -106,11 +103,10 @@ export async function flakyScores(
     // costs no look-up at all).
     const pairRuns: number[] = [];
     const pairTests: number[] = [];
-    for (const [testId, commits] of failedAt) {
-      const known = flaggedRuns.get(testId);
+    for (const [testId, { commits, flaggedRuns }] of failedAt) {
       for (const commit of commits) {
         for (const runId of runsOfCommit.get(commit) as number[]) {
-          if (known?.has(runId)) continue;
+          if (flaggedRuns.has(runId)) continue;
           pairRuns.push(runId);
           pairTests.push(testId);
         }
@@ -119,7 +115,9 @@ export async function flakyScores(
     const probed = pairRuns.length > 0 ? await storage.tests.resultsAt(pairRuns, pairTests) : [];
     for (const r of probed) {
       const commit = inRange.get(r.runId)?.commit;
-      if (r.status === 0 && commit && failedAt.get(r.testId)?.has(commit)) evident.add(r.testId);
+      if (r.status === 0 && commit && failedAt.get(r.testId)?.commits.has(commit)) {
+        evident.add(r.testId);
+      }
     }
   }
   // (3) and the score, from the summaries.

@@ -28,14 +28,11 @@ import { integerArray, type Sql, type TransactionSql } from './pg-database.js';
 
 type Row = Record<string, unknown>;
 
-const PG_AGGREGATED = AGGREGATED_RESULTS(
-  (column) => `string_agg(coalesce(${column}::text, ''), ',')`,
-  "string_agg(status::text, '')",
-);
-const PG_FLAGGED_BY_TEST = FLAGGED_BY_TEST(
-  (column) => `string_agg(${column}::text, ',')`,
-  "string_agg(status::text, '')",
-);
+// A column's list (a null as an empty item) and the statuses' digits, for both row-per-test reads.
+const pgList = (column: string) => `string_agg(coalesce(${column}::text, ''), ',')`;
+const PG_DIGITS = "string_agg(status::text, '')";
+const PG_AGGREGATED = AGGREGATED_RESULTS(pgList, PG_DIGITS);
+const PG_FLAGGED_BY_TEST = FLAGGED_BY_TEST(pgList, PG_DIGITS);
 const json = (rows: unknown) => JSON.stringify(rows);
 
 /**

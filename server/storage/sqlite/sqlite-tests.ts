@@ -46,6 +46,9 @@ export const testWrites = [
 ] as const;
 
 type Row = Record<string, unknown>;
+// A column's list (a null as an empty item) and the statuses' digits, for both row-per-test reads.
+const sqliteList = (column: string) => `group_concat(coalesce(${column}, ''))`;
+const SQLITE_DIGITS = "group_concat(status, '')";
 
 /** Tests as data on SQLite (storage/tests/test-repository.ts). */
 export function sqliteTests(
@@ -174,7 +177,7 @@ export function sqliteTests(
     .pluck();
   // A row per test (test-rows.ts); group_concat takes the rows in the covering index's order.
   const resultsOfTests = db.prepare(
-    `SELECT ${AGGREGATED_RESULTS((column) => `group_concat(coalesce(${column}, ''))`, "group_concat(status, '')")}
+    `SELECT ${AGGREGATED_RESULTS(sqliteList, SQLITE_DIGITS)}
        FROM test_results
       WHERE test_id IN (SELECT value FROM json_each(?)) AND run_id BETWEEN ? AND ?
       GROUP BY test_id ORDER BY test_id`,
@@ -227,7 +230,7 @@ export function sqliteTests(
     )
     .pluck();
   const flaggedByTestOf = db.prepare(
-    `SELECT ${FLAGGED_BY_TEST((column) => `group_concat(${column})`, "group_concat(status, '')")}
+    `SELECT ${FLAGGED_BY_TEST(sqliteList, SQLITE_DIGITS)}
        FROM test_results INDEXED BY test_results_flagged
       WHERE run_id IN (SELECT value FROM json_each(?)) AND ${FLAGGED}
       GROUP BY test_id`,
