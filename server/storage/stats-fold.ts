@@ -59,21 +59,40 @@ const branchId = (branch: string | null) => (branch === null ? '*' : `=${branch}
 /** The events' counts, a cell per unit (of CELL_UNITS), event type and branch. */
 export function foldEvents(events: Iterable<FoldEvent>): EventCellCounts[] {
   const cells = new Map<string, EventCellCounts>();
+  // The previous event's cell of each unit: a group commit's events mostly follow one another in
+  // the same project, type, branch and minute, and find their cells there without each cell's id
+  // being built (a third of an event's garbage on the ingest path).
+  let previousProject: string | undefined;
+  let previousType = '';
+  let previousBranch = '';
+  const recent: EventCellCounts[] = [];
   for (const event of events) {
     const column = STATUS_COLUMNS.indexOf(statusClass(event.status));
     const branch = event.branch ?? '';
-    for (const unit of CELL_UNITS) {
+    const same =
+      previousProject === event.projectId &&
+      previousType === event.eventType &&
+      previousBranch === branch;
+    for (let i = 0; i < CELL_UNITS.length; i++) {
+      const unit = CELL_UNITS[i] as number;
       const start = Math.floor(event.createdAt / unit) * unit;
-      // Two texts that may hold anything: the first one's length keeps the id unambiguous.
-      const id = `${event.projectId}\n${unit}\n${start}\n${event.eventType.length}\n${event.eventType}${branch}`;
-      let cell = cells.get(id);
-      if (!cell) {
-        const { projectId, eventType } = event;
-        cell = { projectId, unit, start, eventType, branch, counts: [0, 0, 0, 0] };
-        cells.set(id, cell);
+      let cell = same ? recent[i] : undefined;
+      if (cell?.start !== start) {
+        // Two texts that may hold anything: the first one's length keeps the id unambiguous.
+        const id = `${event.projectId}\n${unit}\n${start}\n${event.eventType.length}\n${event.eventType}${branch}`;
+        cell = cells.get(id);
+        if (!cell) {
+          const { projectId, eventType } = event;
+          cell = { projectId, unit, start, eventType, branch, counts: [0, 0, 0, 0] };
+          cells.set(id, cell);
+        }
+        recent[i] = cell;
       }
       cell.counts[column as 0] += 1;
     }
+    previousProject = event.projectId;
+    previousType = event.eventType;
+    previousBranch = branch;
   }
   return [...cells.values()];
 }

@@ -36,7 +36,7 @@ export function apiArea(
         unauthorized: unauthorizedText,
         rateLimited: true,
       });
-      authenticated.addHook('onRequest', requireApiKey(authenticated, unauthorizedText));
+      requireApiKey(authenticated, unauthorizedText);
       await authenticated.register(routes);
     });
   };

@@ -75,7 +75,8 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
     };
 
   // Every route registered from here on, but the operator's admin API and a budget turned off,
-  // after the hooks of its context (authentication), as a route-level onRequest hook.
+  // after the hooks of its context and authentication (the route's first hook), as a
+  // route-level onRequest hook.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(`${app.config.basePath}${Areas.admin}/`)) return;
     const budget = budgetOfRoute(route);
