@@ -56,9 +56,12 @@ async function batch(buildId: string, n: number, size: number): Promise<number> 
 /**
  * Another project's E8 from `connections` clients, one request after the other, until stopped: in
  * a process of its own, as other projects' reporters are (in this process, its clients could not
- * send while the server held the shared event loop, and their silence read as a lull).
+ * send while the server held the shared event loop, and their silence read as a lull). `started`
+ * resolves once its first answer came: a loaded machine can take longer than a fixed pause to
+ * start a process, and batches sent before the stream has begun rightly find the server quiet.
  */
 function stream(connections: number): {
+  started: Promise<void>;
   stop: () => Promise<{ answered: number; refused: number }>;
 } {
   const script = `
@@ -74,6 +77,7 @@ function stream(connections: number): {
         });
         await res.arrayBuffer();
         if (res.status === 200) answered += 1; else refused += 1;
+        if (answered + refused === 1) process.stdout.write('started\\n');
       }
     });
     Promise.all(loops).then(() => process.stdout.write(JSON.stringify({ answered, refused })));
@@ -85,14 +89,23 @@ function stream(connections: number): {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
+  let begun: () => void = () => undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    begun = resolve;
+    // A stream that ends before its first answer (a broken script, a refused start) fails the
+    // test at once instead of leaving it waiting.
+    child.once('exit', (code) => reject(new Error(`the stream ended before it began (${code})`)));
+  });
   child.stdout.on('data', (chunk) => {
     out += chunk;
+    if (out.startsWith('started\n')) begun();
   });
   return {
+    started,
     async stop() {
       child.kill('SIGTERM');
       await once(child, 'exit');
-      return JSON.parse(out);
+      return JSON.parse(out.slice('started\n'.length));
     },
   };
 }
@@ -125,6 +138,7 @@ it('stores every batch at once when nothing else is asked, and waits for a lull 
   // Beside another project's steady stream: each batch has a previous store to size its wait by,
   // and none finds a lull.
   const flood = stream(8);
+  await flood.started;
   await sleep(300);
   for (let n = 0; n < BATCHES; n++) expect(await batch('beside', n, SIZE)).toBe(200);
   const { answered, refused } = await flood.stop();
