@@ -3,6 +3,7 @@ import { OwnError } from '../../../contract/error-texts.js';
 import { Headers } from '../../../contract/headers.js';
 import { identifyCaller } from '../../storage/read-routing/read-scope.js';
 import type { KeyOwner } from '../../storage/storage.js';
+import { withHook } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,8 +52,7 @@ export function requireApiKey(app: FastifyInstance, unauthorizedText: string): v
         (error: Error) => done(error),
       );
     };
-    const hooks = route.onRequest;
-    route.onRequest = hooks === undefined ? [authenticate] : [authenticate, ...[hooks].flat()];
+    route.onRequest = withHook(route.onRequest, authenticate, 'first');
   });
 }
 

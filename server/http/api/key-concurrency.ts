@@ -1,5 +1,6 @@
 import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { budgetOfRoute } from './budgets.js';
+import { withHook } from './route-hooks.js';
 
 interface Slots {
   running: number;
@@ -45,7 +46,6 @@ export function capKeyConcurrency(app: FastifyInstance, limit: number): void {
   // route's own preParsing hooks, as a hook of the context would run.
   app.addHook('onRoute', (route) => {
     if (budgetOfRoute(route) !== 'other') return;
-    const hooks = route.preParsing;
-    route.preParsing = hooks === undefined ? [wait] : [wait, ...[hooks].flat()];
+    route.preParsing = withHook(route.preParsing, wait, 'first');
   });
 }

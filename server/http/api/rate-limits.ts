@@ -8,6 +8,7 @@ import { OwnError } from '../../../contract/error-texts.js';
 import { Areas } from '../../../contract/paths.js';
 import { type Budget, budgetOfRoute } from './budgets.js';
 import { capKeyConcurrency } from './key-concurrency.js';
+import { withHook } from './route-hooks.js';
 import { TokenBuckets } from './token-bucket-store.js';
 
 /**
@@ -82,9 +83,7 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
     const budget = budgetOfRoute(route);
     const limits = budgets[budget];
     if (limits === undefined) return;
-    const hooks = route.onRequest;
-    const limit = limitOf(budget, limits);
-    route.onRequest = hooks === undefined ? [limit] : [...[hooks].flat(), limit];
+    route.onRequest = withHook(route.onRequest, limitOf(budget, limits), 'last');
   });
   capKeyConcurrency(app, app.config.rateLimits.otherConcurrency);
   pauseRefusals(app);

@@ -7,7 +7,7 @@ import {
 } from '../../domain/tests/test-recent.js';
 import { isFailure, passedOnRetry } from '../../domain/tests/test-status.js';
 import type { Storage } from '../../storage/storage.js';
-import type { FlaggedResults, StoredTestRun } from '../../storage/tests/test-repository.js';
+import { type StoredTestRun, statusAt } from '../../storage/tests/test-repository.js';
 
 /**
  * Whether `runs` (a range's, oldest first, `branch` the range's filter) are every run of the
@@ -42,7 +42,6 @@ export function ranSince(
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
-const DIGIT_0 = 48;
 const failed = (r: RecentResult) => isFailure(r.code);
 
 /**
@@ -65,12 +64,11 @@ export async function flakyScores(
   const flagged = await storage.tests.flaggedByTest(runIds);
   if (flagged.length === 0) return scores;
   const candidates = flagged.map((f) => f.testId);
-  const statusOf = (f: FlaggedResults, i: number) => f.statuses.charCodeAt(i) - DIGIT_0;
   const evident = new Set<number>();
   // (1) a pass on retry.
   for (const f of flagged) {
     for (let i = 0; i < f.runIds.length; i++) {
-      if (passedOnRetry(statusOf(f, i), f.attempts[i] as number)) {
+      if (passedOnRetry(statusAt(f.statuses, i), f.attempts[i] as number)) {
         evident.add(f.testId);
         break;
       }
@@ -92,7 +90,7 @@ export async function flakyScores(
     const commits = new Set<string>();
     for (let i = 0; i < f.runIds.length; i++) {
       const commit = inRange.get(f.runIds[i] as number)?.commit ?? null;
-      if (!isFailure(statusOf(f, i)) || commit === null) continue;
+      if (!isFailure(statusAt(f.statuses, i)) || commit === null) continue;
       if ((runsOfCommit.get(commit) as number[]).length >= 2) commits.add(commit);
     }
     if (commits.size > 0) failedAt.set(f.testId, { commits, flaggedRuns: new Set(f.runIds) });

@@ -53,6 +53,9 @@ export interface FlaggedResults {
   attempts: number[];
 }
 
+/** The status of result `i` in a row-per-test read's `statuses` (a digit a result). */
+export const statusAt = (statuses: string, i: number): number => statuses.charCodeAt(i) - 48;
+
 export interface StoredTestResult {
   testId: number;
   runId: number;

@@ -6,6 +6,7 @@ import type {
   StoredTestResult,
   StoredTestRun,
 } from './test-repository.js';
+import { statusAt } from './test-repository.js';
 
 /**
  * The columns both backends select, under the same names, and the one mapping of their rows:
@@ -113,7 +114,7 @@ export function aggregatedResults(rows: readonly Record<string, unknown>[]): Sto
       out.push({
         testId,
         runId: runIds[i] as number,
-        status: statuses.charCodeAt(i) - 48,
+        status: statusAt(statuses, i),
         durationMs: durations[i] as number,
         attempts: attempts[i] as number,
         messageId: messages[i] ?? null,
