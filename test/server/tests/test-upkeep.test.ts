@@ -77,8 +77,14 @@ const derived = async (server: TestServer) => ({
 const pending = async (server: TestServer) =>
   Number((await selectRows(server.database, 'SELECT count(*) AS n FROM test_upkeep'))[0]?.n);
 
+/**
+ * A server whose upkeep worker is stopped. Ready first: the onReady hooks start the workers, and
+ * the first request makes the app ready, so a worker stopped before it would run again (it did,
+ * and applied a batch between a test's two reads on a loaded machine).
+ */
 async function stoppedServer() {
   const server = await startTestServer(ENV);
+  await server.app.ready();
   await server.app.services.testUpkeep.stop();
   return { server, me: await server.account() };
 }
@@ -88,8 +94,11 @@ describe('the upkeep of tests behind their batches', () => {
     const { server, me } = await stoppedServer();
     try {
       for (const batch of BATCHES) await send(server, me, batch);
+      // Long enough for a running worker to take its lull (which it did before the fix above).
+      await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await pending(server)).toBe(3);
       expect(await derived(server)).toEqual({ summaries: [], days: [] });
+      expect(server.app.services.testUpkeep.stats.background).toBe(0);
       // The run's counts are kept by the batch itself: x failed (its skip merged away), y passed
       // on retry; the durations add up.
       const runs = await server.call(
