@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { isJsonObject, jsonDepthWithin, textFits } from './json.js';
+import { isJsonObject, jsonDepthWithin } from './json.js';
 import { Limits } from './limits.js';
-import { jsonTextMayHoldNul, NUL_PROBLEM, noNul, nulPath } from './text-rule.js';
+import { PayloadProblem, payloadTextProblem } from './payload.js';
+import { noNul } from './text-rule.js';
 
 /** Building blocks shared by several request schemas. */
 
@@ -15,23 +16,6 @@ export const trimmedText = (max: number) =>
 
 /** An RGB colour as one integer, 0 (black) to 16777215 (white). */
 export const color = z.int().check(z.gte(0), z.lte(Limits.maxColor));
-
-export const PayloadProblem = {
-  notObject: 'must be a JSON object',
-  tooDeep: `must nest at most ${Limits.payloadDepth} levels`,
-  tooLarge: `must be at most ${Limits.payloadBytes} bytes of JSON`,
-} as const;
-
-/**
- * The serialisation each payload's check made, by payload object: storing it again would cost a
- * second `JSON.stringify` of every ingested payload (about a microsecond per request). Weak, so a
- * payload and its text leave memory together.
- */
-const checkedJson = new WeakMap<object, string>();
-
-/** A payload's JSON text: the one its check made when it passed `jsonObject`, else made now. */
-export const payloadJson = (payload: Record<string, unknown>): string =>
-  checkedJson.get(payload) ?? JSON.stringify(payload);
 
 /**
  * A JSON object (not an array or null) of at most `payloadDepth` levels whose serialisation fits
@@ -49,14 +33,8 @@ export const jsonObject = z
       abort: true,
     }),
     z.check<Record<string, unknown>>((ctx) => {
-      const json = JSON.stringify(ctx.value) ?? '';
-      if (!textFits(json, Limits.payloadBytes)) {
-        ctx.issues.push({ code: 'custom', message: PayloadProblem.tooLarge, input: ctx.value });
-        return;
-      }
-      const path = jsonTextMayHoldNul(json) ? nulPath(ctx.value) : undefined;
-      if (path) ctx.issues.push({ code: 'custom', message: NUL_PROBLEM, input: ctx.value, path });
-      else checkedJson.set(ctx.value, json);
+      const problem = payloadTextProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, ...problem });
     }),
   )
   // What the OpenAPI document shows for it (a custom check has no JSON Schema of its own).

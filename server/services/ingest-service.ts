@@ -1,6 +1,6 @@
 import { EVENT_CREATED, type IngestEventRequest } from '../../contract/events.js';
-import { payloadJson } from '../../contract/fields.js';
 import { type IngestMetricRequest, METRIC_INGESTED } from '../../contract/metrics.js';
+import { payloadJson } from '../../contract/payload.js';
 import { fieldText } from '../../contract/verdicts.js';
 import { InvalidField } from '../domain/domain-errors.js';
 import { newRecordId } from '../domain/ids.js';

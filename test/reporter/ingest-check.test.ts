@@ -169,6 +169,33 @@ describe('the quick check of E7 and E8 bodies', () => {
     expect(yes).toBeGreaterThan(20);
   });
 
+  // The server's use (http/api/body-validator.ts): any order of fields, the parsed body itself
+  // handed on, so it must hold the same fields and values as the schema's, none more, none less.
+  it.each([
+    ['an event', eventBody, quickIngestEvent, IngestEventRequest, 3000],
+    ['a metric record', metricBody, quickIngestMetric, IngestMetricRequest, 2000],
+  ] as const)(
+    'says yes to %s in any order only where the schema accepts it as sent',
+    (_, bodies, quick, schema, numRuns) => {
+      let yes = 0;
+      let reordered = 0;
+      fc.assert(
+        fc.property(bodies as fc.Arbitrary<unknown>, (candidate) => {
+          if (!quick(candidate, true)) return;
+          yes++;
+          if (!quick(candidate)) reordered++;
+          const parsed = schema.safeParse(candidate);
+          expect(parsed.success).toBe(true);
+          expect(candidate).toStrictEqual(parsed.data);
+        }),
+        { seed: 13, numRuns },
+      );
+      expect(yes).toBeGreaterThan(20);
+      // Bodies only the order-free check accepts are reached, so that side is tested too.
+      expect(reordered).toBeGreaterThan(5);
+    },
+  );
+
   it('reads an answer exactly as the response schemas do', () => {
     const answer = fc.oneof(
       fc.record(

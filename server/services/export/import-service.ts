@@ -14,7 +14,7 @@ import {
   type ImportKind,
   MetricLine,
 } from '../../../contract/export.js';
-import { payloadJson } from '../../../contract/fields.js';
+import { payloadJson } from '../../../contract/payload.js';
 import { fieldText } from '../../../contract/verdicts.js';
 import { InvalidField } from '../../domain/domain-errors.js';
 // The same faithfulness check as a JSON body's: a line is stored exactly as it reads, or refused.
