@@ -63,8 +63,8 @@ function isChatWebhook(value: unknown, inAnyOrder: boolean): boolean {
 const EVENT = ['projectId', 'eventType', 'description', 'payload', 'color', 'chatWebhook'] as const;
 
 /**
- * True only if IngestEventRequest accepts `body` and parses it to the same JSON (`inAnyOrder`:
- * with the same fields, in the schema's order).
+ * True only if IngestEventRequest accepts `body` and parses it to the same JSON (`inAnyOrder`: to
+ * the same fields and values, which the schema gives back in its own order).
  */
 export function quickIngestEvent(body: unknown, inAnyOrder = false): boolean {
   return (
