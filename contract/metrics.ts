@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { OwnError, SpecError } from './error-texts.js';
 import { concerns, jsonObject, pickErrorText, requiredText } from './fields.js';
-import { isJsonObject, jsonDepthWithin, jsonFits } from './json.js';
+import { isJsonObject, jsonDepthWithin } from './json.js';
 import { Limits } from './limits.js';
-import { nulPath } from './text-rule.js';
+import { PayloadProblem, payloadTextProblem } from './payload.js';
 
 /** E8 POST /stats/ingest-metrics request body (spec 2.5). */
 export const IngestMetricRequest = z.strictObject({
@@ -36,8 +36,9 @@ export const ingestMetricErrorText = pickErrorText(
       const { payload } = body;
       // An object of the right depth: what its check found is its size or a NUL.
       if (isJsonObject(payload) && jsonDepthWithin(payload, Limits.payloadDepth)) {
-        if (!jsonFits(payload, Limits.payloadBytes)) return OwnError.metricPayloadTooLarge;
-        if (nulPath(payload) !== undefined) return OwnError.metricPayloadNul;
+        const problem = payloadTextProblem(payload);
+        if (problem?.message === PayloadProblem.tooLarge) return OwnError.metricPayloadTooLarge;
+        if (problem !== undefined) return OwnError.metricPayloadNul;
       }
       return SpecError.metricPayloadRequired;
     }

@@ -30,6 +30,8 @@ export const payloadJson = (payload: Record<string, unknown>): string =>
 export function payloadTextProblem(
   value: Record<string, unknown>,
 ): { message: string; path?: (string | number)[] } | undefined {
+  // Passed already (the quick check, then the schema for a body the quick check refused).
+  if (checkedJson.has(value)) return undefined;
   const json = JSON.stringify(value) ?? '';
   if (!textFits(json, Limits.payloadBytes)) return { message: PayloadProblem.tooLarge };
   const path = jsonTextMayHoldNul(json) ? nulPath(value) : undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OwnError, SpecError } from '../../contract/error-texts.js';
 import { Limits } from '../../contract/limits.js';
+import { PayloadProblem } from '../../contract/payload.js';
 import { eachTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** Issue 14, defects 1 and 8, and the `issues` of a 400: hostile bodies are refused, never a 500. */
@@ -83,6 +84,57 @@ describe('defect 1: nesting', () => {
     const res = await post('/pagesite/update-site-configuration', `{"bio":${nested(50_000)}}`);
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe(SpecError.invalidBody);
+  });
+});
+
+describe("a payload's size, in bytes of its JSON", () => {
+  /** `{"big":"…"}` whose JSON is `bytes` bytes of UTF-8, made of `char` (1 or 2 bytes each). */
+  const payloadOf = (bytes: number, char: string) => {
+    const overhead = '{"big":""}'.length;
+    const payload = { big: char.repeat((bytes - overhead) / Buffer.byteLength(char)) };
+    expect(Buffer.byteLength(JSON.stringify(payload))).toBe(bytes);
+    return payload;
+  };
+
+  const routes = {
+    E8: {
+      path: '/stats/ingest-metrics',
+      body: (payload: object) => ({ projectId: me.projectId, payload }),
+      refusal: (res: { json(): { error: string } }) =>
+        expect(res.json().error).toBe(OwnError.metricPayloadTooLarge),
+      stored: storedMetrics,
+    },
+    E7: {
+      path: '/stats/ingest-events',
+      body: (payload: object) => ({ projectId: me.projectId, eventType: 'x', payload }),
+      refusal: (res: { json(): unknown }) =>
+        expect(res.json()).toEqual({
+          error: SpecError.invalidBody,
+          issues: [{ path: 'payload', message: PayloadProblem.tooLarge }],
+        }),
+      stored: storedEvents,
+    },
+  };
+
+  it.each([
+    ['E8', 'x'],
+    ['E8', 'é'],
+    ['E7', 'x'],
+    ['E7', 'é'],
+  ] as const)('%s: at the limit is stored, a byte over is 400 (%s)', async (name, char) => {
+    const route = routes[name];
+    const atLimit = await post(
+      route.path,
+      JSON.stringify(route.body(payloadOf(Limits.payloadBytes, char))),
+    );
+    expect(atLimit.statusCode, atLimit.body).toBe(200);
+    const over = await post(
+      route.path,
+      JSON.stringify(route.body(payloadOf(Limits.payloadBytes + Buffer.byteLength(char), char))),
+    );
+    expect(over.statusCode).toBe(400);
+    route.refusal(over);
+    expect(await route.stored()).toHaveLength(1);
   });
 });
 
