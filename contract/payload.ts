@@ -11,15 +11,19 @@ export const PayloadProblem = {
 } as const;
 
 /**
- * The serialisation each payload's check made, by payload object: storing it again would cost a
- * second `JSON.stringify` of every ingested payload (about a microsecond per request). Weak, so a
- * payload and its text leave memory together.
+ * The serialisation the last payload's check made, and that payload: the service stores the text
+ * the check made (a second `JSON.stringify` of every ingested payload cost about a microsecond per
+ * request), asked by identity. One slot, not a map by payload: a request's check and its store
+ * run in the same turn of the event loop when its project is known (else the text is made again), and a WeakMap's entry cost more than the serialisation
+ * it saved (its ephemeron table, written and swept by every scavenge: about 1.6 µs an E8 under
+ * load, BENCHMARKS.md, issue 31). A payload checked earlier, or never, is serialised again.
  */
-const checkedJson = new WeakMap<object, string>();
+let checkedPayload: object | undefined;
+let checkedJson = '';
 
-/** A payload's JSON text: the one its check made when it passed, else made now. */
+/** A payload's JSON text: the one its check made when it was the last one checked, else made now. */
 export const payloadJson = (payload: Record<string, unknown>): string =>
-  checkedJson.get(payload) ?? JSON.stringify(payload);
+  payload === checkedPayload ? checkedJson : JSON.stringify(payload);
 
 /**
  * What is wrong with an object's serialisation (too large, or a NUL in a string or key, named by
@@ -30,13 +34,14 @@ export const payloadJson = (payload: Record<string, unknown>): string =>
 export function payloadTextProblem(
   value: Record<string, unknown>,
 ): { message: string; path?: (string | number)[] } | undefined {
-  // Passed already (the quick check, then the schema for a body the quick check refused).
-  if (checkedJson.has(value)) return undefined;
+  // Passed just now (the quick check, then the schema for a body the quick check refused).
+  if (value === checkedPayload) return undefined;
   const json = JSON.stringify(value) ?? '';
   if (!textFits(json, Limits.payloadBytes)) return { message: PayloadProblem.tooLarge };
   const path = jsonTextMayHoldNul(json) ? nulPath(value) : undefined;
   if (path) return { message: NUL_PROBLEM, path };
-  checkedJson.set(value, json);
+  checkedPayload = value;
+  checkedJson = json;
   return undefined;
 }
 

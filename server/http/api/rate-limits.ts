@@ -41,7 +41,6 @@ const MAX_PAUSED_REFUSALS = 1000;
  */
 export async function rateLimits(app: FastifyInstance): Promise<void> {
   const { ingestPerMinute, otherPerMinute, ingestBurst, otherBurst } = app.config.rateLimits;
-  const buckets = new TokenBuckets();
   const budgets: Record<Budget, { burst: number; window: number } | undefined> = {
     // A limit of 0 turns its budget off. The window is the time the bucket takes to fill: its
     // burst at the per-minute rate.
@@ -55,12 +54,14 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
         : { burst: otherBurst, window: (otherBurst * 60_000) / otherPerMinute },
   };
 
-  /** The hook of a route whose requests spend `budget`. */
-  const limitOf =
-    (budget: Budget, limits: { burst: number; window: number }) =>
-    (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  /** The hook of the routes whose requests spend a budget of `limits`, with its buckets. */
+  const limitOf = (limits: { burst: number; window: number }) => {
+    // A budget's buckets of its own: a key's id, kept by the credentials' cache, is then the
+    // bucket's key as it is (a string built per request is hashed per request).
+    const buckets = new TokenBuckets();
+    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const who = request.account === undefined ? `ip:${request.ip}` : request.account.keyId;
-      const { current, ttl } = buckets.take(`${budget}:${who}`, limits.window, limits.burst);
+      const { current, ttl } = buckets.take(who, limits.window, limits.burst);
       const reset = Math.ceil(ttl / 1000);
       reply.header('ratelimit-limit', limits.burst);
       if (current <= limits.burst) {
@@ -74,16 +75,22 @@ export async function rateLimits(app: FastifyInstance): Promise<void> {
       reply.header('retry-after', reset);
       done(Object.assign(new Error(OwnError.rateLimited), { statusCode: 429 }));
     };
+  };
+
+  // One hook per budget, shared by its routes (and so are its buckets).
+  const hooks = {
+    ingest: budgets.ingest && limitOf(budgets.ingest),
+    other: budgets.other && limitOf(budgets.other),
+  };
 
   // Every route registered from here on, but the operator's admin API and a budget turned off,
   // after the hooks of its context and authentication (the route's first hook), as a
   // route-level onRequest hook.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(`${app.config.basePath}${Areas.admin}/`)) return;
-    const budget = budgetOfRoute(route);
-    const limits = budgets[budget];
-    if (limits === undefined) return;
-    route.onRequest = withHook(route.onRequest, limitOf(budget, limits), 'last');
+    const limit = hooks[budgetOfRoute(route)];
+    if (limit === undefined) return;
+    route.onRequest = withHook(route.onRequest, limit, 'last');
   });
   capKeyConcurrency(app, app.config.rateLimits.otherConcurrency);
   pauseRefusals(app);

@@ -38,7 +38,9 @@ export const testRoutes: FastifyPluginAsyncZod = async (app) => {
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const batch = request.url?.startsWith(batches) === true;
     pacing.began(batch);
-    response.once('close', batch ? batchEnded : ended);
+    // `on`, not `once`, which wraps its listener anew each time: Node emits a response's 'close'
+    // once (emitCloseNT checks `_closed`).
+    response.on('close', batch ? batchEnded : ended);
   });
   // When each batch began to be read: its read, parse and validation count in the pacing.
   const began = new WeakMap<object, number>();
