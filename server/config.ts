@@ -186,6 +186,7 @@ const EnvSchema = z
     DURABILITY: z
       .enum(['full', 'normal'], { error: 'DURABILITY must be full or normal' })
       .default('full'),
+    INLINE_FLUSH_MAX_MS: integer('INLINE_FLUSH_MAX_MS', 0, 1_000).default(3),
     BACKUP_DIR: z.string().min(1, 'BACKUP_DIR must name a directory').optional(),
     BACKUP_EVERY: z
       .string()
@@ -396,6 +397,11 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   /** full: a 2xx means the write is on disk. normal: it is committed, flushed moments later. */
   durability: 'full' | 'normal';
+  /**
+   * SQLite with DURABILITY=full: the log is flushed on the event loop while its flushes average at
+   * most this (ms), else in the thread pool; 0: always in the thread pool (flush-timing.ts).
+   */
+  inlineFlushMaxMs: number;
   forwarding: ForwardingConfig;
   contacts: ContactsConfig;
   outbound: OutboundConfig;
@@ -491,6 +497,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     durability: e.DURABILITY,
+    inlineFlushMaxMs: e.INLINE_FLUSH_MAX_MS,
     forwarding:
       e.FORWARDING_PROVIDER === 'improvmx' && e.IMPROVMX_API_KEY
         ? {

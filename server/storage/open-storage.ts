@@ -11,7 +11,13 @@ const LEASE_MARGIN_MS = 5_000;
 export async function openStorage(
   config: Pick<
     Config,
-    'databasePath' | 'databaseUrl' | 'durability' | 'outbound' | 'reads' | 'replica'
+    | 'databasePath'
+    | 'databaseUrl'
+    | 'durability'
+    | 'inlineFlushMaxMs'
+    | 'outbound'
+    | 'reads'
+    | 'replica'
   >,
   onBackup?: (backup: PreMigrationBackup) => void,
   onReplicaChange?: (status: ReplicaStatus) => void,
@@ -35,5 +41,10 @@ export async function openStorage(
           }),
     });
   }
-  return openSqliteStorage({ path: config.databasePath, durability: config.durability, onBackup });
+  return openSqliteStorage({
+    path: config.databasePath,
+    durability: config.durability,
+    inlineFlushMaxMs: config.inlineFlushMaxMs,
+    onBackup,
+  });
 }

@@ -81,13 +81,14 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
   let durable: GroupCommit;
   beforeEach(() => {
     flushes = [];
-    durable = new GroupCommit(
-      db,
-      () =>
+    durable = new GroupCommit(db, {
+      // A slow disk: never flushed on the event loop.
+      flushHere: () => false,
+      sync: () =>
         new Promise<void>((resolve, reject) => {
           flushes.push({ resolve, reject });
         }),
-    );
+    });
   });
 
   const settledYet = async (promise: Promise<unknown>) => {
@@ -181,5 +182,52 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     await write;
     await draining;
     expect(heard).toEqual(['committed', 'durable']);
+  });
+});
+
+describe('with the log flushed on the event loop (DURABILITY=full on a fast disk)', () => {
+  /** What the flusher saw at each call: whether the group's transaction had ended. */
+  let calls: { afterCommit: boolean; rows: unknown[] }[];
+  let failWith: Error | undefined;
+  let synced: number;
+  let durable: GroupCommit;
+  beforeEach(() => {
+    calls = [];
+    failWith = undefined;
+    synced = 0;
+    durable = new GroupCommit(db, {
+      flushHere: () => {
+        calls.push({ afterCommit: !db.inTransaction, rows: rows() });
+        if (failWith) throw failWith;
+        return true;
+      },
+      sync: async () => {
+        synced += 1;
+      },
+    });
+  });
+
+  it('flushes after the commit, once per group, and answers the group then, without the thread pool', async () => {
+    const writes = [durable.run(insert(1)), durable.run(insert(2))];
+    expect(await Promise.all(writes)).toEqual([1, 1]);
+    expect(calls).toEqual([{ afterCommit: true, rows: [1, 2] }]);
+    expect(synced).toBe(0);
+    // A group that changed no row asks for no flush.
+    expect(await durable.run(() => rows().length)).toBe(2);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a flush that fails acknowledges none of its group, and the commit listeners are not told it is durable', async () => {
+    const heard: string[] = [];
+    durable.onCommit(() => {
+      heard.push('committed');
+      return () => heard.push('durable');
+    });
+    failWith = new Error('EIO: i/o error, fdatasync');
+    const outcomes = await Promise.allSettled([durable.run(insert(1)), durable.run(insert(2))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/fdatasync/);
+    expect(heard).toEqual(['committed']);
+    expect(synced).toBe(0);
   });
 });

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       basePath: '',
       bootstrapApiKey: undefined,
       durability: 'full',
+      inlineFlushMaxMs: 3,
       forwarding: { provider: 'none' },
       contacts: { provider: 'none' },
       outbound: {
@@ -101,6 +102,11 @@ describe('loadConfig', () => {
     expect(mismatch).toThrow(/PUBLIC_URL must be an origin .* or end with BASE_PATH/);
   });
 
+  it('reads INLINE_FLUSH_MAX_MS, 0 included (every flush off the event loop)', () => {
+    expect(loadConfig({ INLINE_FLUSH_MAX_MS: '0' }).inlineFlushMaxMs).toBe(0);
+    expect(loadConfig({ INLINE_FLUSH_MAX_MS: '1000' }).inlineFlushMaxMs).toBe(1000);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ ADMIN_TOKEN: '', PORT: '' })).toMatchObject({
       adminToken: undefined,
@@ -131,6 +137,9 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_OTHER_BURST', '1.5'],
     ['RATE_LIMIT_OTHER_CONCURRENCY', '-1'],
     ['RATE_LIMIT_BAD_KEYS_PER_MINUTE', 'many'],
+    ['INLINE_FLUSH_MAX_MS', '-1'],
+    ['INLINE_FLUSH_MAX_MS', '1001'],
+    ['INLINE_FLUSH_MAX_MS', '0.5'],
     ['BASE_PATH', 'ci-stats'],
     ['BASE_PATH', '/ci-stats/'],
     ['BASE_PATH', '/ci/../admin'],

@@ -26,14 +26,23 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the server under strace, sends E7 requests one after another, returns the trace. */
-async function traced(durability: 'full' | 'normal'): Promise<string> {
-  const trace = join(dir, `trace-${durability}.txt`);
+/**
+ * Runs the server under strace, sends E7 requests one after another, returns the trace and the
+ * server's process id (its main thread's id). With
+ * DURABILITY=full the log is flushed on the event loop or in the thread pool (flush-timing.ts):
+ * `inlineFlushMaxMs` 1000 makes every flush the first kind, 0 the second.
+ */
+async function traced(
+  durability: 'full' | 'normal',
+  inlineFlushMaxMs = 0,
+): Promise<{ trace: string; pid: string }> {
+  const trace = join(dir, `trace-${durability}-${inlineFlushMaxMs}.txt`);
   const server = await startServerProcess(
     {
-      DATABASE_PATH: join(dir, `stats-${durability}.db`),
+      DATABASE_PATH: join(dir, `stats-${durability}-${inlineFlushMaxMs}.db`),
       BOOTSTRAP_API_KEY: KEY,
       DURABILITY: durability,
+      INLINE_FLUSH_MAX_MS: String(inlineFlushMaxMs),
       RATE_LIMIT_INGEST_PER_MINUTE: '0',
     },
     {
@@ -54,12 +63,13 @@ async function traced(durability: 'full' | 'normal'): Promise<string> {
     }
   } finally {
     // The server itself, not strace: strace killed would leave it stopped under a dead tracer.
-    const pid = Number(/"pid":(\d+)/.exec(server.output())?.[1]);
-    process.kill(pid, 'SIGTERM');
+    process.kill(Number(pidOf(server.output())), 'SIGTERM');
     if (server.child.exitCode === null) await once(server.child, 'exit');
   }
-  return readFileSync(trace, 'utf8');
+  return { trace: readFileSync(trace, 'utf8'), pid: pidOf(server.output()) };
 }
+
+const pidOf = (output: string) => /"pid":(\d+)/.exec(output)?.[1] ?? 'none';
 
 /** A syscall's line, whole or the start or end of one that another thread's line interrupted. */
 const LINE =
@@ -110,11 +120,22 @@ it.skipIf(!hasStrace && !process.env.CI)(
   { timeout: 60_000 },
   async () => {
     expect(hasStrace).toBe(true);
-    const full = answersBeforeTheirFlush(await traced('full'));
-    expect(full.answers).toBe(REQUESTS);
-    expect(full.early).toBe(0);
+    for (const inlineFlushMaxMs of [0, 1000]) {
+      const { trace, pid } = await traced('full', inlineFlushMaxMs);
+      const full = answersBeforeTheirFlush(trace);
+      expect(full.answers).toBe(REQUESTS);
+      expect(full.early).toBe(0);
+      // Each way was taken: every flush of the log made by the main thread (its id is the
+      // process's), or none of them.
+      const flushers = new Set(
+        [...trace.matchAll(/^(\d+)\s+fdatasync\(\d+<[^>]*-wal>/gm)].map((m) => m[1]),
+      );
+      expect(flushers.size).toBeGreaterThan(0);
+      if (inlineFlushMaxMs > 0) expect([...flushers]).toEqual([pid]);
+      else expect(flushers.has(pid)).toBe(false);
+    }
     // The control: without the flush the same check sees answers ahead of the disk.
-    const normal = answersBeforeTheirFlush(await traced('normal'));
+    const normal = answersBeforeTheirFlush((await traced('normal')).trace);
     expect(normal.answers).toBe(REQUESTS);
     expect(normal.early).toBeGreaterThan(0);
   },

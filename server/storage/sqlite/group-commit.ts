@@ -1,4 +1,5 @@
 import type { Db } from './sqlite-database.js';
+import type { Flusher } from './wal-sync.js';
 
 interface Pending {
   work: () => unknown;
@@ -31,8 +32,8 @@ export class GroupCommit {
     'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'undo',
     { run(): unknown }
   >;
-  /** Flushes the log off the event loop (`wal-sync.ts`); without it, COMMIT flushes or not. */
-  readonly #durable: (() => Promise<void>) | undefined;
+  /** Flushes the log after COMMIT (`wal-sync.ts`); without it, COMMIT flushes or not. */
+  readonly #durable: Flusher | undefined;
   readonly #listeners: (() => (() => void) | undefined | void)[] = [];
   /** Groups committed and not yet answered (waiting for their flush). */
   readonly #flushing = new Set<Promise<void>>();
@@ -46,11 +47,12 @@ export class GroupCommit {
 
   /**
    * With `durable` (on a connection at `synchronous=NORMAL`, whose COMMIT does not flush), each
-   * group's writes are answered once `durable()`, called after its commit, has resolved: the log
-   * is then on disk, as FULL would have made it inside COMMIT, but the event loop is free
+   * group's writes are answered once the log is flushed after its commit: at once when `durable`
+   * flushed it here, on a fast disk; else once `durable.sync()` has resolved, the event loop free
    * meanwhile (the writes that arrive during the flush form the next group, committed after it).
+   * Either way the log is then on disk, as FULL would have made it inside COMMIT.
    */
-  constructor(db: Db, durable?: () => Promise<void>) {
+  constructor(db: Db, durable?: Flusher) {
     this.#db = db;
     this.#durable = durable;
     this.#statements = {
@@ -155,8 +157,20 @@ export class GroupCommit {
       answer();
       return;
     }
+    let flushedHere: boolean;
+    try {
+      flushedHere = this.#durable.flushHere();
+    } catch (error) {
+      // Committed, but not known to be on disk: none of it is acknowledged.
+      for (const item of group) item.reject(error);
+      return;
+    }
+    if (flushedHere) {
+      answer();
+      return;
+    }
     // The next group may run while this one's log is flushed; this one is answered after.
-    const flushing: Promise<void> = this.#durable().then(answer, (error: unknown) => {
+    const flushing: Promise<void> = this.#durable.sync().then(answer, (error: unknown) => {
       // Committed, but not known to be on disk: none of it is acknowledged.
       for (const item of group) item.reject(error);
     });

@@ -34,6 +34,11 @@ import { WalSync } from './wal-sync.js';
 export interface SqliteOptions {
   path: string;
   durability: 'full' | 'normal';
+  /**
+   * DURABILITY=full: the log is flushed on the event loop while flushes average at most this
+   * (ms), else off it; 0: always off it (flush-timing.ts). Default 0.
+   */
+  inlineFlushMaxMs?: number;
   /** Told where the copy taken before a migration went. */
   onBackup?: (backup: PreMigrationBackup) => void;
 }
@@ -84,14 +89,16 @@ const EXTERNAL_CHANGE_CHECK_MS = 20;
 export async function openSqliteStorage({
   path,
   durability,
+  inlineFlushMaxMs = 0,
   onBackup,
 }: SqliteOptions): Promise<Storage> {
   const db = await openMigrated(path, durability, onBackup);
   // DURABILITY=full: the migrations above committed with FULL; from here COMMIT does not flush,
-  // the log is flushed off the event loop and each write answered after (wal-sync.ts).
-  const wal = durability === 'full' ? new WalSync(path) : undefined;
+  // the log is flushed after it, on the event loop or off it (wal-sync.ts, flush-timing.ts), and
+  // each write answered after.
+  const wal = durability === 'full' ? new WalSync(path, inlineFlushMaxMs) : undefined;
   if (wal) db.pragma('synchronous = NORMAL');
-  const commits = new GroupCommit(db, wal && (() => wal.sync()));
+  const commits = new GroupCommit(db, wal);
   const space = new SpaceWatch(() => hasRoom(dirname(path)));
   // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
   const failed = (error: unknown): never => {

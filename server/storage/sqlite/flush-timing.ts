@@ -1,0 +1,55 @@
+/**
+ * Where the group commit flushes the log (`wal-sync.ts`): on the event loop when this disk's
+ * flushes are fast, in libuv's thread pool when they are slow.
+ *
+ * A flush on the event loop stops everything else for its length, but it needs no hand-off to a
+ * thread and back, and the requests that arrive meanwhile form one group of all the waiting
+ * connections instead of two alternating halves. On a disk whose `fdatasync` takes a third of a
+ * millisecond that is worth a quarter more E8 requests a second (BENCHMARKS.md, issue 31); on a
+ * disk whose flush takes several milliseconds (network block storage, a busy disk) it would stall
+ * every page and read that long per group, and the thread pool is the better place.
+ *
+ * So flushes made on the event loop are timed (their time is exact there; one in the thread pool
+ * is answered when the busy loop gets to it, so its time says little about the disk), and their
+ * moving average decides: at most `inlineMaxMs`, the next flush is made on the event loop; above
+ * it, in the thread pool, with one flush a second still made on the event loop to notice a disk
+ * that became fast again. `inlineMaxMs` 0: always in the thread pool.
+ */
+export class FlushTiming {
+  /** Weight of the newest flush in the moving average: a spike moves it, one alone does not rule. */
+  static readonly WEIGHT = 0.25;
+  /** In the thread pool, how often a flush is still made on the event loop to time the disk. */
+  static readonly PROBE_EVERY_MS = 1_000;
+
+  readonly #inlineMaxMs: number;
+  readonly #now: () => number;
+  /** Moving average of the timed flushes (ms); undefined before the first. */
+  #averageMs: number | undefined;
+  #lastTimedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(inlineMaxMs: number, now: () => number = () => performance.now()) {
+    this.#inlineMaxMs = inlineMaxMs;
+    this.#now = now;
+  }
+
+  /** Whether the next flush is made on the event loop (and timed). */
+  inline(): boolean {
+    if (this.#inlineMaxMs <= 0) return false;
+    if (this.#averageMs === undefined || this.#averageMs <= this.#inlineMaxMs) return true;
+    return this.#now() - this.#lastTimedAt >= FlushTiming.PROBE_EVERY_MS;
+  }
+
+  /** A flush made on the event loop took `ms`. */
+  timed(ms: number): void {
+    this.#averageMs =
+      this.#averageMs === undefined
+        ? ms
+        : this.#averageMs + FlushTiming.WEIGHT * (ms - this.#averageMs);
+    this.#lastTimedAt = this.#now();
+  }
+
+  /** The moving average of the timed flushes (ms). */
+  get averageMs(): number | undefined {
+    return this.#averageMs;
+  }
+}
