@@ -14,9 +14,10 @@ export const PayloadProblem = {
  * The serialisation the last payload's check made, and that payload: the service stores the text
  * the check made (a second `JSON.stringify` of every ingested payload cost about a microsecond per
  * request), asked by identity. One slot, not a map by payload: a request's check and its store
- * run in the same turn of the event loop when its project is known (else the text is made again), and a WeakMap's entry cost more than the serialisation
- * it saved (its ephemeron table, written and swept by every scavenge: about 1.6 µs an E8 under
- * load, BENCHMARKS.md, issue 31). A payload checked earlier, or never, is serialised again.
+ * run in the same turn of the event loop when its project is known (else the text is made
+ * again), and a WeakMap's entry cost more than the serialisation it saved (its ephemeron table,
+ * written and swept by every scavenge: about 1.6 µs an E8 under load, BENCHMARKS.md, issue 31).
+ * A payload checked earlier, or never, is serialised again.
  */
 let checkedPayload: object | undefined;
 let checkedJson = '';

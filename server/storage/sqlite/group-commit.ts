@@ -157,12 +157,15 @@ export class GroupCommit {
       answer();
       return;
     }
+    // Committed, but not known to be on disk: none of it is acknowledged.
+    const notDurable = (error: unknown) => {
+      for (const item of group) item.reject(error);
+    };
     let flushedHere: boolean;
     try {
       flushedHere = this.#durable.flushHere();
     } catch (error) {
-      // Committed, but not known to be on disk: none of it is acknowledged.
-      for (const item of group) item.reject(error);
+      notDurable(error);
       return;
     }
     if (flushedHere) {
@@ -170,10 +173,7 @@ export class GroupCommit {
       return;
     }
     // The next group may run while this one's log is flushed; this one is answered after.
-    const flushing: Promise<void> = this.#durable.sync().then(answer, (error: unknown) => {
-      // Committed, but not known to be on disk: none of it is acknowledged.
-      for (const item of group) item.reject(error);
-    });
+    const flushing: Promise<void> = this.#durable.sync().then(answer, notDurable);
     this.#flushing.add(flushing);
     void flushing.finally(() => {
       this.#flushing.delete(flushing);

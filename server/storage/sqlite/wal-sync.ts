@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FlushTiming } from './flush-timing.js';
 
@@ -48,19 +48,11 @@ export class WalSync implements Flusher {
   flushHere(): boolean {
     // One running in the thread pool: flushes never overlap, the caller waits for the next.
     if (this.#running || !this.#timing.inline()) return false;
-    this.#fd ??= openSync(this.#wal, 'r+');
+    const log = this.#log();
     const started = performance.now();
-    fdatasyncSync(this.#fd);
+    fdatasyncSync(log);
     this.#timing.timed(performance.now() - started);
-    if (!this.#directoryFlushed) {
-      const directory = openSync(this.#directory, 'r');
-      try {
-        fsyncSync(directory);
-      } finally {
-        closeQuietly(directory);
-      }
-      this.#directoryFlushed = true;
-    }
+    this.#flushDirectoryOnce();
     return true;
   }
 
@@ -92,19 +84,31 @@ export class WalSync implements Flusher {
   }
 
   async #flush(): Promise<void> {
+    await flushed(this.#log());
+    this.#flushDirectoryOnce();
+  }
+
+  /** The log, opened once. */
+  #log(): number {
     // 'r+' never creates: the log exists once the connection has written (in WAL mode it is
     // made when the connection first reads or writes, before any commit asks for a flush).
     this.#fd ??= openSync(this.#wal, 'r+');
-    await flushed(this.#fd, fdatasync);
-    if (!this.#directoryFlushed) {
-      const directory = openSync(this.#directory, 'r');
-      try {
-        await flushed(directory, fsync);
-      } finally {
-        closeQuietly(directory);
-      }
-      this.#directoryFlushed = true;
+    return this.#fd;
+  }
+
+  /**
+   * The directory that names the log, after the first flush of the log, on this thread: once in
+   * the process's life, not worth a hand-off to the thread pool.
+   */
+  #flushDirectoryOnce(): void {
+    if (this.#directoryFlushed) return;
+    const directory = openSync(this.#directory, 'r');
+    try {
+      fsyncSync(directory);
+    } finally {
+      closeQuietly(directory);
     }
+    this.#directoryFlushed = true;
   }
 }
 
@@ -116,9 +120,9 @@ export interface Flusher {
   sync(): Promise<void>;
 }
 
-function flushed(fd: number, flush: typeof fdatasync): Promise<void> {
+function flushed(fd: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    flush(fd, (error) => (error ? reject(error) : resolve()));
+    fdatasync(fd, (error) => (error ? reject(error) : resolve()));
   });
 }
 
