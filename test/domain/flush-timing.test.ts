@@ -6,7 +6,7 @@ import { FlushTiming } from '../../server/storage/sqlite/flush-timing.js';
  * average (each new one weighted 1/4) is at most the setting, else in the thread pool with one
  * timed flush a second. Each row: flush times fed in order (ms, a second apart unless told), and
  * whether the flush right after them is made on the event loop; the averages are worked out by
- * hand beside the rows.
+ * hand beside the rows. A flush counts at most twice the setting (a stall is one flush).
  */
 describe('FlushTiming', () => {
   const cases: {
@@ -30,36 +30,51 @@ describe('FlushTiming', () => {
       average: 0.40625,
       inline: true,
     },
-    // 0.4 → 0.4 + (8 − 0.4)/4 = 2.3 > 1. The fast disk: 0.4 → 0.375 → 0.375 + (0.5 − 0.375)/4.
+    // The fast disk: 0.4 → 0.375 → 0.375 + (0.5 − 0.375)/4. A flush counts at most twice the
+    // setting (2 here): 0.4 → 0.4 + (2 − 0.4)/4 = 0.8 ≤ 1, whether the stall took 8 or 115 ms.
     {
-      name: 'one slow flush moves it off',
+      name: 'one stall alone, counted as twice the setting, leaves it on the event loop',
       maxMs: 1,
-      flushes: [0.4, 8],
-      average: 2.3,
+      flushes: [0.4, 115],
+      average: 0.8,
+      inline: true,
+    },
+    // 0.8 → 0.8 + (2 − 0.8)/4 = 1.1 > 1.
+    {
+      name: 'slow flushes in a row move it off',
+      maxMs: 1,
+      flushes: [0.4, 8, 8],
+      average: 1.1,
       inline: false,
     },
-    // 2.3 → 2.3 + (0.4 − 2.3)/4 = 1.825 → 1.46875 → 1.2015625 → 1.001171875 (still above 1)
-    // → 0.85087890625: five fast flushes.
+    // 2 → 2 + (0.4 − 2)/4 = 1.6 → 1.3 → 1.075 (still above 1) → 0.90625: four fast flushes.
     {
-      name: 'four fast flushes after a slow one are not yet enough',
+      name: 'three fast flushes after a slow disk are not yet enough',
       maxMs: 1,
-      flushes: [0.4, 8, 0.4, 0.4, 0.4, 0.4],
-      average: 1.001171875,
+      flushes: [8, 0.4, 0.4, 0.4],
+      average: 1.075,
       inline: false,
     },
     { name: 'at the setting: on the event loop', maxMs: 1, flushes: [1], average: 1, inline: true },
     {
-      name: 'and fast ones bring it back',
+      name: 'and the fourth brings it back',
       maxMs: 1,
-      flushes: [0.4, 8, 0.4, 0.4, 0.4, 0.4, 0.4],
-      average: 0.85087890625,
+      flushes: [8, 0.4, 0.4, 0.4, 0.4],
+      average: 0.90625,
       inline: true,
     },
     {
       name: 'the first flush alone sets the average',
       maxMs: 1,
-      flushes: [3],
-      average: 3,
+      flushes: [1.5],
+      average: 1.5,
+      inline: false,
+    },
+    {
+      name: 'a stall at the setting 3 counts as 6',
+      maxMs: 3,
+      flushes: [115],
+      average: 6,
       inline: false,
     },
   ];
@@ -79,15 +94,15 @@ describe('FlushTiming', () => {
   it('above the setting, only one flush a second is made on the event loop, to time the disk again', () => {
     let now = 10_000;
     const timing = new FlushTiming(1, () => now);
-    timing.timed(5);
+    timing.timed(1.8);
     expect(timing.inline()).toBe(false);
     now += FlushTiming.PROBE_EVERY_MS - 1;
     expect(timing.inline()).toBe(false);
     now += 1;
     expect(timing.inline()).toBe(true);
     // The probe was slow again: another second in the thread pool.
-    timing.timed(4);
-    expect(timing.averageMs).toBeCloseTo(5 + (4 - 5) / 4, 12);
+    timing.timed(1.4);
+    expect(timing.averageMs).toBeCloseTo(1.8 + (1.4 - 1.8) / 4, 12);
     expect(timing.inline()).toBe(false);
   });
 });

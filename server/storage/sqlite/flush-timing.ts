@@ -14,12 +14,22 @@
  * moving average decides: at most `inlineMaxMs`, the next flush is made on the event loop; above
  * it, in the thread pool, with one flush a second still made on the event loop to notice a disk
  * that became fast again. `inlineMaxMs` 0: always in the thread pool.
+ *
+ * A flush counts at most `SPIKE_CAP` times the setting: a disk with fast flushes stalls now and
+ * then (one of 115 ms among flushes of 0.3 ms under a saturating E8, when the kernel wrote back
+ * other pages), and one such stall, counted whole, moved every flush into the thread pool for
+ * the eight seconds of probes it took the average to come down, at three quarters of the speed.
+ * Counted as twice the setting, a stall alone leaves the flushes where they are (a stall holds the
+ * writes up either way: each group is answered after its flush); three slow flushes in a row
+ * still move them, so a disk that is slow every time is found after three.
  */
 export class FlushTiming {
   /** Weight of the newest flush in the moving average: a spike moves it, one alone does not rule. */
   static readonly WEIGHT = 0.25;
   /** In the thread pool, how often a flush is still made on the event loop to time the disk. */
   static readonly PROBE_EVERY_MS = 1_000;
+  /** The most one flush counts in the average, in multiples of the setting. */
+  static readonly SPIKE_CAP = 2;
 
   readonly #inlineMaxMs: number;
   readonly #now: () => number;
@@ -41,10 +51,11 @@ export class FlushTiming {
 
   /** A flush made on the event loop took `ms`. */
   timed(ms: number): void {
+    const counted = Math.min(ms, FlushTiming.SPIKE_CAP * this.#inlineMaxMs);
     this.#averageMs =
       this.#averageMs === undefined
-        ? ms
-        : this.#averageMs + FlushTiming.WEIGHT * (ms - this.#averageMs);
+        ? counted
+        : this.#averageMs + FlushTiming.WEIGHT * (counted - this.#averageMs);
     this.#lastTimedAt = this.#now();
   }
 
