@@ -60,6 +60,8 @@ export const OwnError = {
   shuttingDown: 'The server is shutting down: retry in a moment.',
   databaseUnavailable: 'The database is unavailable: retry in a moment.',
   storageFull: "The server's storage is full: nothing was stored; retry later.",
+  flushFailed:
+    'The server could not flush its database to disk and refuses writes until it is restarted: retry later.',
   readBudget: `buckets: this range cut into this many buckets would read more than ${Limits.planReadsMax.toLocaleString('en')} statistics cells; ask for fewer buckets or a shorter range (from, to).`,
   readTimeout:
     'The query took longer than the server allows: ask for a shorter range or fewer buckets, or retry later.',

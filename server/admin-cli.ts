@@ -94,11 +94,12 @@ if (config.databaseUrl === undefined && !values.create && !existsSync(config.dat
 
 // The CLI serves no pages: it reads and writes the primary only, whatever DATABASE_REPLICA_URL says.
 const primaryOnly = { ...config, replica: { ...config.replica, url: undefined } };
-const storage = await openStorage(primaryOnly, ({ file, from, to }) =>
-  process.stderr.write(
-    `backed up the database to ${file} before migrating it (schema ${from} to ${to})\n`,
-  ),
-).catch((error: unknown) =>
+const storage = await openStorage(primaryOnly, {
+  onBackup: ({ file, from, to }) =>
+    process.stderr.write(
+      `backed up the database to ${file} before migrating it (schema ${from} to ${to})\n`,
+    ),
+}).catch((error: unknown) =>
   fail(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`, 1),
 );
 const admin = adminService(

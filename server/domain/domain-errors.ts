@@ -15,8 +15,11 @@ export abstract class DomainError<Reason extends string = string> extends Error 
     | 'storage-full'
     | 'read-timeout';
 
-  constructor(readonly reason: Reason) {
-    super(reason);
+  constructor(
+    readonly reason: Reason,
+    options?: ErrorOptions,
+  ) {
+    super(reason, options);
     this.name = new.target.name;
   }
 }
@@ -95,8 +98,10 @@ export class Unavailable extends DomainError<'forwarding-provider'> {
 /**
  * The database cannot be reached for now (a restart, a lost connection): try again in a moment.
  * Storage throws it; what was acknowledged before is kept, and nothing is acknowledged meanwhile.
+ * `flush-failed`: a flush of SQLite's log failed (DURABILITY=full); the server refuses every
+ * write until it is restarted, since what the disk holds is no longer known (docs/operations-storage-faults.md).
  */
-export class StorageUnavailable extends DomainError<'database'> {
+export class StorageUnavailable extends DomainError<'database' | 'flush-failed'> {
   readonly kind = 'storage-unavailable';
 }
 

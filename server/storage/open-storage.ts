@@ -7,6 +7,16 @@ import type { Storage } from './storage.js';
 /** How long past its delivery timeout a replica's claim on an outbox job still holds. */
 const LEASE_MARGIN_MS = 5_000;
 
+/** What the storage tells its opener while it runs. */
+export interface StorageListeners {
+  /** Where the copy taken before a migration went (SQLite). */
+  onBackup?: (backup: PreMigrationBackup) => void;
+  /** Where reads go, when that changes (a read replica, PostgreSQL). */
+  onReplicaChange?: (status: ReplicaStatus) => void;
+  /** A flush of the log failed: writes are refused until a restart (SQLite, DURABILITY=full). */
+  onFlushFailed?: (failure: Error) => void;
+}
+
 /** The storage the configuration names (PostgreSQL when DATABASE_URL is set), opened and migrated. */
 export async function openStorage(
   config: Pick<
@@ -19,8 +29,7 @@ export async function openStorage(
     | 'reads'
     | 'replica'
   >,
-  onBackup?: (backup: PreMigrationBackup) => void,
-  onReplicaChange?: (status: ReplicaStatus) => void,
+  { onBackup, onReplicaChange, onFlushFailed }: StorageListeners = {},
 ): Promise<Storage> {
   if (config.databaseUrl !== undefined) {
     return openPgStorage({
@@ -46,5 +55,6 @@ export async function openStorage(
     durability: config.durability,
     inlineFlushMaxMs: config.inlineFlushMaxMs,
     onBackup,
+    onFlushFailed,
   });
 }

@@ -1096,6 +1096,11 @@ export interface Storage extends Repositories {
    * again (space-watch.ts).
    */
   full(): Promise<boolean>;
+  /**
+   * Whether writes are refused because a flush of the log failed (SQLite with DURABILITY=full),
+   * until a restart. Always false on PostgreSQL, which stops by itself on a failed flush.
+   */
+  flushFailed(): boolean;
   /** Where reads go, with a read replica configured (PostgreSQL); undefined: none. */
   replica(): ReplicaStatus | undefined;
   /**

@@ -69,6 +69,48 @@ export function mountSmallFilesystem(megabytes: number): SmallFilesystem {
   };
 }
 
+export interface FailingDisk {
+  dir: string;
+  /**
+   * Fills the memory the disk's blocks live in: from then on, writes land in the page cache as
+   * before, and a flush of any that needs a block not yet backed fails (ENOSPC from the device).
+   */
+  exhaust(): void;
+  unmount(): void;
+}
+
+/**
+ * A disk whose flushes can be made to fail, as a thin-provisioned volume's do when its pool runs
+ * out: ext4 on a loop device whose image is a sparse file on a small tmpfs (`mountSmallFilesystem`).
+ * `write` keeps succeeding (ext4 itself has room); `fdatasync` reports the device's error. Needs
+ * root and loop devices, like the tmpfs.
+ */
+export function mountFailingDisk(): FailingDisk {
+  const backing = mountSmallFilesystem(24);
+  const image = join(backing.dir, 'disk.img');
+  execFileSync('truncate', ['-s', '64M', image]);
+  const device = execFileSync('losetup', ['-f', '--show', image], { encoding: 'utf8' }).trim();
+  const dir = tempDir();
+  try {
+    execFileSync('mkfs.ext4', ['-q', '-F', '-O', '^has_journal', device]);
+    execFileSync('mount', ['-o', 'errors=continue', device, dir]);
+  } catch (error) {
+    execFileSync('losetup', ['-d', device]);
+    backing.unmount();
+    throw error;
+  }
+  return {
+    dir,
+    exhaust: () => void backing.fill(),
+    unmount() {
+      execFileSync('umount', ['-l', dir]);
+      execFileSync('losetup', ['-d', device]);
+      rmSync(dir, { recursive: true, force: true });
+      backing.unmount();
+    },
+  };
+}
+
 /** The answer to a write (or /healthz) while the disk is full: 503, the reason, Retry-After. */
 export function expectStorageFull(res: LightMyRequestResponse | undefined): void {
   expect({

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../server/storage/sqlite/group-commit.js';
+import { FlushFailed, GroupCommit } from '../../server/storage/sqlite/group-commit.js';
 import { tempDir } from '../helpers/server.js';
 
 /** Group commit on a real SQLite file. */
@@ -156,13 +156,34 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     expect(await one).toBe(1);
   });
 
-  it('a failed flush acknowledges none of its group', async () => {
+  it('a failed flush acknowledges none of its group, nor any write after it', async () => {
+    const failures: FlushFailed[] = [];
+    durable.onFlushFailed((failure) => failures.push(failure));
     const writes = [durable.run(insert(1)), durable.run(insert(2))];
     await settledYet(writes[0] as Promise<unknown>);
-    flushes[0]?.reject(new Error('EIO: i/o error, fdatasync'));
-    const outcomes = await Promise.allSettled(writes);
-    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/fdatasync/);
+    // Queued while the flush runs: committed after it, if at all.
+    const queued = durable.run(insert(3));
+    const eio = new Error('EIO: i/o error, fdatasync');
+    flushes[0]?.reject(eio);
+    const outcomes = await Promise.allSettled([...writes, queued]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    const reasons = outcomes.map((o) => (o as PromiseRejectedResult).reason);
+    expect(reasons[0]).toBeInstanceOf(FlushFailed);
+    expect((reasons[0] as FlushFailed).cause).toBe(eio);
+    expect(new Set(reasons).size).toBe(1);
+    expect(failures).toEqual([reasons[0]]);
+    expect(durable.failed).toBe(reasons[0]);
+    // The failed group stays committed; the queued write never ran, and nothing runs any more,
+    // not even a write that changes nothing (a replay of an earlier answer would be one).
+    let ran = false;
+    const later = durable.run(() => {
+      ran = true;
+      return rows().length;
+    });
+    await expect(later).rejects.toBe(reasons[0]);
+    expect(ran).toBe(false);
+    expect(rows()).toEqual([1, 2]);
+    expect(flushes).toHaveLength(1);
   });
 
   it('what a commit listener returns runs once its group is durable; drain waits for the flush', async () => {
@@ -217,17 +238,28 @@ describe('with the log flushed on the event loop (DURABILITY=full on a fast disk
     expect(calls).toHaveLength(1);
   });
 
-  it('a flush that fails acknowledges none of its group, and the commit listeners are not told it is durable', async () => {
+  it('a flush that fails acknowledges none of its group nor any write after, and the commit listeners are not told it is durable', async () => {
     const heard: string[] = [];
     durable.onCommit(() => {
       heard.push('committed');
       return () => heard.push('durable');
     });
+    const failures: FlushFailed[] = [];
+    durable.onFlushFailed((failure) => failures.push(failure));
     failWith = new Error('EIO: i/o error, fdatasync');
     const outcomes = await Promise.allSettled([durable.run(insert(1)), durable.run(insert(2))]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
-    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/fdatasync/);
+    const reason = (outcomes[0] as PromiseRejectedResult).reason as FlushFailed;
+    expect(reason).toBeInstanceOf(FlushFailed);
+    expect(reason.cause).toBe(failWith);
+    expect(failures).toEqual([reason]);
     expect(heard).toEqual(['committed']);
     expect(synced).toBe(0);
+    // The disk answers again; the server still refuses: what it holds is not known.
+    failWith = undefined;
+    await expect(durable.run(insert(3))).rejects.toBe(reason);
+    expect(rows()).toEqual([1, 2]);
+    expect(calls).toHaveLength(1);
+    expect(failures).toHaveLength(1);
   });
 });

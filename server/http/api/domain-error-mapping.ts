@@ -53,6 +53,7 @@ const TEXT: Record<AnyDomainError['reason'], string> = {
   'idempotency-key': OwnError.idempotencyKeyInvalid,
   'forwarding-provider': SpecError.forwardingSyncFailed,
   database: OwnError.databaseUnavailable,
+  'flush-failed': OwnError.flushFailed,
   'storage-full': OwnError.storageFull,
   'read-budget': OwnError.readBudget,
   'read-timeout': OwnError.readTimeout,

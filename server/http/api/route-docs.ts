@@ -116,9 +116,10 @@ export function describeRoute(route: RouteOptions): DescribedRoute | undefined {
   if (area.auth !== 'none' || area.rateLimited) {
     add(500, [(config.internalError as string | undefined) ?? SpecError.internal]);
     raise(new StorageUnavailable('database'));
-    // A write needs room on the database's disk; a read does not.
+    // A write needs room on the database's disk, and a disk whose flushes work; a read does not.
     if ([route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD')) {
       raise(new StorageFull('storage-full'));
+      raise(new StorageUnavailable('flush-failed'));
     }
   }
   return {

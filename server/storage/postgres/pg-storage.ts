@@ -206,6 +206,7 @@ export async function openPgStorage({
       }),
 
     full: () => space.full(),
+    flushFailed: () => false,
 
     replica: () => routing?.watch.status(),
 

@@ -9,6 +9,22 @@ interface Pending {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/**
+ * Every write is refused so once a flush of the log has failed (`cause`: that flush's error). The
+ * failed group stays committed (a commit cannot be taken back) and visible to reads, but the disk
+ * may not hold it, and after a failed `fdatasync` Linux may have dropped the pages it could not
+ * write and report the next flush a success: no later flush can say what is on disk. A write
+ * answered now could be one that replays the failed group's answer (an Idempotency-Key retry), a
+ * 2xx for something perhaps lost; so nothing is answered until a restart, as PostgreSQL stops on a
+ * failed flush of its log.
+ */
+export class FlushFailed extends Error {
+  constructor(cause: unknown) {
+    super('a flush of the write-ahead log failed: writes are refused until a restart', { cause });
+    this.name = 'FlushFailed';
+  }
+}
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
@@ -44,6 +60,9 @@ export class GroupCommit {
   #queue: Pending[] = [];
   #scheduled = false;
   #running: Promise<void> | undefined;
+  /** Set by the first flush that failed: every write since is refused with it. */
+  #failed: FlushFailed | undefined;
+  readonly #failureListeners: ((failure: FlushFailed) => void)[] = [];
 
   /**
    * With `durable` (on a connection at `synchronous=NORMAL`, whose COMMIT does not flush), each
@@ -69,6 +88,7 @@ export class GroupCommit {
 
   /** Runs `work` in the next group transaction; resolves with its result once that committed. */
   run<T>(work: () => T | Promise<T>): Promise<T> {
+    if (this.#failed) return Promise.reject(this.#failed);
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.#schedule();
@@ -89,6 +109,16 @@ export class GroupCommit {
    */
   onCommit(listener: () => (() => void) | undefined | void): void {
     this.#listeners.push(listener);
+  }
+
+  /** `listener` runs once, when a flush fails (from then on every write is refused). */
+  onFlushFailed(listener: (failure: FlushFailed) => void): void {
+    this.#failureListeners.push(listener);
+  }
+
+  /** The failed flush that stopped every write, if one has. */
+  get failed(): FlushFailed | undefined {
+    return this.#failed;
   }
 
   /**
@@ -126,6 +156,11 @@ export class GroupCommit {
   }
 
   async #commit(group: Pending[]): Promise<void> {
+    // Queued before a flush failed: refused like every write since.
+    if (this.#failed) {
+      for (const item of group) item.reject(this.#failed);
+      return;
+    }
     let outcomes: Outcome[];
     try {
       try {
@@ -157,9 +192,10 @@ export class GroupCommit {
       answer();
       return;
     }
-    // Committed, but not known to be on disk: none of it is acknowledged.
+    // Committed, but not known to be on disk: none of it is acknowledged, nor anything after.
     const notDurable = (error: unknown) => {
-      for (const item of group) item.reject(error);
+      const failure = this.#failedWith(error);
+      for (const item of group) item.reject(failure);
     };
     let flushedHere: boolean;
     try {
@@ -179,6 +215,14 @@ export class GroupCommit {
       this.#flushing.delete(flushing);
       if (this.#queue.length > 0) this.#schedule();
     });
+  }
+
+  #failedWith(error: unknown): FlushFailed {
+    if (this.#failed) return this.#failed;
+    const failure = new FlushFailed(error);
+    this.#failed = failure;
+    for (const listener of this.#failureListeners) listener(failure);
+    return failure;
   }
 
   /** One transaction over the group; with `isolate`, each write in a savepoint of its own. */

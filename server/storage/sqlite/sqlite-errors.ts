@@ -1,8 +1,13 @@
 import { statfs } from 'node:fs/promises';
-import { StorageFull } from '../../domain/domain-errors.js';
+import { StorageFull, StorageUnavailable } from '../../domain/domain-errors.js';
+import { FlushFailed } from './group-commit.js';
 
-/** SQLite's "database or disk is full" (what ENOSPC becomes) as the domain's StorageFull. */
+/**
+ * SQLite's "database or disk is full" (what ENOSPC becomes) as the domain's StorageFull; a write
+ * refused since a flush of the log failed as StorageUnavailable until a restart.
+ */
 export function translatedSqliteError(error: unknown): unknown {
+  if (error instanceof FlushFailed) return new StorageUnavailable('flush-failed', { cause: error });
   return (error as { code?: unknown } | null)?.code === 'SQLITE_FULL'
     ? new StorageFull('storage-full')
     : error;

@@ -41,6 +41,8 @@ export interface SqliteOptions {
   inlineFlushMaxMs?: number;
   /** Told where the copy taken before a migration went. */
   onBackup?: (backup: PreMigrationBackup) => void;
+  /** Told once, when a flush of the log fails and writes stop until a restart. */
+  onFlushFailed?: (failure: Error) => void;
 }
 
 export interface PreMigrationBackup {
@@ -91,6 +93,7 @@ export async function openSqliteStorage({
   durability,
   inlineFlushMaxMs = 0,
   onBackup,
+  onFlushFailed,
 }: SqliteOptions): Promise<Storage> {
   const db = await openMigrated(path, durability, onBackup);
   // DURABILITY=full: the migrations above committed with FULL; from here COMMIT does not flush,
@@ -99,6 +102,7 @@ export async function openSqliteStorage({
   const wal = durability === 'full' ? new WalSync(path, inlineFlushMaxMs) : undefined;
   if (wal) db.pragma('synchronous = NORMAL');
   const commits = new GroupCommit(db, wal);
+  if (onFlushFailed) commits.onFlushFailed(onFlushFailed);
   const space = new SpaceWatch(() => hasRoom(dirname(path)));
   // Every write goes through the group commit: a full disk is the domain's StorageFull (503).
   const failed = (error: unknown): never => {
@@ -219,6 +223,7 @@ export async function openSqliteStorage({
     },
 
     full: () => space.full(),
+    flushFailed: () => commits.failed !== undefined,
 
     // One file, one process: no replica to read from.
     replica: () => undefined,
