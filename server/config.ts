@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_INLINE_FLUSH_MAX_MS } from './storage/sqlite/flush-timing.js';
 
 /**
  * Server configuration, read from the environment once at start-up and validated with zod.
@@ -186,7 +187,9 @@ const EnvSchema = z
     DURABILITY: z
       .enum(['full', 'normal'], { error: 'DURABILITY must be full or normal' })
       .default('full'),
-    INLINE_FLUSH_MAX_MS: integer('INLINE_FLUSH_MAX_MS', 0, 1_000).default(3),
+    INLINE_FLUSH_MAX_MS: integer('INLINE_FLUSH_MAX_MS', 0, 1_000).default(
+      DEFAULT_INLINE_FLUSH_MAX_MS,
+    ),
     BACKUP_DIR: z.string().min(1, 'BACKUP_DIR must name a directory').optional(),
     BACKUP_EVERY: z
       .string()

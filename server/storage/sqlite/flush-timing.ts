@@ -23,6 +23,9 @@
  * writes up either way: each group is answered after its flush); three slow flushes in a row
  * still move them, so a disk that is slow every time is found after three.
  */
+/** INLINE_FLUSH_MAX_MS's default: the server's and `openSqliteStorage`'s (docs/configuration.md). */
+export const DEFAULT_INLINE_FLUSH_MAX_MS = 3;
+
 export class FlushTiming {
   /** Weight of the newest flush in the moving average: a spike moves it, one alone does not rule. */
   static readonly WEIGHT = 0.25;

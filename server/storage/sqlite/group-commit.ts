@@ -10,8 +10,8 @@ interface Pending {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Every write is refused so once a flush of the log has failed (`cause`: that flush's error). The
- * failed group stays committed (a commit cannot be taken back) and visible to reads, but the disk
+ * What every write is refused with once a flush of the log has failed (`cause`: that flush's
+ * error). The failed group stays committed (a commit cannot be taken back) and visible to reads, but the disk
  * may not hold it, and after a failed `fdatasync` Linux may have dropped the pages it could not
  * write and report the next flush a success: no later flush can say what is on disk. A write
  * answered now could be one that replays the failed group's answer (an Idempotency-Key retry), a

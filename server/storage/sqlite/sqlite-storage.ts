@@ -4,6 +4,7 @@ import { KeyedLock } from '../keyed-lock.js';
 import { newestVersion, pendingMigrations } from '../schema-version.js';
 import { SpaceWatch } from '../space-watch.js';
 import type { Repositories, Storage } from '../storage.js';
+import { DEFAULT_INLINE_FLUSH_MAX_MS } from './flush-timing.js';
 import { GroupCommit } from './group-commit.js';
 import { accountWrites, sqliteAccounts } from './sqlite-accounts.js';
 import { backupSqlite, preMigrationBackupPath } from './sqlite-backup.js';
@@ -36,7 +37,7 @@ export interface SqliteOptions {
   durability: 'full' | 'normal';
   /**
    * DURABILITY=full: the log is flushed on the event loop while flushes average at most this
-   * (ms), else off it; 0: always off it (flush-timing.ts). Default 0.
+   * (ms), else off it; 0: always off it (flush-timing.ts). Default: the server's.
    */
   inlineFlushMaxMs?: number;
   /** Told where the copy taken before a migration went. */
@@ -91,7 +92,7 @@ const EXTERNAL_CHANGE_CHECK_MS = 20;
 export async function openSqliteStorage({
   path,
   durability,
-  inlineFlushMaxMs = 0,
+  inlineFlushMaxMs = DEFAULT_INLINE_FLUSH_MAX_MS,
   onBackup,
   onFlushFailed,
 }: SqliteOptions): Promise<Storage> {
