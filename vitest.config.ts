@@ -26,6 +26,10 @@ const SQLITE_ONLY = [
   'test/server/secrets-key.test.ts',
   // SQLite's file on a full tmpfs (PostgreSQL's disk is its server's: 53100, pg-unavailable.ts).
   'test/server/full-disk.test.ts',
+  // SQLite's log on a disk whose flushes fail (PostgreSQL stops by itself on a failed flush).
+  'test/server/failed-flush.test.ts',
+  // The flushes of SQLite's log, on a bare SQLite file.
+  'test/server/wal-sync.test.ts',
   // SQLite hands this process's fresh metric records to judging; another writer's are read back.
   'test/server/judging-fresh.test.ts',
   // Background judging paced on SQLite, where a batch holds the event loop (not on PostgreSQL).

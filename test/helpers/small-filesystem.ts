@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
@@ -20,6 +20,25 @@ if (!canMount && process.env.CI) {
   throw new Error('CI is set but the tests do not run as root: a tmpfs cannot be mounted');
 }
 let warned = false;
+
+/** Loop devices and the tools to make a file system on one (mountFailingDisk). */
+const hasLoopDevices =
+  existsSync('/dev/loop-control') &&
+  ['losetup', 'mkfs.ext4'].every(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0,
+  );
+
+/**
+ * `describe` for tests on a disk whose flushes fail: skipped, with a reason, where it cannot be
+ * made (not root, no loop devices); with CI set, run anyway, so that a missing part fails them.
+ */
+export function describeOnFailingDisk(name: string, tests: () => void): void {
+  const can = canMount && hasLoopDevices;
+  if (!can && !process.env.CI) {
+    process.stderr.write('Failed-flush tests skipped: they need root and loop devices\n');
+  }
+  describe.skipIf(!can && !process.env.CI)(name, tests);
+}
 
 /** `describe` for tests on a small file system: skipped, with a reason, where none can be mounted. */
 export function describeOnSmallFilesystem(name: string, tests: () => void): void {

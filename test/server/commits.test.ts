@@ -186,6 +186,44 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     expect(flushes).toHaveLength(1);
   });
 
+  it('flushed() resolves once every committed group is on disk, and rejects once a flush failed', async () => {
+    await durable.flushed();
+    const write = durable.run(insert(1));
+    await settledYet(write);
+    // Committed (a read sees it), not yet flushed: what the outbox must not act on.
+    expect(rows()).toEqual([1]);
+    let flushed = false;
+    const waiting = durable.flushed().then(() => (flushed = true));
+    await settledYet(waiting);
+    expect(flushed).toBe(false);
+    flushes[0]?.resolve();
+    await waiting;
+    expect(await write).toBe(1);
+    const second = durable.run(insert(2));
+    await settledYet(second);
+    const failing = durable.flushed();
+    flushes[1]?.reject(new Error('EIO: i/o error, fdatasync'));
+    await expect(failing).rejects.toBeInstanceOf(FlushFailed);
+    await expect(second).rejects.toBeInstanceOf(FlushFailed);
+    await expect(durable.flushed()).rejects.toBeInstanceOf(FlushFailed);
+  });
+
+  it('a group committed beside a flush that then fails is not answered, whatever its own flush says', async () => {
+    const first = durable.run(insert(1));
+    await settledYet(first);
+    // drain() commits what is queued without waiting for the running flush (at shutdown).
+    const second = durable.run(insert(2));
+    const draining = durable.drain();
+    await settledYet(second);
+    expect(flushes).toHaveLength(2);
+    flushes[0]?.reject(new Error('EIO: i/o error, fdatasync'));
+    flushes[1]?.resolve();
+    const outcomes = await Promise.allSettled([first, second]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(FlushFailed);
+    await draining;
+  });
+
   it('what a commit listener returns runs once its group is durable; drain waits for the flush', async () => {
     const heard: string[] = [];
     durable.onCommit(() => {

@@ -3,7 +3,7 @@ import { OwnError } from '../../contract/error-texts.js';
 import { Paths } from '../../contract/paths.js';
 import { type ServerProcess, startServerProcess } from '../helpers/process.js';
 import {
-  describeOnSmallFilesystem,
+  describeOnFailingDisk,
   type FailingDisk,
   mountFailingDisk,
 } from '../helpers/small-filesystem.js';
@@ -20,7 +20,7 @@ import {
 const KEY = 'failed-flush-key-0123456789abcdefghijklmnopqrstuvwxyz';
 const FAILURE_LOG = 'a flush of the database log to disk failed';
 
-describeOnSmallFilesystem('a flush of the log that fails (SQLite, DURABILITY=full)', () => {
+describeOnFailingDisk('a flush of the log that fails (SQLite, DURABILITY=full)', () => {
   let disk: FailingDisk;
   let server: ServerProcess | undefined;
   beforeEach(() => {

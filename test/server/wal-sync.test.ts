@@ -26,7 +26,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('setting 0: never flushes on the event loop; the thread pool does', async () => {
+it('setting 0: never flushes on the event loop', async () => {
   const wal = new WalSync(path, 0);
   expect(wal.flushHere()).toBe(false);
   await wal.sync();
@@ -58,9 +58,36 @@ it('asked while a flush runs, callers share the next one, which starts when it e
   void first.then(() => (firstDone = true));
   await second;
   expect(firstDone).toBe(true);
-  // Nothing running now: a new call starts a flush of its own.
-  const fourth = wal.sync();
-  expect(fourth).not.toBe(second);
-  await fourth;
   wal.close();
 });
+
+it.each([
+  [1_000, 'on the event loop'],
+  [0, 'in the thread pool'],
+])(
+  'setting %i (%s): after a failed flush, every later flush fails with its error',
+  async (inlineMaxMs) => {
+    // A log that is not there (its connection never opened): the flush cannot be made.
+    const other = join(dir, 'other.db');
+    const wal = new WalSync(other, inlineMaxMs);
+    const first =
+      inlineMaxMs > 0
+        ? (() => {
+            try {
+              wal.flushHere();
+            } catch (error) {
+              return error;
+            }
+          })()
+        : await wal.sync().catch((error: unknown) => error);
+    expect((first as NodeJS.ErrnoException).code).toBe('ENOENT');
+    // The log exists now, and a flush of it would succeed: the failure stands.
+    const now = new Database(other);
+    now.pragma('journal_mode = WAL');
+    now.exec('CREATE TABLE t (n INTEGER)');
+    expect(() => wal.flushHere()).toThrow(first as Error);
+    await expect(wal.sync()).rejects.toBe(first);
+    now.close();
+    wal.close();
+  },
+);

@@ -19,9 +19,10 @@
  * then (one of 115 ms among flushes of 0.3 ms under a saturating E8, when the kernel wrote back
  * other pages), and one such stall, counted whole, moved every flush into the thread pool for
  * the eight seconds of probes it took the average to come down, at three quarters of the speed.
- * Counted as twice the setting, a stall alone leaves the flushes where they are (a stall holds the
- * writes up either way: each group is answered after its flush); three slow flushes in a row
- * still move them, so a disk that is slow every time is found after three.
+ * Counted as twice the setting, a stall alone leaves the flushes where they are while the average
+ * is under two thirds of the setting (a stall holds the writes up either way: each group is
+ * answered after its flush); a disk whose every flush takes twice the setting or more is still
+ * found within three flushes.
  */
 /** INLINE_FLUSH_MAX_MS's default: the server's and `openSqliteStorage`'s (docs/configuration.md). */
 export const DEFAULT_INLINE_FLUSH_MAX_MS = 3;

@@ -116,6 +116,18 @@ export class GroupCommit {
     this.#failureListeners.push(listener);
   }
 
+  /**
+   * Resolves once every group committed so far is on disk; rejects once a flush has failed. What
+   * is read right after (in the same microtask) is durable: a group commits only in a later turn.
+   */
+  async flushed(): Promise<void> {
+    while (this.#running || this.#flushing.size > 0) {
+      await this.#running;
+      await Promise.allSettled(this.#flushing);
+    }
+    if (this.#failed) throw this.#failed;
+  }
+
   /** The failed flush that stopped every write, if one has. */
   get failed(): FlushFailed | undefined {
     return this.#failed;
@@ -175,6 +187,12 @@ export class GroupCommit {
     }
     const whenDurable = this.#listeners.map((listener) => listener());
     const answer = () => {
+      // A flush failed since this group committed (a group `drain()` committed beside one): its
+      // own flush came after a failed one and says nothing.
+      if (this.#failed) {
+        for (const item of group) item.reject(this.#failed);
+        return;
+      }
       group.forEach((item, i) => {
         const outcome = outcomes[i] as Outcome;
         if (outcome.ok) item.resolve(outcome.value);

@@ -194,8 +194,19 @@ export async function openSqliteStorage({
   };
   let keysSeenAt = 0;
 
+  const outside = repositories(write);
   return {
-    ...repositories(write),
+    ...outside,
+    outbox: {
+      ...outside.outbox,
+      // A claim waits for the flush of every group committed so far, and is refused once one has
+      // failed: no job is sent before the record that queued it is on disk (read in the same
+      // microtask: no group commits in between).
+      claimDue: async (at, limit) => {
+        await commits.flushed().catch(failed);
+        return outside.outbox.claimDue(at, limit);
+      },
+    },
 
     transaction: (work) => commits.run(() => work(inTransaction)).catch(failed),
 

@@ -33,6 +33,11 @@ export class WalSync implements Flusher {
   #next: Promise<void> | undefined;
   #directoryFlushed = false;
   readonly #timing: FlushTiming;
+  /**
+   * The first flush's failure, which every later flush reports too: after a failed `fdatasync`
+   * Linux may have dropped the pages it could not write and report the next one a success.
+   */
+  #failure: unknown;
 
   /** `inlineMaxMs`: flushes are made on the event loop while they average at most this (ms). */
   constructor(databasePath: string, inlineMaxMs = 0) {
@@ -47,16 +52,22 @@ export class WalSync implements Flusher {
    */
   flushHere(): boolean {
     // One running in the thread pool: flushes never overlap, the caller waits for the next.
+    if (this.#failure !== undefined) throw this.#failure;
     if (this.#running || !this.#timing.inline()) return false;
-    const log = this.#log();
-    const started = performance.now();
-    fdatasyncSync(log);
-    this.#timing.timed(performance.now() - started);
-    this.#flushDirectoryOnce();
+    try {
+      const log = this.#log();
+      const started = performance.now();
+      fdatasyncSync(log);
+      this.#timing.timed(performance.now() - started);
+      this.#flushDirectoryOnce();
+    } catch (error) {
+      this.#failure = error;
+      throw error;
+    }
     return true;
   }
 
-  /** Resolves once everything committed before the call is on disk. */
+  /** Resolves once everything committed before the call is on disk; rejects after a failed flush. */
   sync(): Promise<void> {
     if (this.#next) return this.#next;
     if (!this.#running) return this.#start();
@@ -84,8 +95,14 @@ export class WalSync implements Flusher {
   }
 
   async #flush(): Promise<void> {
-    await flushed(this.#log());
-    this.#flushDirectoryOnce();
+    if (this.#failure !== undefined) throw this.#failure;
+    try {
+      await flushed(this.#log());
+      this.#flushDirectoryOnce();
+    } catch (error) {
+      this.#failure ??= error;
+      throw error;
+    }
   }
 
   /** The log, opened once. */
