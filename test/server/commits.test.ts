@@ -192,10 +192,8 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     await settledYet(write);
     // Committed (a read sees it), not yet flushed: what the outbox must not act on.
     expect(rows()).toEqual([1]);
-    let flushed = false;
-    const waiting = durable.flushed().then(() => (flushed = true));
-    await settledYet(waiting);
-    expect(flushed).toBe(false);
+    const waiting = durable.flushed();
+    expect(await settledYet(waiting)).toBe(false);
     flushes[0]?.resolve();
     await waiting;
     expect(await write).toBe(1);
@@ -233,10 +231,8 @@ describe('with the log flushed off the event loop (DURABILITY=full)', () => {
     const write = durable.run(insert(1));
     await settledYet(write);
     expect(heard).toEqual(['committed']);
-    let drained = false;
-    const draining = durable.drain().then(() => (drained = true));
-    await settledYet(draining);
-    expect(drained).toBe(false);
+    const draining = durable.drain();
+    expect(await settledYet(draining)).toBe(false);
     flushes[0]?.resolve();
     await write;
     await draining;

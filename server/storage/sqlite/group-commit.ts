@@ -25,6 +25,11 @@ export class FlushFailed extends Error {
   }
 }
 
+/** Every write of `group` refused with `error`: none of it is acknowledged. */
+function rejectAll(group: readonly Pending[], error: unknown): void {
+  for (const item of group) item.reject(error);
+}
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
@@ -170,7 +175,7 @@ export class GroupCommit {
   async #commit(group: Pending[]): Promise<void> {
     // Queued before a flush failed: refused like every write since.
     if (this.#failed) {
-      for (const item of group) item.reject(this.#failed);
+      rejectAll(group, this.#failed);
       return;
     }
     let outcomes: Outcome[];
@@ -182,7 +187,7 @@ export class GroupCommit {
       }
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the group is stored.
-      for (const item of group) item.reject(error);
+      rejectAll(group, error);
       return;
     }
     const whenDurable = this.#listeners.map((listener) => listener());
@@ -190,7 +195,7 @@ export class GroupCommit {
       // A flush failed since this group committed (a group `drain()` committed beside one): its
       // own flush came after a failed one and says nothing.
       if (this.#failed) {
-        for (const item of group) item.reject(this.#failed);
+        rejectAll(group, this.#failed);
         return;
       }
       group.forEach((item, i) => {
@@ -211,10 +216,7 @@ export class GroupCommit {
       return;
     }
     // Committed, but not known to be on disk: none of it is acknowledged, nor anything after.
-    const notDurable = (error: unknown) => {
-      const failure = this.#failedWith(error);
-      for (const item of group) item.reject(failure);
-    };
+    const notDurable = (error: unknown) => rejectAll(group, this.#failedWith(error));
     let flushedHere: boolean;
     try {
       flushedHere = this.#durable.flushHere();

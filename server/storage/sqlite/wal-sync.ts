@@ -51,8 +51,8 @@ export class WalSync implements Flusher {
    * (true); else does nothing (false) and the caller asks `sync()`. Throws if the flush failed.
    */
   flushHere(): boolean {
-    // One running in the thread pool: flushes never overlap, the caller waits for the next.
     if (this.#failure !== undefined) throw this.#failure;
+    // One running in the thread pool: flushes never overlap, the caller waits for the next.
     if (this.#running || !this.#timing.inline()) return false;
     try {
       const log = this.#log();
