@@ -16,17 +16,25 @@ const POLL_MS = 1000;
  * The share of the event loop that background judging takes while the server is busy with other
  * work: each batch is then followed by a pause 19 times its length. Judging a record costs
  * several times storing it (BENCHMARKS.md, issue 23), so judging at full speed beside a burst of
- * ingest took a quarter of its throughput; paced so, it takes at most this share, and the burst's
- * records are judged once it ends. Reads that show verdicts (`catchUp`) never wait for a pause.
+ * ingest took a quarter of its throughput on SQLite, and on PostgreSQL (where it kept up with the
+ * burst, batch after short batch) a quarter as well (BENCHMARKS.md, issue 31); paced so, it takes
+ * at most this share, and the burst's records are judged once it ends. A batch's length is its
+ * time on the event loop on SQLite (which it holds) and its wall time on PostgreSQL (where its
+ * statements' waits let other requests run, and its own time on the loop cannot be told from
+ * theirs). Reads that show verdicts (`catchUp`) never wait for a pause.
  */
 export const BUSY_SHARE = 0.05;
 /** The event loop counts as busy when other work used more than this share of a pause. */
 export const BUSY_UTILIZATION = 0.5;
 /**
- * The longest pause: a batch that took long (a wide record, a slow disk) must not leave the
- * backlog waiting long after the burst that made the pause has ended.
+ * A busy pause is taken in slices of this length, each followed by a look at the loop: the pause
+ * ends with the first slice in which other work did not keep it busy, so that a long pause (after
+ * a long batch: a wide record, a slow disk, a PostgreSQL batch's round trips) does not leave the
+ * backlog waiting once the burst that made it has ended.
  */
-const MAX_PAUSE_MS = 1_000;
+const SLICE_MS = 100;
+/** The longest pause, however long the batch: judging of a server busy without end still goes on. */
+const MAX_PAUSE_MS = 30_000;
 /** A quiet server's pause between batches, in which other work waiting would show. */
 const PROBE_MS = 1;
 /**
@@ -38,11 +46,10 @@ const WINDOW_MS = 4;
 /**
  * Judges stored metric records off the request path (an ingest's 2xx means stored, not judged):
  * woken after each store, it works through what is pending a batch at a time, yielding between
- * batches so that requests are served in between; on SQLite, where a batch holds the event loop,
- * it pauses long enough to keep to BUSY_SHARE of the loop while other work keeps it busy (a burst
- * of ingest is judged after it, at full speed). One batch runs at a time in the whole deployment
- * (a storage lock). Reads that show verdicts call `catchUp()` first, so
- * what they show includes every record stored before them.
+ * batches so that requests are served in between; while other work keeps the event loop busy it
+ * pauses long enough to keep to BUSY_SHARE (a burst of ingest is judged after it, at full speed).
+ * One batch runs at a time in the whole deployment (a storage lock). Reads that show verdicts call
+ * `catchUp()` first, so what they show includes every record stored before them.
  */
 export class JudgingWorker {
   #timer: NodeJS.Timeout | undefined;
@@ -63,6 +70,17 @@ export class JudgingWorker {
    * an operator's question "is judging keeping up", reads).
    */
   readonly background = { ms: 0, batches: 0, records: 0, busyPauses: 0 };
+  /**
+   * Whether other work kept the event loop busy during the last pause: kept from one drain to the
+   * next, since on PostgreSQL a busy server's records arrive while judging keeps up, each drain
+   * one short batch followed by a pause.
+   */
+  #busy = false;
+  /** Whether background judging is in a pause between batches (what a test of the pacing reads). */
+  get pausing(): boolean {
+    return this.#pause !== undefined;
+  }
+
   /** The background drain's pause between batches, if it is in one: ended early by `catchUp`. */
   #pause: { timer: NodeJS.Timeout; end: () => void } | undefined;
 
@@ -170,20 +188,32 @@ export class JudgingWorker {
   }
 
   /**
-   * Between two background batches: a pause of PROBE_MS on a quiet server, or one that keeps
-   * judging to BUSY_SHARE of the event loop when other work kept it busy during the last pause.
-   * Resolves with whether the server was busy during this one.
+   * After a background batch: a pause of PROBE_MS on a quiet server, or one that keeps judging to
+   * BUSY_SHARE (of the event loop on SQLite, of the time on PostgreSQL) while other work keeps the
+   * loop busy, slice by slice. Notes whether the server was busy at its end.
    */
-  async #yield(busy: boolean, batchMs: number): Promise<boolean> {
-    if (this.#waiting > 0 || this.#stopped || !this.storage.transactionsHoldTheLoop) {
-      // Requests that arrived meanwhile go first; a read waits for the rest. On PostgreSQL a
-      // batch waits for the database between its statements and its own time on the loop cannot
-      // be told from the loop's other work, so judging is not paced there.
+  async #yield(batchMs: number): Promise<void> {
+    const interrupted = () => this.#waiting > 0 || this.#stopped;
+    if (interrupted()) {
+      // Requests that arrived meanwhile go first; a read waits for the rest.
       await new Promise((resolve) => setImmediate(resolve));
-      return busy;
+      return;
     }
-    const ms = busy ? Math.min((batchMs * (1 - BUSY_SHARE)) / BUSY_SHARE, MAX_PAUSE_MS) : PROBE_MS;
-    if (busy) this.background.busyPauses += 1;
+    // A probe that finds the server busy begins the pause for the batch just done: on PostgreSQL
+    // the next may take seconds, and a pause after it would come too late.
+    if (!this.#busy) this.#busy = await this.#sleep(PROBE_MS);
+    if (!this.#busy || interrupted()) return;
+    this.background.busyPauses += 1;
+    let left = Math.min((batchMs * (1 - BUSY_SHARE)) / BUSY_SHARE, MAX_PAUSE_MS);
+    while (left > 0 && this.#busy && !interrupted()) {
+      const slice = Math.min(left, SLICE_MS);
+      this.#busy = await this.#sleep(slice);
+      left -= slice;
+    }
+  }
+
+  /** Sleeps `ms` (ended early by `catchUp` or `stop`); whether other work kept the loop busy. */
+  async #sleep(ms: number): Promise<boolean> {
     const before = performance.eventLoopUtilization();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -217,15 +247,17 @@ export class JudgingWorker {
   #drain(background: boolean): Promise<void> {
     const run = (async () => {
       await this.#running;
-      let busy = false;
       for (;;) {
         if (background && this.#stopped) return;
         // An import began: the rest waits for its end (which wakes the worker).
         if (background && this.#held > 0) return;
         const limit = this.#batch;
         let judged: { records: number; values: number; ms?: number };
+        // Once the lock is held: waiting for another process's batch takes nothing from this one.
+        let started = 0;
         try {
           judged = await this.storage.lock('verdicts', async () => {
+            started = performance.now();
             // The batch's time on the event loop. On SQLite: inside its transaction, which runs
             // synchronously (what other requests wait for; outside it, the wait for the group
             // commit's flush let other requests run and counted their time too). On PostgreSQL:
@@ -261,8 +293,12 @@ export class JudgingWorker {
             this.storage.transactionsHoldTheLoop ? judged : { ...judged, ms: undefined },
           );
         }
+        // What the pacing counts (BUSY_SHARE): on PostgreSQL the batch's wall time.
+        const paced = this.storage.transactionsHoldTheLoop
+          ? (judged.ms ?? 0)
+          : performance.now() - started;
         if (background) {
-          this.background.ms += judged.ms ?? 0;
+          this.background.ms += paced;
           this.background.batches += 1;
           this.background.records += judged.records;
         }
@@ -272,9 +308,13 @@ export class JudgingWorker {
           // background only (reads that wait for catchUp never wait for one), then a wake-up
           // for the next.
           if (background && !this.#stopped && (await this.#reevaluate()) > 0) this.#again = true;
+          // On PostgreSQL a busy server's records are judged as they arrive, each drain one short
+          // batch: paced as well, or judging keeps up with a burst at its expense. On SQLite such
+          // a batch is a few records and the next drain waits START_DELAY_MS anyway.
+          if (background && !this.storage.transactionsHoldTheLoop) await this.#yield(paced);
           return;
         }
-        if (background) busy = await this.#yield(busy, judged.ms ?? 0);
+        if (background) await this.#yield(paced);
         // Requests that arrived meanwhile go first.
         else await new Promise((resolve) => setImmediate(resolve));
       }
