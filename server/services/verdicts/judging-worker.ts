@@ -258,12 +258,10 @@ export class JudgingWorker {
         try {
           judged = await this.storage.lock('verdicts', async () => {
             started = performance.now();
-            // The batch's time on the event loop. On SQLite: inside its transaction, which runs
+            // On SQLite, the batch's time on the event loop: inside its transaction, which runs
             // synchronously (what other requests wait for; outside it, the wait for the group
-            // commit's flush let other requests run and counted their time too). On PostgreSQL:
-            // the loop's active time over the batch, its own work between awaits and whatever
-            // else ran meanwhile.
-            const before = performance.eventLoopUtilization();
+            // commit's flush let other requests run and counted their time too). On PostgreSQL
+            // its time on the loop cannot be told from other requests': none is given.
             let inside = 0;
             const done = await this.storage.transaction(async (tx) => {
               const started = performance.now();
@@ -273,10 +271,7 @@ export class JudgingWorker {
                 inside += performance.now() - started;
               }
             });
-            const ms = this.storage.transactionsHoldTheLoop
-              ? inside
-              : performance.eventLoopUtilization(before).active;
-            return { ...done, ms };
+            return this.storage.transactionsHoldTheLoop ? { ...done, ms: inside } : done;
           });
         } catch (error) {
           // Retried at the next poll; a read that waits for it sees the error.
@@ -285,18 +280,12 @@ export class JudgingWorker {
           throw error;
         }
         // Sized by its time on the event loop only where a batch holds it (SQLite). On
-        // PostgreSQL that time, measured around the batch's awaits, counted other requests' too:
-        // batches shrank to a record or two beside ingest, and each batch's fixed statements
+        // PostgreSQL that time, once measured around the batch's awaits, counted other requests'
+        // too: batches shrank to a record or two beside ingest, and each batch's fixed statements
         // (its lock, its project's settings, its change points) were paid per record.
-        if (judged.records > 0) {
-          this.#batch = nextBatchRecords(
-            this.storage.transactionsHoldTheLoop ? judged : { ...judged, ms: undefined },
-          );
-        }
+        if (judged.records > 0) this.#batch = nextBatchRecords(judged);
         // What the pacing counts (BUSY_SHARE): on PostgreSQL the batch's wall time.
-        const paced = this.storage.transactionsHoldTheLoop
-          ? (judged.ms ?? 0)
-          : performance.now() - started;
+        const paced = judged.ms ?? performance.now() - started;
         if (background) {
           this.background.ms += paced;
           this.background.batches += 1;
