@@ -1073,7 +1073,8 @@ export interface Storage extends Repositories {
   /**
    * Whether a transaction holds the event loop for its whole length (SQLite: better-sqlite3 runs
    * it synchronously) rather than waiting for the database between its statements (PostgreSQL).
-   * Background judging paces itself by its batches' time on the loop only when they hold it.
+   * Background judging paces itself by its batches' time on the loop where they hold it, by
+   * their wall time where they do not (JudgingWorker, BUSY_SHARE).
    */
   readonly transactionsHoldTheLoop: boolean;
   /**
