@@ -82,7 +82,7 @@ export async function executeSql(
 /**
  * Rows of `everything()` that the server's background work writes, not the request in hand: the
  * outbox (its worker retries earlier webhooks), everything the statistics fold writes from the
- * records once a second (the cells, the workflow cells, the key and branch lists, PostgreSQL's
+ * records in the background (the cells, the workflow cells, the key and branch lists, PostgreSQL's
  * queues), what judging derives from the records (verdicts, change points, alerts) and the tests'
  * upkeep behind their batches (its queue, the summaries, the day rows). Tests that check that a
  * refused request changed nothing leave these out.

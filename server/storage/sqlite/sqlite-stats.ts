@@ -21,8 +21,15 @@ import type { Sync } from './sync.js';
 
 /** Branches listed for a project's filter, at most. */
 const MAX_BRANCHES = 200;
-/** How often the new records are folded into the cells, at most. */
-const FOLD_EVERY_MS = 1000;
+/**
+ * How often the new records are folded into the cells, at most. A fold holds the event loop for
+ * its whole length (about a microsecond per value folded), and every request waits for it: once a
+ * second, under a saturating E8, each fold stalled the server for 16 to 44 ms and E8's p99 (wrk)
+ * was about 18 ms; every 100 ms, folds take 2 to 5 ms each, the same time in all, and E8's p99 is
+ * about 10 ms (BENCHMARKS.md, issue 31). Folding each group commit (hundreds a second) cost E8 a
+ * tenth of its throughput: a fold's cells are written once per fold, however few its records.
+ */
+const FOLD_EVERY_MS = 100;
 /** ...unless this many wait: bounds what a read adds from the records themselves. */
 const FOLD_AFTER_RECORDS = 20_000;
 /** Records folded into cells at a time: bounds memory when a backfill or a seed indexes millions. */
@@ -211,9 +218,9 @@ export function sqliteStatsIndex(db: Db) {
       appendedEvents.set(seq, event);
     },
     /**
-     * Folds what was stored since the last fold, at most once a second (or when many records
-     * wait): folding each group commit cost E8 a tenth of its throughput. Runs inside the
-     * transaction about to commit, so the cells and the records always agree on disk.
+     * Folds what was stored since the last fold, at most every FOLD_EVERY_MS (or when many
+     * records wait). Runs inside the transaction about to commit, so the cells and the records
+     * always agree on disk.
      */
     beforeCommit(now = Date.now()): void {
       pending = indexed;
@@ -270,7 +277,7 @@ export function sqliteStats(
   marks: SqliteTimeMarks,
   index: SqliteStatsIndex,
 ): Sync<StatsRepository> {
-  // The records not folded into cells yet: at most a second's worth, or FOLD_AFTER_RECORDS.
+  // The records not folded into cells yet: at most FOLD_EVERY_MS' worth, or FOLD_AFTER_RECORDS.
   const metricTail = db.prepare(
     `SELECT created_at AS t, branch, payload FROM metrics
       WHERE seq > ? AND project_id = ? ORDER BY seq`,

@@ -122,7 +122,7 @@ export async function openSqliteStorage({
     if (pagesWritten) pagesCommitted += 1;
     pagesWritten = false;
   });
-  // The statistics cells follow the records: folded at most once a second, inside a commit.
+  // The statistics cells follow the records: folded at most every 100 ms, inside a commit.
   const statsIndex = sqliteStatsIndex(db);
   const marks = sqliteTimeMarks(db);
   commits.beforeCommit(() => statsIndex.beforeCommit());
