@@ -33,6 +33,19 @@ const storeTaking =
     return name;
   };
 
+/** A store of `ms` by its timer, and its time as measured inside it (the pacing's encloses it). */
+function measuredStore(ms: number) {
+  const measured = {
+    ms: 0,
+    store: async () => {
+      const at = performance.now();
+      await sleep(ms);
+      measured.ms = performance.now() - at;
+    },
+  };
+  return measured;
+}
+
 describe('TestsPacing', () => {
   it('stores at once on a server with nothing else to do', async () => {
     const pacing = new TestsPacing();
@@ -42,20 +55,15 @@ describe('TestsPacing', () => {
 
   it('waits WAIT_FACTOR times the previous store while another request is in flight', async () => {
     const pacing = new TestsPacing();
-    // The previous store's time as measured inside it: the pacing's figure encloses it.
-    let storeMs = 0;
-    await pacing.run(async () => {
-      const at = performance.now();
-      await sleep(10);
-      storeMs = performance.now() - at;
-    });
+    const previous = measuredStore(10);
+    await pacing.run(previous.store);
     pacing.began();
     const asked = performance.now();
     await pacing.run(storeTaking(1));
     const took = performance.now() - asked;
     expect(pacing.stats.waited).toBe(1);
-    expect(pacing.stats.waitedMs).toBeGreaterThanOrEqual(WAIT_FACTOR * storeMs);
-    expect(took).toBeGreaterThanOrEqual(WAIT_FACTOR * storeMs);
+    expect(pacing.stats.waitedMs).toBeGreaterThanOrEqual(WAIT_FACTOR * previous.ms);
+    expect(took).toBeGreaterThanOrEqual(WAIT_FACTOR * previous.ms);
     pacing.ended();
   });
 
@@ -152,22 +160,18 @@ describe('TestsPacing.lull', () => {
     const lull = pacing.lull(asked + 10_000);
     await sleep(40);
     pacing.ended(true);
-    // The reporter's next batch, stored for 60 ms (as measured inside the store).
+    // The reporter's next batch, stored for 60 ms.
     await sleep(10);
     pacing.began(true);
     const queuedIn = performance.now() - asked;
-    let storeMs = 0;
-    const stored = pacing.run(async () => {
-      const at = performance.now();
-      await sleep(60);
-      storeMs = performance.now() - at;
-    });
+    const next = measuredStore(60);
+    const stored = pacing.run(next.store);
     pacing.ended(true);
     await stored;
     await lull;
-    // The batch's store ended no sooner than queuedIn + storeMs: the lull came BATCH_QUIET_MS after.
+    // The batch stored no sooner than queuedIn + its time: the lull came BATCH_QUIET_MS after.
     expect(queuedIn).toBeGreaterThan(40);
-    expect(performance.now() - asked).toBeGreaterThanOrEqual(queuedIn + storeMs + BATCH_QUIET_MS);
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(queuedIn + next.ms + BATCH_QUIET_MS);
   });
 
   it('goes at its deadline while only other requests are in flight', async () => {

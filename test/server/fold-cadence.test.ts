@@ -6,9 +6,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 
 /**
  * SQLite folds the records into the statistics cells inside a group's commit, at most every
- * 100 ms (docs/api.md): a fold holds the event loop, so what one fold takes in is bounded by time
- * (and by FOLD_AFTER_RECORDS). Each commit here is a group's: the records, then `beforeCommit` at the
- * given time, then the commit.
+ * 100 ms (docs/api.md): a fold holds the event loop, so what one fold takes in is bounded by
+ * time (and by FOLD_AFTER_RECORDS). Each commit here is a group's: the records, then
+ * `beforeCommit` at the given time, then the commit.
  */
 
 // SQLite only (excluded from the postgres project): PostgreSQL folds a queue on a timer.

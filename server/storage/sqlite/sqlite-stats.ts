@@ -26,8 +26,9 @@ const MAX_BRANCHES = 200;
  * its whole length (about a microsecond per value folded), and every request waits for it: once a
  * second, under a saturating E8, each fold stalled the server for 16 to 44 ms and E8's p99 (wrk)
  * was about 18 ms; every 100 ms, folds take about 2 ms each (at most 8 measured), the same time in
- * all, and E8's p99 is about 7 to 10 ms (BENCHMARKS.md, issue 31). Folding each group commit (hundreds a second) cost E8 a
- * tenth of its throughput: a fold's cells are written once per fold, however few its records.
+ * all, and E8's p99 is about 7 to 10 ms (BENCHMARKS.md, issue 31). Folding each group commit
+ * (hundreds a second) cost E8 a tenth of its throughput: a fold's cells are written once per fold,
+ * however few its records.
  */
 const FOLD_EVERY_MS = 100;
 /** ...unless this many wait: bounds what a read adds from the records themselves. */
