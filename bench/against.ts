@@ -29,6 +29,7 @@ import { type Service, startProcess, stop } from './processes.js';
  * (`e7,e8`, add `e7i` for E7 with an Idempotency-Key), BENCH_CPU_PROF=<dir> (both servers run with
  * `node --cpu-prof`, profiles in <dir>/ref and <dir>/ours), BENCH_INFLUX_URL (an InfluxDB 1.x to
  * write the same single point per request to, as a peer: bench/influx-peer.sh starts one),
+ * BENCH_AGAINST_CEILING=1 (E8 of `two-thread-ceiling.ts` too, a yardstick of two threads),
  * BENCH_DATABASE_URL (this tree's E7 and E8 again on PostgreSQL, on a database of their own).
  */
 
@@ -40,6 +41,8 @@ const WANTED = new Set(
 );
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const INFLUX_URL = process.env.BENCH_INFLUX_URL;
+const CEILING = process.env.BENCH_AGAINST_CEILING === '1';
+const CEILING_NAME = 'E8 two-thread ceiling';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -149,6 +152,28 @@ function influxTarget(url: string): Target {
   };
 }
 
+/**
+ * `two-thread-ceiling.ts` on a file this tree's server created (and its project), with E8's
+ * request: the server is started once on the file, then stopped, so that the yardstick writes to
+ * the same schema.
+ */
+async function startCeiling(work: string): Promise<{ service: Service; target: Target }> {
+  const seeded = await startServer('ceiling', process.cwd(), work);
+  await stop(seeded.service);
+  const service = await startProcess(['build/bench/two-thread-ceiling.js'], {
+    DATABASE_PATH: join(work, 'ceiling.db'),
+    BOOTSTRAP_API_KEY: API_KEY,
+  });
+  const target: Target = {
+    name: CEILING_NAME,
+    url: `${service.url}/stats/ingest-metrics`,
+    method: 'POST',
+    body: ingestBodies(seeded.projectId).metric,
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+  };
+  return { service, target };
+}
+
 /** Requests each target answered, warm-up included (to put CPU profiles per request). */
 const served = new Map<string, number>();
 
@@ -250,6 +275,14 @@ export async function against(ref: string): Promise<void> {
     for (const t of refTargets) pids.set(t.name, pidOf(refServer.service));
     for (const t of ourTargets) pids.set(t.name, pidOf(ours.service));
     const extra: Target[] = INFLUX_URL ? [influxTarget(INFLUX_URL)] : [];
+    if (CEILING) {
+      const ceiling = await startCeiling(work);
+      started.push(ceiling.service);
+      pids.set(CEILING_NAME, pidOf(ceiling.service));
+      // Before the peer: a round right after InfluxDB's meets its compaction on the other core,
+      // which the writer thread needs (measured: 0.75–0.83× of 5d7d2b8 there, 0.97–1.05× alone).
+      extra.unshift(ceiling.target);
+    }
     const run = async (postgres?: Server) => {
       const pgTargets = postgres ? ingestTargets('ours on PostgreSQL', postgres) : [];
       for (const t of pgTargets) pids.set(t.name, (postgres as Server).service.child.pid as number);
@@ -311,12 +344,19 @@ export async function against(ref: string): Promise<void> {
         `| ${ourTarget.name.replace(/ ours$/, '')} | ${spread(ratio(of(ourTarget.name), of(refName), rps))} | ${spread(ratio(of(ourTarget.name), of(refName), p99))} | ${spread(cpuRatio)} |`,
       );
     }
+    if (CEILING) {
+      lines.push('', '| The two-thread ceiling ÷ | req/s | p99 |', '|---|---:|---:|');
+      for (const target of [...refTargets, ...ourTargets].filter((t) => t.name.startsWith('E8'))) {
+        lines.push(
+          `| ${target.name} | ${spread(ratio(of(CEILING_NAME), of(target.name), rps))} | ${spread(ratio(of(CEILING_NAME), of(target.name), p99))} |`,
+        );
+      }
+    }
     if (INFLUX_URL) {
       lines.push('', '| ÷ InfluxDB (same rounds) | req/s |', '|---|---:|');
-      for (const target of [...refTargets, ...ourTargets]) {
-        lines.push(
-          `| ${target.name} | ${spread(ratio(of(target.name), of('InfluxDB 1.6 write'), rps))} |`,
-        );
+      const ceiling = CEILING ? [CEILING_NAME] : [];
+      for (const name of [...refTargets, ...ourTargets].map((t) => t.name).concat(ceiling)) {
+        lines.push(`| ${name} | ${spread(ratio(of(name), of('InfluxDB 1.6 write'), rps))} |`);
       }
     }
     if (DATABASE_URL) {
