@@ -28,7 +28,9 @@ import { type Service, startProcess, stop } from './processes.js';
  * Knobs: BENCH_ROUNDS (4), BENCH_SECONDS (5), BENCH_DURABILITY (full), BENCH_AGAINST_TARGETS
  * (`e7,e8`, add `e7i` for E7 with an Idempotency-Key), BENCH_CPU_PROF=<dir> (both servers run with
  * `node --cpu-prof`, profiles in <dir>/ref and <dir>/ours), BENCH_INFLUX_URL (an InfluxDB 1.x to
- * write the same single point per request to, as a peer: bench/influx-peer.sh starts one),
+ * write the same single point per request to, as a peer: bench/influx-peer.sh starts one, and
+ * prints its pid for BENCH_INFLUX_PID, with which its CPU is counted and its background work is
+ * waited for like a server's),
  * BENCH_AGAINST_CEILING=1 (E8 of `two-thread-ceiling.ts` too, a yardstick of two threads),
  * BENCH_DATABASE_URL (this tree's E7 and E8 again on PostgreSQL, on a database of their own).
  */
@@ -43,6 +45,7 @@ const CPU_PROF = process.env.BENCH_CPU_PROF;
 const INFLUX_URL = process.env.BENCH_INFLUX_URL;
 const CEILING = process.env.BENCH_AGAINST_CEILING === '1';
 const CEILING_NAME = 'E8 two-thread ceiling';
+const INFLUX_NAME = 'InfluxDB 1.6 write';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -143,7 +146,7 @@ function ingestTargets(label: string, server: Server): Target[] {
 /** The same single record as E8 to InfluxDB 1.x: one point per request over HTTP. */
 function influxTarget(url: string): Target {
   return {
-    name: 'InfluxDB 1.6 write',
+    name: INFLUX_NAME,
     url: `${url}/write?db=bench&precision=ms`,
     method: 'POST',
     // E8's payload as one point: the branch a tag, its numbers and flags fields.
@@ -275,12 +278,14 @@ export async function against(ref: string): Promise<void> {
     for (const t of refTargets) pids.set(t.name, pidOf(refServer.service));
     for (const t of ourTargets) pids.set(t.name, pidOf(ours.service));
     const extra: Target[] = INFLUX_URL ? [influxTarget(INFLUX_URL)] : [];
+    const influxPid = Number(process.env.BENCH_INFLUX_PID);
+    if (INFLUX_URL && influxPid > 0) pids.set(INFLUX_NAME, influxPid);
     if (CEILING) {
       const ceiling = await startCeiling(work);
       started.push(ceiling.service);
       pids.set(CEILING_NAME, pidOf(ceiling.service));
-      // Before the peer: a round right after InfluxDB's meets its compaction on the other core,
-      // which the writer thread needs (measured: 0.75–0.83× of 5d7d2b8 there, 0.97–1.05× alone).
+      // Before the peer: in rounds right after InfluxDB's, before the tool waited for it to be
+      // idle, the ceiling lost a fifth (BENCHMARKS.md); its writer needs the other core.
       extra.unshift(ceiling.target);
     }
     const run = async (postgres?: Server) => {
@@ -356,7 +361,7 @@ export async function against(ref: string): Promise<void> {
       lines.push('', '| ÷ InfluxDB (same rounds) | req/s |', '|---|---:|');
       const ceiling = CEILING ? [CEILING_NAME] : [];
       for (const name of [...refTargets, ...ourTargets].map((t) => t.name).concat(ceiling)) {
-        lines.push(`| ${name} | ${spread(ratio(of(name), of('InfluxDB 1.6 write'), rps))} |`);
+        lines.push(`| ${name} | ${spread(ratio(of(name), of(INFLUX_NAME), rps))} |`);
       }
     }
     if (DATABASE_URL) {

@@ -6,19 +6,19 @@ import type { Answers, Batch } from './two-thread-ceiling-writer.js';
 /**
  * A yardstick for issue 31, not a server: about the least an E8 request can cost when the work is
  * split between two threads. The main thread does HTTP and the checks our hooks make on every
- * request (the Host header, the API key's hash, a token bucket and its three headers, the
+ * request (the Host header, the API key's SHA-256, a token bucket and its three headers, the
  * Idempotency-Key and the content type); a writer thread parses the body, checks it against E8's
  * contract and its units and directions, stores it in a SQLite file the server created, and
- * answers once the log is on disk. It leaves out the rest of the server's work: no Fastify, no
- * statistics cells, no judging, no idempotency store, no faithful-JSON check. With
- * `BENCH_AGAINST_CEILING=1`, `bench:against` runs it beside both builds (BENCHMARKS.md, "Two threads
- * at most reach 5d7d2b8").
+ * answers once the log is on disk. It leaves out the rest of the server's work: Fastify, the
+ * statistics cells and time marks, judging and the records kept for it, the idempotency store,
+ * the faithful-JSON check. With `BENCH_AGAINST_CEILING=1`, `bench:against` runs it beside both
+ * builds (BENCHMARKS.md, "Two threads at most draw level with 5d7d2b8").
  *
  * Env: DATABASE_PATH (a file the server has migrated; its first project receives the metrics),
- * BOOTSTRAP_API_KEY, CEILING_BATCH (requests handed over at most at a time, 16; more wait for the
- * next hand-off at the end of the loop turn), CEILING_FLUSH (`async`: COMMIT at synchronous=NORMAL,
- * then `fdatasync` of the log in libuv's pool while the next group is written; `commit`: FULL,
- * the flush inside COMMIT).
+ * BOOTSTRAP_API_KEY, CEILING_BATCH (16: each full batch of that many requests is handed over at
+ * once, the rest at the end of the loop turn), CEILING_FLUSH (`async`, as the server: COMMIT at
+ * synchronous=NORMAL, then `fdatasync` of the log in libuv's pool, the next group waiting for it;
+ * `commit`: FULL, the flush inside COMMIT). SIGTERM stops it without answering what is in flight.
  */
 
 const key = process.env.BOOTSTRAP_API_KEY ?? '';
@@ -66,19 +66,8 @@ function take(): number {
   return bucket.tokens;
 }
 
-/** The key's hash, once per millisecond for the same key (as the server's credential cache). */
-let lastKey = '';
-let lastAt = 0;
-let lastAccount: string | undefined;
-function accountOf(presented: string): string | undefined {
-  const now = Date.now();
-  if (presented !== lastKey || now !== lastAt) {
-    lastAccount = accounts.get(sha256(presented));
-    lastKey = presented;
-    lastAt = now;
-  }
-  return lastAccount;
-}
+/** As `credentials.verify`: the key hashed on every request, its owner cached by hash. */
+const accountOf = (presented: string): string | undefined => accounts.get(sha256(presented));
 
 const refuse = (response: ServerResponse, status: number, error: string) => {
   response.statusCode = status;
