@@ -47,6 +47,8 @@ const CEILING = process.env.BENCH_AGAINST_CEILING === '1';
 const CEILING_NAME = 'E8 two-thread ceiling';
 const INFLUX_NAME = 'InfluxDB 1.6 write';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
+/** What every ingest target sends beside its body: JSON, with the bench's key. */
+const INGEST_HEADERS = { 'content-type': 'application/json', 'x-api-key': API_KEY };
 
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
 
@@ -105,7 +107,6 @@ async function startServer(
 /** E7 and E8 (and E7 with an Idempotency-Key) of one server, named after its build. */
 function ingestTargets(label: string, server: Server): Target[] {
   const bodies = ingestBodies(server.projectId);
-  const headers = { 'content-type': 'application/json', 'x-api-key': API_KEY };
   const url = server.service.url;
   const all: [string, Target][] = [
     [
@@ -115,7 +116,7 @@ function ingestTargets(label: string, server: Server): Target[] {
         url: `${url}/stats/ingest-events`,
         method: 'POST',
         body: bodies.event,
-        headers,
+        headers: INGEST_HEADERS,
       },
     ],
     [
@@ -125,7 +126,7 @@ function ingestTargets(label: string, server: Server): Target[] {
         url: `${url}/stats/ingest-metrics`,
         method: 'POST',
         body: bodies.metric,
-        headers,
+        headers: INGEST_HEADERS,
       },
     ],
     [
@@ -135,7 +136,7 @@ function ingestTargets(label: string, server: Server): Target[] {
         url: `${url}/stats/ingest-events`,
         method: 'POST',
         body: bodies.event,
-        headers,
+        headers: INGEST_HEADERS,
         idempotent: true,
       },
     ],
@@ -172,7 +173,7 @@ async function startCeiling(work: string): Promise<{ service: Service; target: T
     url: `${service.url}/stats/ingest-metrics`,
     method: 'POST',
     body: ingestBodies(seeded.projectId).metric,
-    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+    headers: INGEST_HEADERS,
   };
   return { service, target };
 }
@@ -269,7 +270,7 @@ export async function against(ref: string): Promise<void> {
       url: `${bare.url}/ingest`,
       method: 'POST',
       body: ingestBodies(ours.projectId).event,
-      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      headers: INGEST_HEADERS,
     };
     const refTargets = ingestTargets('ref', refServer);
     const ourTargets = ingestTargets('ours', ours);

@@ -37,5 +37,5 @@ PID=$!
 trap 'kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; rm -rf "$DIR"' EXIT INT TERM
 until curl -sf "http://127.0.0.1:$PORT/ping" >/dev/null; do sleep 0.2; done
 curl -sf -XPOST "http://127.0.0.1:$PORT/query" --data-urlencode 'q=CREATE DATABASE bench' >/dev/null
-echo "InfluxDB $(influxd version | cut -d' ' -f2) listening http://127.0.0.1:$PORT (database bench, files in $DIR, pid $PID: BENCH_INFLUX_PID=$PID)"
+echo "InfluxDB $(influxd version | cut -d' ' -f2) listening http://127.0.0.1:$PORT (database bench, files in $DIR; BENCH_INFLUX_PID=$PID)"
 wait "$PID"

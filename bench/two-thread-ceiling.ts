@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import { Worker } from 'node:worker_threads';
+import { hashApiKey } from '../server/domain/api-keys.js';
 import type { Answers, Batch } from './two-thread-ceiling-writer.js';
 
 /**
@@ -24,8 +24,7 @@ import type { Answers, Batch } from './two-thread-ceiling-writer.js';
 const key = process.env.BOOTSTRAP_API_KEY ?? '';
 const BATCH = Number(process.env.CEILING_BATCH ?? 16);
 const BURST = 10_000_000;
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const accounts = new Map([[sha256(key), 'bench']]);
+const accounts = new Map([[hashApiKey(key), 'bench']]);
 
 const writer = new Worker(new URL('./two-thread-ceiling-writer.js', import.meta.url), {
   workerData: { path: process.env.DATABASE_PATH, flush: process.env.CEILING_FLUSH ?? 'async' },
@@ -67,7 +66,7 @@ function take(): number {
 }
 
 /** As `credentials.verify`: the key hashed on every request, its owner cached by hash. */
-const accountOf = (presented: string): string | undefined => accounts.get(sha256(presented));
+const accountOf = (presented: string): string | undefined => accounts.get(hashApiKey(presented));
 
 const refuse = (response: ServerResponse, status: number, error: string) => {
   response.statusCode = status;
